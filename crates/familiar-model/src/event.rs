@@ -1,0 +1,261 @@
+//! Normalized events: one per meaning, in file order, each carrying the session state.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+/// What happened. The serde names are the `kind` strings of the NDJSON schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// First record of a session (or of a subagent transcript) seen.
+    SessionStart,
+    /// Something the user typed (or a slash command, with `command` set).
+    Prompt,
+    /// A thinking block, or a planning tool (`tool` set).
+    Thinking,
+    /// Assistant text.
+    Text,
+    /// Read, Glob, Grep, LS, WebFetch, WebSearch, NotebookRead.
+    Reading,
+    /// Edit, Write, MultiEdit, NotebookEdit.
+    Writing,
+    /// Bash, BashOutput, KillShell.
+    Bash,
+    /// Any other tool, MCP tools included.
+    Tool,
+    /// A Task / Agent tool_use.
+    SubagentStart,
+    /// The result of a Task / Agent tool_use arrived.
+    SubagentEnd,
+    /// A tool error, an API error, a rejection or an interrupt (see [`ErrorKind`]).
+    Error,
+    /// The conversation was compacted.
+    CompactBoundary,
+    /// A turn finished well.
+    Success,
+    /// A `summary` record (a session title).
+    Summary,
+    /// The status changed without a record (idle, or quiet after a text-only turn): emitted by
+    /// the live tailer's timers, never by the normalizer.
+    Status,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 15] = [
+        EventKind::SessionStart,
+        EventKind::Prompt,
+        EventKind::Thinking,
+        EventKind::Text,
+        EventKind::Reading,
+        EventKind::Writing,
+        EventKind::Bash,
+        EventKind::Tool,
+        EventKind::SubagentStart,
+        EventKind::SubagentEnd,
+        EventKind::Error,
+        EventKind::CompactBoundary,
+        EventKind::Success,
+        EventKind::Summary,
+        EventKind::Status,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::SessionStart => "session_start",
+            EventKind::Prompt => "prompt",
+            EventKind::Thinking => "thinking",
+            EventKind::Text => "text",
+            EventKind::Reading => "reading",
+            EventKind::Writing => "writing",
+            EventKind::Bash => "bash",
+            EventKind::Tool => "tool",
+            EventKind::SubagentStart => "subagent_start",
+            EventKind::SubagentEnd => "subagent_end",
+            EventKind::Error => "error",
+            EventKind::CompactBoundary => "compact_boundary",
+            EventKind::Success => "success",
+            EventKind::Summary => "summary",
+            EventKind::Status => "status",
+        }
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which of the four error kinds. They stay apart because users want a notification for
+/// `tool` and `api` errors but not for their own rejections and interrupts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    Tool,
+    Api,
+    Rejected,
+    Interrupted,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 4] = [
+        ErrorKind::Tool,
+        ErrorKind::Api,
+        ErrorKind::Rejected,
+        ErrorKind::Interrupted,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Tool => "tool",
+            ErrorKind::Api => "api",
+            ErrorKind::Rejected => "rejected",
+            ErrorKind::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What the agent is doing, as a person watching it would say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Nothing seen yet.
+    #[default]
+    Unknown,
+    Working,
+    WaitingForApproval,
+    WaitingForInput,
+    Idle,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Unknown => "unknown",
+            Status::Working => "working",
+            Status::WaitingForApproval => "waiting_for_approval",
+            Status::WaitingForInput => "waiting_for_input",
+            Status::Idle => "idle",
+        }
+    }
+}
+
+/// One normalized event. Common fields first; the kind's own fields are optional and omitted
+/// from the JSON form when absent (see `docs/events.md` for which kind sets which).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub kind: EventKind,
+    /// `sessionId` (or stream-json `session_id`) of the record.
+    pub session: Option<String>,
+    /// `agentId` for subagent records, `None` for the main agent.
+    pub agent: Option<String>,
+    pub sidechain: bool,
+    /// The record's own timestamp (RFC 3339), when it has one.
+    pub ts: Option<String>,
+    /// 1-based line in the source.
+    pub line: u64,
+    /// Tokens in the context window of this agent's chain; `None` = unknown (e.g. just compacted).
+    pub context_used: Option<u64>,
+    pub context_limit: u64,
+    pub status: Status,
+
+    /// Tool name, for tool events and planning-tool `thinking`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// File path, command, pattern, query or URL the tool works on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The tool_use id, linking `subagent_start`/`subagent_end` and tool errors to their call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    /// Subagent type (`subagent_type` of a Task/Agent call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_type: Option<String>,
+    /// Subagent task description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Error kind, on `error` events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorKind>,
+    /// The CLI's own error code (`error` of an API error record, e.g. `rate_limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    /// Human-readable text: prompt, assistant text, error message, summary, thinking text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// `cause.code` of a system `api_error` (e.g. `ConnectionRefused`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_in_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_attempt: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retries: Option<u64>,
+    /// Compaction trigger: `auto` or `manual`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_tokens: Option<u64>,
+    /// Slash command of a prompt (`/clear`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Thinking budget asked for in a prompt: 1 think, 2 think hard, 3 think harder/ultrathink.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<u8>,
+    /// Model id of the assistant message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Turn or run duration, on `success`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The original JSON line, kept only when the consumer asks for it (scripts' `ev.raw`).
+    #[serde(skip)]
+    pub raw: Option<Arc<str>>,
+}
+
+impl Event {
+    /// An event with every optional field empty.
+    pub fn new(kind: EventKind, line: u64) -> Event {
+        Event {
+            kind,
+            session: None,
+            agent: None,
+            sidechain: false,
+            ts: None,
+            line,
+            context_used: None,
+            context_limit: 200_000,
+            status: Status::Unknown,
+            tool: None,
+            target: None,
+            tool_use_id: None,
+            agent_type: None,
+            description: None,
+            error: None,
+            error_code: None,
+            text: None,
+            cause: None,
+            retry_in_ms: None,
+            retry_attempt: None,
+            max_retries: None,
+            trigger: None,
+            pre_tokens: None,
+            post_tokens: None,
+            command: None,
+            think: None,
+            model: None,
+            duration_ms: None,
+            raw: None,
+        }
+    }
+
+    /// Context tokens left, the game's mana; `None` while the use is unknown.
+    pub fn context_remaining(&self) -> Option<u64> {
+        self.context_used
+            .map(|used| self.context_limit.saturating_sub(used))
+    }
+}

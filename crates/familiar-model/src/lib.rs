@@ -1,0 +1,15 @@
+//! The vocabulary shared by every stage of the pipeline (source → transform → sink).
+//!
+//! `familiar-transcript` turns raw records into [`Event`]s, the tailer tags them with their
+//! session and agent, `familiar-script` maps them to [`Action`]s, and the sinks (stdout, desktop
+//! notifications, the game) carry the actions out. This crate holds only plain data with a
+//! stable serde form: the NDJSON schema documented in `docs/events.md` is a public contract, so
+//! field names here change only with that document.
+
+mod action;
+mod control;
+mod event;
+
+pub use action::{Action, ActionKind, Urgency};
+pub use control::ReplayControl;
+pub use event::{ErrorKind, Event, EventKind, Status};

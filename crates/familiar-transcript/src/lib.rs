@@ -1,0 +1,1 @@
+//! Transcript normalizer (being written).
