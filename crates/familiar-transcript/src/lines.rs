@@ -1,0 +1,218 @@
+//! Splitting a byte stream into lines, shared by file reading (`familiar events`) and the live
+//! tailer, so both see exactly the same lines whatever the chunk boundaries.
+//!
+//! A line is handed out only once its `\n` has arrived; the bytes after the last newline are an
+//! unfinished write, kept until more arrives. A line longer than the cap is not buffered: its
+//! bytes are counted and dropped until its newline, so memory stays bounded by the cap.
+
+/// Default cap on one line: 64 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// One piece of output from [`LineSplitter::push`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A complete line, without its `\n` (and without a trailing `\r`).
+    Complete { bytes: &'a [u8], number: u64 },
+    /// A line over the cap, skipped; `len` counts its bytes without the newline.
+    TooLong { len: u64, number: u64 },
+}
+
+/// Incremental line splitter with a partial-line buffer and a length cap.
+#[derive(Debug, Clone)]
+pub struct LineSplitter {
+    max_line_bytes: usize,
+    partial: Vec<u8>,
+    /// Bytes of the current over-long line seen so far (`Some` while skipping one).
+    skipping: Option<u64>,
+    /// Number of the next line to complete (1-based).
+    next_number: u64,
+}
+
+impl LineSplitter {
+    pub fn new(max_line_bytes: usize) -> LineSplitter {
+        LineSplitter {
+            max_line_bytes: max_line_bytes.max(1),
+            partial: Vec::new(),
+            skipping: None,
+            next_number: 1,
+        }
+    }
+
+    /// Start numbering at `number` (the tailer resumes in the middle of a file).
+    pub fn with_first_line(mut self, number: u64) -> LineSplitter {
+        self.next_number = number.max(1);
+        self
+    }
+
+    /// Number the next complete line will get.
+    pub fn next_line_number(&self) -> u64 {
+        self.next_number
+    }
+
+    /// Bytes of an unfinished line held (or being skipped) right now.
+    pub fn pending_len(&self) -> u64 {
+        self.skipping.unwrap_or(self.partial.len() as u64)
+    }
+
+    /// Feed a chunk; `on_line` is called for every line the chunk completes, in order.
+    pub fn push(&mut self, mut chunk: &[u8], mut on_line: impl FnMut(Line<'_>)) {
+        while !chunk.is_empty() {
+            let Some(newline) = memchr::memchr(b'\n', chunk) else {
+                self.hold(chunk);
+                return;
+            };
+            let (head, rest) = (&chunk[..newline], &chunk[newline + 1..]);
+            chunk = rest;
+            let number = self.next_number;
+            self.next_number += 1;
+            if let Some(seen) = self.skipping.take() {
+                on_line(Line::TooLong {
+                    len: seen + head.len() as u64,
+                    number,
+                });
+            } else if self.partial.is_empty() {
+                if head.len() > self.max_line_bytes {
+                    on_line(Line::TooLong {
+                        len: head.len() as u64,
+                        number,
+                    });
+                } else {
+                    on_line(Line::Complete {
+                        bytes: trim_cr(head),
+                        number,
+                    });
+                }
+            } else if self.partial.len() + head.len() > self.max_line_bytes {
+                let len = (self.partial.len() + head.len()) as u64;
+                self.partial.clear();
+                on_line(Line::TooLong { len, number });
+            } else {
+                self.partial.extend_from_slice(head);
+                on_line(Line::Complete {
+                    bytes: trim_cr(&self.partial),
+                    number,
+                });
+                self.partial.clear();
+            }
+        }
+        // Give back memory after a big line so a long-running tailer stays small.
+        if self.partial.capacity() > 1 << 20 && self.partial.is_empty() {
+            self.partial = Vec::new();
+        }
+    }
+
+    fn hold(&mut self, bytes: &[u8]) {
+        if let Some(seen) = self.skipping.as_mut() {
+            *seen += bytes.len() as u64;
+        } else if self.partial.len() + bytes.len() > self.max_line_bytes {
+            self.skipping = Some((self.partial.len() + bytes.len()) as u64);
+            self.partial = Vec::new();
+        } else {
+            self.partial.extend_from_slice(bytes);
+        }
+    }
+
+    /// The unfinished last line, if any bytes arrived after the last newline. Not consumed:
+    /// a tailer keeps waiting for the rest; a one-shot reader reports it as unfinished.
+    pub fn unfinished(&self) -> Option<Unfinished<'_>> {
+        match self.skipping {
+            Some(len) => Some(Unfinished {
+                bytes: None,
+                len,
+                number: self.next_number,
+            }),
+            None if !self.partial.is_empty() => Some(Unfinished {
+                bytes: Some(&self.partial),
+                len: self.partial.len() as u64,
+                number: self.next_number,
+            }),
+            None => None,
+        }
+    }
+
+    /// Forget everything (the file was truncated or replaced); numbering restarts at 1.
+    pub fn reset(&mut self) {
+        self.partial = Vec::new();
+        self.skipping = None;
+        self.next_number = 1;
+    }
+}
+
+impl Default for LineSplitter {
+    fn default() -> LineSplitter {
+        LineSplitter::new(DEFAULT_MAX_LINE_BYTES)
+    }
+}
+
+/// Bytes after the last newline.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Unfinished<'a> {
+    /// `None` when the line is already over the cap and was not kept.
+    pub bytes: Option<&'a [u8]>,
+    pub len: u64,
+    pub number: u64,
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(splitter: &mut LineSplitter, chunks: &[&[u8]]) -> Vec<String> {
+        let mut out = Vec::new();
+        for chunk in chunks {
+            splitter.push(chunk, |line| {
+                out.push(match line {
+                    Line::Complete { bytes, number } => {
+                        format!("{number}:{}", String::from_utf8_lossy(bytes))
+                    }
+                    Line::TooLong { len, number } => format!("{number}:too long ({len})"),
+                })
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn a_line_is_given_only_once_its_newline_arrives() {
+        let mut splitter = LineSplitter::default();
+        assert_eq!(
+            collect(&mut splitter, &[b"{\"a\"", b":1"]),
+            Vec::<String>::new()
+        );
+        assert_eq!(splitter.pending_len(), 6);
+        assert_eq!(
+            collect(&mut splitter, &[b"}\n{\"b\":2}\n{"]),
+            ["1:{\"a\":1}", "2:{\"b\":2}"]
+        );
+        let unfinished = splitter.unfinished().expect("a partial line is held");
+        assert_eq!(unfinished.bytes, Some(&b"{"[..]));
+        assert_eq!(unfinished.number, 3);
+    }
+
+    #[test]
+    fn lines_over_the_cap_are_skipped_in_bounded_memory() {
+        let mut splitter = LineSplitter::new(8);
+        let out = collect(
+            &mut splitter,
+            &[b"short\n0123", b"456789", b"abcdef", b"\nok\n0123456789\n"],
+        );
+        assert_eq!(
+            out,
+            ["1:short", "2:too long (16)", "3:ok", "4:too long (10)"]
+        );
+        assert!(splitter.partial.capacity() <= 16);
+    }
+
+    #[test]
+    fn crlf_line_endings_are_trimmed_and_empty_lines_counted() {
+        let mut splitter = LineSplitter::default();
+        assert_eq!(
+            collect(&mut splitter, &[b"a\r\n\nb\n"]),
+            ["1:a", "2:", "3:b"]
+        );
+    }
+}

@@ -1,0 +1,268 @@
+//! Typed, borrowed views of transcript records: the serde layer under [`crate::Normalizer`].
+//!
+//! Only the fields the normalizer uses are named; everything else (tool outputs,
+//! `toolUseResult`, hook data) is skipped by serde without allocating, and the few large values
+//! that are needed only sometimes (`input`, tool result `content`) are captured as raw JSON and
+//! decoded on demand. Strings borrow from the line unless they contain escapes.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+type Str<'a> = Option<Cow<'a, str>>;
+
+/// One JSONL record, of any type.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Record<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Str<'a>,
+    #[serde(borrow)]
+    pub subtype: Str<'a>,
+    #[serde(rename = "sessionId", borrow)]
+    pub session_id: Str<'a>,
+    /// stream-json spelling.
+    #[serde(rename = "session_id", borrow)]
+    pub session_id_snake: Str<'a>,
+    #[serde(rename = "agentId", borrow)]
+    pub agent_id: Str<'a>,
+    #[serde(rename = "isSidechain")]
+    pub is_sidechain: Option<bool>,
+    #[serde(rename = "isMeta")]
+    pub is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary")]
+    pub is_compact_summary: Option<bool>,
+    #[serde(rename = "isApiErrorMessage")]
+    pub is_api_error_message: Option<bool>,
+    #[serde(borrow)]
+    pub timestamp: Str<'a>,
+    #[serde(borrow)]
+    pub message: Option<MessageField<'a>>,
+    /// String (`isApiErrorMessage`) or object (system `api_error`).
+    #[serde(borrow)]
+    pub error: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub cause: Option<&'a RawValue>,
+    #[serde(rename = "retryInMs")]
+    pub retry_in_ms: Option<f64>,
+    #[serde(rename = "retryAttempt")]
+    pub retry_attempt: Option<u64>,
+    #[serde(rename = "maxRetries")]
+    pub max_retries: Option<u64>,
+    #[serde(rename = "compactMetadata")]
+    pub compact_metadata: Option<CompactMetadata<'a>>,
+    #[serde(rename = "durationMs")]
+    pub duration_ms_camel: Option<f64>,
+    /// system `local_command` text, flat `tool_result` content.
+    #[serde(borrow)]
+    pub content: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub summary: Str<'a>,
+    /// Object or plain string; decoded only for subagent results.
+    #[serde(rename = "toolUseResult", borrow)]
+    pub tool_use_result: Option<&'a RawValue>,
+    /// stream-json `result`.
+    pub is_error: Option<bool>,
+    pub duration_ms: Option<f64>,
+    pub num_turns: Option<u64>,
+    pub total_cost_usd: Option<f64>,
+    #[serde(borrow)]
+    pub result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub errors: Option<&'a RawValue>,
+    /// stream-json `result` usage, and the model of a stream-json `init`.
+    pub usage: Option<Usage>,
+    #[serde(borrow)]
+    pub model: Str<'a>,
+    /// Older flat shape: top-level `tool_use` / `tool_result`.
+    #[serde(borrow)]
+    pub name: Str<'a>,
+    #[serde(borrow)]
+    pub input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub tool_use_id: Str<'a>,
+    #[serde(borrow)]
+    pub id: Str<'a>,
+}
+
+impl<'a> Record<'a> {
+    pub fn session(&self) -> Option<&str> {
+        self.session_id
+            .as_deref()
+            .or(self.session_id_snake.as_deref())
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct CompactMetadata<'a> {
+    #[serde(borrow)]
+    pub trigger: Str<'a>,
+    #[serde(rename = "preTokens")]
+    pub pre_tokens: Option<u64>,
+    #[serde(rename = "postTokens")]
+    pub post_tokens: Option<u64>,
+}
+
+/// `message`: an API message object, or a plain string in the older flat shape.
+#[derive(Debug)]
+pub enum MessageField<'a> {
+    Object(Message<'a>),
+    Text(Cow<'a, str>),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Message<'a> {
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    #[serde(borrow)]
+    pub model: Str<'a>,
+    #[serde(borrow)]
+    pub content: Option<Content<'a>>,
+    #[serde(borrow)]
+    pub stop_reason: Str<'a>,
+    pub usage: Option<Usage>,
+}
+
+/// `message.content`: a string, or an array of blocks.
+#[derive(Debug)]
+pub enum Content<'a> {
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Str<'a>,
+    #[serde(borrow)]
+    pub text: Str<'a>,
+    #[serde(borrow)]
+    pub thinking: Str<'a>,
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    #[serde(borrow)]
+    pub name: Str<'a>,
+    #[serde(borrow)]
+    pub input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub tool_use_id: Str<'a>,
+    #[serde(borrow)]
+    pub content: Option<&'a RawValue>,
+    pub is_error: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct Usage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_read_input_tokens: Option<u64>,
+    pub cache_creation_input_tokens: Option<u64>,
+    pub cache_creation: Option<CacheCreation>,
+}
+
+#[derive(Debug, Default, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct CacheCreation {
+    pub ephemeral_5m_input_tokens: Option<u64>,
+    pub ephemeral_1h_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Tokens in the context window for this request.
+    pub fn context_tokens(&self) -> u64 {
+        self.input_tokens.unwrap_or(0)
+            + self.cache_read_input_tokens.unwrap_or(0)
+            + self.cache_creation_input_tokens.unwrap_or(0)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MessageField<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MessageVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for MessageVisitor<'a> {
+            type Value = MessageField<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a message object or string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(MessageField::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(MessageField::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(MessageField::Text(Cow::Owned(v)))
+            }
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+                Message::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(MessageField::Object)
+            }
+        }
+        deserializer.deserialize_any(MessageVisitor(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for ContentVisitor<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("message content as a string or an array of blocks")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(1));
+                while let Some(block) = seq.next_element::<Block<'a>>()? {
+                    blocks.push(block);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+        }
+        deserializer.deserialize_any(ContentVisitor(std::marker::PhantomData))
+    }
+}
+
+/// Text of a tool result `content` (a string, or an array of `text` blocks; images skipped).
+pub fn raw_text(raw: &RawValue) -> Option<String> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum TextOrBlocks<'a> {
+        #[serde(borrow)]
+        Text(Cow<'a, str>),
+        #[serde(borrow)]
+        Blocks(Vec<TextBlock<'a>>),
+    }
+    #[derive(Deserialize)]
+    struct TextBlock<'a> {
+        #[serde(borrow, default)]
+        text: Option<Cow<'a, str>>,
+    }
+    match serde_json::from_str::<TextOrBlocks>(raw.get()).ok()? {
+        TextOrBlocks::Text(text) => Some(text.into_owned()),
+        TextOrBlocks::Blocks(blocks) => {
+            let parts: Vec<Cow<str>> = blocks.into_iter().filter_map(|b| b.text).collect();
+            Some(parts.join("\n"))
+        }
+    }
+}
+
+/// A JSON string value, decoded; `None` when the value is not a string.
+pub fn raw_str(raw: &RawValue) -> Option<String> {
+    serde_json::from_str::<String>(raw.get()).ok()
+}

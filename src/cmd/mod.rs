@@ -1,0 +1,92 @@
+//! Subcommands of the `familiar` binary, one module each, plus what they share: logging and
+//! opening transcript inputs (`-` is stdin).
+
+pub mod events;
+pub mod stats;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use familiar_transcript::{Event, Normalizer, NormalizerConfig};
+
+/// Logs go to stderr through `tracing`; `RUST_LOG` overrides the default level.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(std::env::var_os("NO_COLOR").is_none())
+        .try_init();
+}
+
+/// Options every transcript-reading command takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InputOptions {
+    /// Context window in tokens, overriding detection (200k, or 1M for `[1m]` models).
+    #[arg(long, value_name = "TOKENS")]
+    pub context_limit: Option<u64>,
+    /// Longest line read, in bytes; longer lines are skipped with a diagnostic.
+    #[arg(long, value_name = "BYTES", default_value_t = familiar_transcript::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: usize,
+}
+
+impl InputOptions {
+    pub fn normalizer_config(&self) -> NormalizerConfig {
+        NormalizerConfig {
+            max_line_bytes: self.max_line_bytes,
+            context_limit: self.context_limit,
+            keep_raw: false,
+        }
+    }
+}
+
+/// Display name of an input: the path, or `<stdin>`.
+pub fn input_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Read one transcript through a fresh normalizer, reporting skipped lines on stderr as
+/// `FILE:LINE: reason`. Returns the normalizer (its metrics and final state).
+pub fn read_transcript(
+    path: &Path,
+    config: &NormalizerConfig,
+    on_event: impl FnMut(Event) -> io::Result<()>,
+) -> anyhow::Result<Normalizer> {
+    let name = input_name(path);
+    let reader: Box<dyn Read> = if path == Path::new("-") {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
+    };
+    let mut normalizer = Normalizer::new(config.clone());
+    familiar_transcript::normalize_read(reader, &mut normalizer, on_event, |diagnostic| {
+        eprintln!("familiar: {name}:{}: {}", diagnostic.line, diagnostic.kind);
+    })
+    .with_context(|| format!("reading {name}"))?;
+    Ok(normalizer)
+}
+
+/// `true` when an I/O error means the reader of our stdout went away (`| head`).
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Inputs from the command line; none means stdin.
+pub fn inputs_or_stdin(files: &[PathBuf]) -> Vec<PathBuf> {
+    if files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        files.to_vec()
+    }
+}
