@@ -1,0 +1,286 @@
+//! Diagnostics for script authors: compile errors, runtime errors and load-time warnings,
+//! located as `script.rhai:LINE:COL` and rendered with a caret under the source line.
+//!
+//! [`crate::host`] turns Rhai's `ParseError`/`EvalAltResult` into [`ScriptDiagnostic`]s here;
+//! the binary prints them (`familiar check`, `run`, `test`, `watch`). The rendered text is a
+//! contract with users and is golden-tested, so change it deliberately.
+
+use std::fmt;
+
+use familiar_model::EventKind;
+use rhai::{EvalAltResult, ParseError, Position};
+
+use crate::sandbox::Limits;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// Where a runtime error happened: which handler, for which event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeContext {
+    /// Handler name (`on_error`, `init`, or `<top level>` for the script body).
+    pub handler: String,
+    /// The event being handled; `None` while loading (`init()` and the script body).
+    pub event: Option<(EventKind, u64)>,
+}
+
+/// One located message about a script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptDiagnostic {
+    pub severity: Severity,
+    /// File name of the script (or module) the position refers to, e.g. `default.rhai`.
+    pub file: String,
+    /// 1-based line and column, when known.
+    pub line: Option<usize>,
+    pub col: Option<usize>,
+    pub message: String,
+    pub runtime: Option<RuntimeContext>,
+    /// The source line at `line`, for the caret excerpt.
+    pub source_line: Option<String>,
+    /// Extra lines printed as `= note: ...` (call chain, hints).
+    pub notes: Vec<String>,
+}
+
+impl ScriptDiagnostic {
+    pub fn warning(file: &str, source: &str, pos: Option<(usize, usize)>, message: String) -> Self {
+        let mut diag = ScriptDiagnostic {
+            severity: Severity::Warning,
+            file: file.to_owned(),
+            line: None,
+            col: None,
+            message,
+            runtime: None,
+            source_line: None,
+            notes: Vec::new(),
+        };
+        if let Some((line, col)) = pos {
+            diag.locate(source, line, col);
+        }
+        diag
+    }
+
+    /// An error with no position (I/O, a missing file).
+    pub fn plain_error(file: &str, message: String) -> Self {
+        ScriptDiagnostic {
+            severity: Severity::Error,
+            file: file.to_owned(),
+            line: None,
+            col: None,
+            message,
+            runtime: None,
+            source_line: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// A compile (syntax or strict-variable) error.
+    pub fn from_parse(file: &str, source: &str, err: &ParseError) -> Self {
+        let mut diag = ScriptDiagnostic::plain_error(file, err.0.to_string());
+        if let Some((line, col)) = split_pos(err.1) {
+            diag.locate(source, line, col);
+        }
+        diag
+    }
+
+    /// A runtime error. `module_source` returns the text of an imported module's file by the
+    /// name Rhai reports, so errors inside modules get their own excerpt.
+    pub fn from_eval(
+        file: &str,
+        source: &str,
+        err: &EvalAltResult,
+        runtime: RuntimeContext,
+        limits: &Limits,
+        module_source: &dyn Fn(&str) -> Option<(String, String)>,
+    ) -> Self {
+        let mut notes = Vec::new();
+        let mut current = err;
+        let mut cur_file = file.to_owned();
+        let mut cur_source: Option<String> = None;
+        loop {
+            match current {
+                EvalAltResult::ErrorInFunctionCall(name, _src, inner, pos) => {
+                    notes.push(match split_pos(*pos) {
+                        Some((l, c)) => {
+                            format!("in function '{name}', called at {cur_file}:{l}:{c}")
+                        }
+                        None => format!("in function '{name}'"),
+                    });
+                    current = inner;
+                }
+                EvalAltResult::ErrorInModule(name, inner, pos) => {
+                    notes.push(match split_pos(*pos) {
+                        Some((l, c)) => {
+                            format!("in module '{name}', imported at {cur_file}:{l}:{c}")
+                        }
+                        None => format!("in module '{name}'"),
+                    });
+                    if let Some((mod_file, mod_source)) = module_source(name) {
+                        cur_file = mod_file;
+                        cur_source = Some(mod_source);
+                    }
+                    current = inner;
+                }
+                _ => break,
+            }
+        }
+        let pos = current.position();
+        let mut message = current.to_string();
+        if !pos.is_none() {
+            let suffix = format!(" ({pos})");
+            if let Some(stripped) = message.strip_suffix(&suffix) {
+                message = stripped.to_owned();
+            }
+        }
+        match current {
+            EvalAltResult::ErrorTooManyOperations(_) => {
+                message = format!(
+                    "{message}: more than {} in one call (an endless loop?)",
+                    limits.max_operations
+                )
+            }
+            EvalAltResult::ErrorStackOverflow(_) => {
+                message = format!(
+                    "{message}: more than {} nested function calls (runaway recursion?)",
+                    limits.max_call_levels
+                )
+            }
+            EvalAltResult::ErrorDataTooLarge(what, _) => {
+                let limit = if what.contains("string") {
+                    format!("{} bytes", limits.max_string_size)
+                } else if what.contains("array") {
+                    format!("{} elements", limits.max_array_size)
+                } else {
+                    format!("{} entries", limits.max_map_size)
+                };
+                message = format!("{message} (limit {limit})");
+            }
+            _ => {}
+        }
+        let handler = runtime.handler.clone();
+        let mut diag = ScriptDiagnostic::plain_error(&cur_file, message);
+        diag.runtime = Some(runtime);
+        diag.notes = notes;
+        let source = cur_source.as_deref().unwrap_or(source);
+        // Limit errors lose their position on the way out of Rhai; point at the handler.
+        match split_pos(pos).or_else(|| find_fn(source, &handler)) {
+            Some((line, col)) => diag.locate(source, line, col),
+            None => {}
+        }
+        diag
+    }
+
+    fn locate(&mut self, source: &str, line: usize, col: usize) {
+        self.line = Some(line);
+        self.col = Some(col);
+        self.source_line = source
+            .lines()
+            .nth(line.saturating_sub(1))
+            .map(|text| text.trim_end().to_owned());
+    }
+
+    /// The first line of the rendering, `file:line:col: severity: message`.
+    pub fn headline(&self) -> String {
+        let mut out = self.file.clone();
+        if let Some(line) = self.line {
+            out.push_str(&format!(":{line}"));
+            if let Some(col) = self.col {
+                out.push_str(&format!(":{col}"));
+            }
+        }
+        let severity = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        out.push_str(": ");
+        out.push_str(severity);
+        if let Some(rt) = &self.runtime {
+            out.push_str(&format!(" in {}", rt.handler));
+            if let Some((kind, line)) = rt.event {
+                out.push_str(&format!(" (event {kind} from line {line})"));
+            }
+        }
+        out.push_str(": ");
+        out.push_str(&self.message);
+        out
+    }
+}
+
+impl fmt::Display for ScriptDiagnostic {
+    /// ```text
+    /// notify.rhai:12:5: error in on_error (event error from line 42): Variable not found: cuont
+    ///    |
+    /// 12 |     cuont += 1;
+    ///    |     ^
+    ///    = note: in function 'helper', called at notify.rhai:20:5
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.headline())?;
+        let gutter = self.line.map_or(1, |l| l.to_string().len());
+        let pad = " ".repeat(gutter);
+        if let (Some(line), Some(text)) = (self.line, &self.source_line) {
+            write!(f, "\n{pad} |\n{line} | {text}\n{pad} | ")?;
+            // Reuse the line's own tabs so the caret lines up in any terminal.
+            let col = self.col.unwrap_or(1).saturating_sub(1);
+            let lead: String = text
+                .chars()
+                .take(col)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            write!(f, "{lead}^")?;
+        }
+        for note in &self.notes {
+            write!(f, "\n{pad} = note: {note}")?;
+        }
+        Ok(())
+    }
+}
+
+fn split_pos(pos: Position) -> Option<(usize, usize)> {
+    let line = pos.line()?;
+    Some((line, pos.position().unwrap_or(1)))
+}
+
+/// Position of the name in `fn name(` (1-based line, column), found in the text because Rhai's
+/// public function metadata carries no position.
+pub(crate) fn find_fn(source: &str, name: &str) -> Option<(usize, usize)> {
+    for (index, line) in source.lines().enumerate() {
+        let mut rest = line;
+        let mut offset = 0;
+        while let Some(at) = rest.find("fn ") {
+            let before_ok = offset + at == 0
+                || !line[..offset + at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_');
+            let after = rest[at + 3..].trim_start();
+            let name_start = offset + at + 3 + (rest[at + 3..].len() - after.len());
+            if before_ok
+                && let Some(tail) = after.strip_prefix(name)
+                && tail.trim_start().starts_with('(')
+            {
+                let col = line[..name_start].chars().count() + 1;
+                return Some((index + 1, col));
+            }
+            offset += at + 3;
+            rest = &line[offset..];
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_fn;
+
+    #[test]
+    fn find_fn_locates_the_name() {
+        let src = "let x = 1;\n\nfn on_eror(ev) {\n}\n  fn  helper (a) {}\nfn on_error2(ev) {}\n";
+        assert_eq!(find_fn(src, "on_eror"), Some((3, 4)));
+        assert_eq!(find_fn(src, "helper"), Some((5, 7)));
+        assert_eq!(find_fn(src, "on_error"), None);
+        assert_eq!(find_fn(src, "on_event"), None);
+    }
+}

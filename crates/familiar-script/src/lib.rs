@@ -1,0 +1,28 @@
+//! The transform stage of Familiar: user Rhai scripts turn normalized events into actions.
+//!
+//! `familiar-transcript` produces [`familiar_model::Event`]s; a [`ScriptHost`] loads scripts in
+//! order (the shipped `default.rhai`, then the user's), calls their handlers (`on_event`,
+//! `on_<kind>`, `init`) for each event, and returns the [`familiar_model::Action`]s they queued,
+//! each tagged with the script's file name and the causing event's session state. The sinks
+//! (stdout, desktop notifications, the game) carry the actions out; nothing here does I/O
+//! beyond reading script files.
+//!
+//! Modules: [`host`] (loading, calling, hot reload), [`script_event`] (the `Event` type scripts
+//! see), `actions` (the functions scripts call), [`sandbox`] (limits and imports), [`diag`]
+//! (located, rendered errors), [`clock`] (time for `once_per`) and [`watch`] (file watching for
+//! hot reload). The reference for script authors is `docs/scripting.md`.
+
+mod actions;
+pub mod clock;
+pub mod diag;
+pub mod host;
+pub mod sandbox;
+pub mod script_event;
+pub mod watch;
+
+pub use clock::{Clock, EventClock, ManualClock, SystemClock};
+pub use diag::{RuntimeContext, ScriptDiagnostic, Severity};
+pub use host::{ErrorCount, HostConfig, LoadReport, ScriptError, ScriptHost, known_handlers};
+pub use sandbox::Limits;
+pub use script_event::EVENT_FIELDS;
+pub use watch::ScriptWatcher;

@@ -1,0 +1,151 @@
+//! The sandbox every script runs in: resource [`Limits`], no `eval`, strict variables, and a
+//! module resolver that only reads `.rhai` files inside the importing script's directory.
+//!
+//! [`crate::host`] builds its one `Engine` with [`configure`]. Imports are resolved when a
+//! script is compiled (the AST is made self-contained), with the resolver's root set to that
+//! script's directory; at run time the root is unset, so a dynamic import path cannot reach
+//! the file system.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rhai::module_resolvers::FileModuleResolver;
+use rhai::{AST, Engine, EvalAltResult, Module, ModuleResolver, Position, Shared};
+
+/// Resource limits of one handler call (and of loading a script).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Rhai operations per call; an endless loop stops here.
+    pub max_operations: u64,
+    /// Nested function calls; runaway recursion stops here.
+    pub max_call_levels: usize,
+    /// Expression nesting depth at compile time (global, inside functions).
+    pub max_expr_depth: usize,
+    pub max_fn_expr_depth: usize,
+    /// Bytes in one string.
+    pub max_string_size: usize,
+    /// Elements in one array, entries in one map.
+    pub max_array_size: usize,
+    pub max_map_size: usize,
+    /// Modules imported by one script.
+    pub max_modules: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_operations: 200_000,
+            max_call_levels: 48,
+            max_expr_depth: 64,
+            max_fn_expr_depth: 48,
+            // Transcript text (tool output, a pasted file) can be large; runaway string
+            // building doubles quickly and hits this well before memory matters.
+            max_string_size: 16 * 1024 * 1024,
+            max_array_size: 100_000,
+            max_map_size: 100_000,
+            max_modules: 32,
+        }
+    }
+}
+
+pub(crate) fn configure(engine: &mut Engine, limits: &Limits, root: &ImportRoot) {
+    engine
+        .set_max_operations(limits.max_operations)
+        .set_max_call_levels(limits.max_call_levels)
+        .set_max_expr_depths(limits.max_expr_depth, limits.max_fn_expr_depth)
+        .set_max_string_size(limits.max_string_size)
+        .set_max_array_size(limits.max_array_size)
+        .set_max_map_size(limits.max_map_size)
+        .set_max_modules(limits.max_modules)
+        .set_strict_variables(true);
+    // `eval` would compile text at run time, outside every check made at load.
+    engine.disable_symbol("eval");
+    engine.set_module_resolver(SandboxResolver { root: root.clone() });
+}
+
+/// The directory imports may read from, set by the host around each compile.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ImportRoot(Arc<Mutex<Option<PathBuf>>>);
+
+impl ImportRoot {
+    pub fn set(&self, dir: Option<PathBuf>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = dir;
+    }
+
+    fn get(&self) -> Option<PathBuf> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+struct SandboxResolver {
+    root: ImportRoot,
+}
+
+fn not_found(path: &str, why: &str, pos: Position) -> Box<EvalAltResult> {
+    Box::new(EvalAltResult::ErrorModuleNotFound(
+        format!("{path} ({why})"),
+        pos,
+    ))
+}
+
+impl SandboxResolver {
+    /// The resolver for `path` if it names a file inside the root, else the reason why not.
+    fn checked(&self, path: &str, pos: Position) -> Result<FileModuleResolver, Box<EvalAltResult>> {
+        let Some(root) = self.root.get() else {
+            return Err(not_found(
+                path,
+                "imports must be string literals resolved when the script loads",
+                pos,
+            ));
+        };
+        let relative = Path::new(path);
+        let escapes = relative
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
+        if escapes {
+            return Err(not_found(
+                path,
+                "imports are relative paths inside the script's directory",
+                pos,
+            ));
+        }
+        let mut file = root.join(relative);
+        file.set_extension("rhai");
+        // Symlinks could still point outside: compare canonical paths.
+        let (Ok(canonical_root), Ok(canonical_file)) = (root.canonicalize(), file.canonicalize())
+        else {
+            return Err(not_found(path, "no such file", pos));
+        };
+        if !canonical_file.starts_with(&canonical_root) {
+            return Err(not_found(path, "outside the script's directory", pos));
+        }
+        let mut inner = FileModuleResolver::new_with_path(root);
+        inner.enable_cache(false);
+        Ok(inner)
+    }
+}
+
+impl ModuleResolver for SandboxResolver {
+    fn resolve(
+        &self,
+        engine: &Engine,
+        source: Option<&str>,
+        path: &str,
+        pos: Position,
+    ) -> Result<Shared<Module>, Box<EvalAltResult>> {
+        self.checked(path, pos)?.resolve(engine, source, path, pos)
+    }
+
+    fn resolve_ast(
+        &self,
+        engine: &Engine,
+        source: Option<&str>,
+        path: &str,
+        pos: Position,
+    ) -> Option<Result<AST, Box<EvalAltResult>>> {
+        match self.checked(path, pos) {
+            Ok(inner) => inner.resolve_ast(engine, source, path, pos),
+            Err(err) => Some(Err(err)),
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! How a [`familiar_model::Event`] looks from a script: the registered type `Event` with one
+//! read-only getter per field.
+//!
+//! A custom type (rather than a Rhai object map) makes a misspelled field (`ev.tol`) a located
+//! runtime error instead of a silent `()`. Optional fields that are absent read as `()`.
+//! The event is shared behind an `Arc`, so handing it to several scripts and handlers costs a
+//! reference count, and `ev.raw` (the original JSON record) is parsed only when a script asks,
+//! once per event. [`crate::host`] builds one [`ScriptEvent`] per event.
+
+use std::sync::{Arc, OnceLock};
+
+use familiar_model::Event;
+use rhai::{Dynamic, Engine, INT, ImmutableString};
+
+/// The script-side event. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ScriptEvent {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    event: Event,
+    raw: OnceLock<Dynamic>,
+}
+
+impl ScriptEvent {
+    pub fn new(event: Event) -> ScriptEvent {
+        ScriptEvent {
+            inner: Arc::new(Inner {
+                event,
+                raw: OnceLock::new(),
+            }),
+        }
+    }
+
+    pub fn event(&self) -> &Event {
+        &self.inner.event
+    }
+
+    fn raw(&self) -> Dynamic {
+        self.inner
+            .raw
+            .get_or_init(|| match self.inner.event.raw.as_deref() {
+                // A record that does not parse (it always should: it came from the
+                // normalizer) reads as `()` rather than failing the handler.
+                Some(line) => serde_json::from_str::<Dynamic>(line).unwrap_or(Dynamic::UNIT),
+                None => Dynamic::UNIT,
+            })
+            .clone()
+    }
+}
+
+/// Every field a script can read, in the order `docs/scripting.md` lists them. Kept here so the
+/// docs test and `familiar check` can list them.
+pub const EVENT_FIELDS: &[&str] = &[
+    "kind",
+    "session",
+    "agent",
+    "sidechain",
+    "ts",
+    "ts_secs",
+    "line",
+    "context_used",
+    "context_limit",
+    "context_remaining",
+    "status",
+    "tool",
+    "target",
+    "tool_use_id",
+    "agent_type",
+    "description",
+    "error",
+    "error_code",
+    "text",
+    "cause",
+    "retry_in_ms",
+    "retry_attempt",
+    "max_retries",
+    "trigger",
+    "pre_tokens",
+    "post_tokens",
+    "command",
+    "think",
+    "model",
+    "duration_ms",
+    "raw",
+];
+
+fn opt_str(value: &Option<String>) -> Dynamic {
+    match value {
+        Some(s) => Dynamic::from(ImmutableString::from(s.as_str())),
+        None => Dynamic::UNIT,
+    }
+}
+
+fn int(value: u64) -> INT {
+    INT::try_from(value).unwrap_or(INT::MAX)
+}
+
+fn opt_int(value: Option<u64>) -> Dynamic {
+    value.map_or(Dynamic::UNIT, |v| Dynamic::from_int(int(v)))
+}
+
+fn static_str(value: &'static str) -> ImmutableString {
+    ImmutableString::from(value)
+}
+
+/// Register the `Event` type and its getters.
+pub(crate) fn register(engine: &mut Engine) {
+    engine.register_type_with_name::<ScriptEvent>("Event");
+    engine
+        .register_get("kind", |e: &mut ScriptEvent| {
+            static_str(e.event().kind.as_str())
+        })
+        .register_get("session", |e: &mut ScriptEvent| opt_str(&e.event().session))
+        .register_get("agent", |e: &mut ScriptEvent| opt_str(&e.event().agent))
+        .register_get("sidechain", |e: &mut ScriptEvent| e.event().sidechain)
+        .register_get("ts", |e: &mut ScriptEvent| opt_str(&e.event().ts))
+        .register_get("ts_secs", |e: &mut ScriptEvent| {
+            e.event()
+                .ts
+                .as_deref()
+                .and_then(|ts| humantime::parse_rfc3339_weak(ts).ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(Dynamic::UNIT, |d| Dynamic::from_float(d.as_secs_f64()))
+        })
+        .register_get("line", |e: &mut ScriptEvent| int(e.event().line))
+        .register_get("context_used", |e: &mut ScriptEvent| {
+            opt_int(e.event().context_used)
+        })
+        .register_get("context_limit", |e: &mut ScriptEvent| {
+            int(e.event().context_limit)
+        })
+        .register_get("context_remaining", |e: &mut ScriptEvent| {
+            opt_int(e.event().context_remaining())
+        })
+        .register_get("status", |e: &mut ScriptEvent| {
+            static_str(e.event().status.as_str())
+        })
+        .register_get("tool", |e: &mut ScriptEvent| opt_str(&e.event().tool))
+        .register_get("target", |e: &mut ScriptEvent| opt_str(&e.event().target))
+        .register_get("tool_use_id", |e: &mut ScriptEvent| {
+            opt_str(&e.event().tool_use_id)
+        })
+        .register_get("agent_type", |e: &mut ScriptEvent| {
+            opt_str(&e.event().agent_type)
+        })
+        .register_get("description", |e: &mut ScriptEvent| {
+            opt_str(&e.event().description)
+        })
+        .register_get("error", |e: &mut ScriptEvent| {
+            e.event()
+                .error
+                .map_or(Dynamic::UNIT, |k| Dynamic::from(static_str(k.as_str())))
+        })
+        .register_get("error_code", |e: &mut ScriptEvent| {
+            opt_str(&e.event().error_code)
+        })
+        .register_get("text", |e: &mut ScriptEvent| opt_str(&e.event().text))
+        .register_get("cause", |e: &mut ScriptEvent| opt_str(&e.event().cause))
+        .register_get("retry_in_ms", |e: &mut ScriptEvent| {
+            e.event()
+                .retry_in_ms
+                .map_or(Dynamic::UNIT, Dynamic::from_float)
+        })
+        .register_get("retry_attempt", |e: &mut ScriptEvent| {
+            opt_int(e.event().retry_attempt)
+        })
+        .register_get("max_retries", |e: &mut ScriptEvent| {
+            opt_int(e.event().max_retries)
+        })
+        .register_get("trigger", |e: &mut ScriptEvent| opt_str(&e.event().trigger))
+        .register_get("pre_tokens", |e: &mut ScriptEvent| {
+            opt_int(e.event().pre_tokens)
+        })
+        .register_get("post_tokens", |e: &mut ScriptEvent| {
+            opt_int(e.event().post_tokens)
+        })
+        .register_get("command", |e: &mut ScriptEvent| opt_str(&e.event().command))
+        .register_get("think", |e: &mut ScriptEvent| {
+            opt_int(e.event().think.map(u64::from))
+        })
+        .register_get("model", |e: &mut ScriptEvent| opt_str(&e.event().model))
+        .register_get("duration_ms", |e: &mut ScriptEvent| {
+            opt_int(e.event().duration_ms)
+        })
+        .register_get("raw", |e: &mut ScriptEvent| e.raw());
+    // `print(ev)`, `log(`${ev}`)` and string interpolation show the event as its NDJSON line.
+    engine.register_fn("to_string", |e: &mut ScriptEvent| {
+        serde_json::to_string(e.event()).unwrap_or_default()
+    });
+    engine.register_fn("to_debug", |e: &mut ScriptEvent| {
+        serde_json::to_string(e.event()).unwrap_or_default()
+    });
+}
