@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use familiar_transcript::{Normalizer, PriceTable, Tokens};
-use serde::Serialize;
+use familiar_transcript::{PriceTable, Summary};
 
 use super::{InputOptions, input_name, inputs_or_stdin, is_broken_pipe, read_transcript};
 
@@ -27,56 +26,12 @@ pub struct Args {
     pub input: InputOptions,
 }
 
-/// The `--json` form: one object per file. Field names are part of the public contract.
-#[derive(Debug, Serialize)]
-pub struct FileStats {
-    pub file: String,
-    pub session: Option<String>,
-    pub events: BTreeMap<String, u64>,
-    pub errors: BTreeMap<String, u64>,
-    pub tool_calls: BTreeMap<String, u64>,
-    pub prompts: u64,
-    pub compactions: u64,
-    pub context_used: Option<u64>,
-    pub context_limit: u64,
-    pub duration_ms: Option<u64>,
-    pub files_modified: Vec<String>,
-    pub tokens: Tokens,
-    pub cost_usd: f64,
-    pub records: BTreeMap<String, u64>,
-    pub skipped_lines: u64,
+/// The `--json` form is [`Summary`]; this adds the readable one.
+trait Readable {
+    fn write_readable(&self, out: &mut impl Write) -> io::Result<()>;
 }
 
-impl FileStats {
-    pub fn new(path: &Path, normalizer: &Normalizer, prices: &PriceTable) -> FileStats {
-        let metrics = normalizer.metrics();
-        FileStats {
-            file: input_name(path),
-            session: normalizer.session().map(str::to_owned),
-            events: metrics
-                .events
-                .iter()
-                .map(|(kind, count)| (kind.as_str().to_owned(), *count))
-                .collect(),
-            errors: metrics
-                .errors
-                .iter()
-                .map(|(kind, count)| (kind.as_str().to_owned(), *count))
-                .collect(),
-            tool_calls: metrics.tool_calls.clone(),
-            prompts: metrics.prompts,
-            compactions: metrics.compactions,
-            context_used: normalizer.context_used(),
-            context_limit: normalizer.context_limit(),
-            duration_ms: metrics.duration_ms(),
-            files_modified: metrics.files_modified.iter().cloned().collect(),
-            tokens: metrics.tokens(),
-            cost_usd: (metrics.cost_usd(prices) * 10_000.0).round() / 10_000.0,
-            records: metrics.records.clone(),
-            skipped_lines: metrics.skipped_lines,
-        }
-    }
-
+impl Readable for Summary {
     fn write_readable(&self, out: &mut impl Write) -> io::Result<()> {
         let session = self.session.as_deref().unwrap_or("(no session id)");
         writeln!(out, "{}  session {session}", self.file)?;
@@ -152,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        let stats = FileStats::new(&path, &normalizer, &prices);
+        let stats = Summary::new(&input_name(&path), &normalizer, &prices);
         let written = if args.json {
             serde_json::to_writer(&mut out, &stats)
                 .map_err(io::Error::from)

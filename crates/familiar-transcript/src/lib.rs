@@ -23,7 +23,7 @@ pub mod tools;
 
 pub use familiar_model::{ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
-pub use metrics::{Metrics, Price, PriceTable, Tokens};
+pub use metrics::{Metrics, Price, PriceTable, Summary, Tokens};
 pub use normalize::{
     DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT, Normalizer, NormalizerConfig, think_level,
 };

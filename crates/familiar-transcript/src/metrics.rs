@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use familiar_model::{ErrorKind, EventKind};
 use serde::{Deserialize, Serialize};
 
+use crate::Normalizer;
 use crate::record::Usage;
 
 /// Token totals.
@@ -272,6 +273,58 @@ pub fn parse_rfc3339_ms(ts: &str) -> Option<i64> {
     let days = era * 146_097 + day_of_era - 719_468;
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
     Some(seconds * 1000 + millis)
+}
+
+/// What `familiar stats --json` prints for one input. Field names are a public contract
+/// (`docs/events.md`).
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub file: String,
+    pub session: Option<String>,
+    pub events: BTreeMap<String, u64>,
+    pub errors: BTreeMap<String, u64>,
+    pub tool_calls: BTreeMap<String, u64>,
+    pub prompts: u64,
+    pub compactions: u64,
+    pub context_used: Option<u64>,
+    pub context_limit: u64,
+    pub duration_ms: Option<u64>,
+    pub files_modified: Vec<String>,
+    pub tokens: Tokens,
+    pub cost_usd: f64,
+    pub records: BTreeMap<String, u64>,
+    pub skipped_lines: u64,
+}
+
+impl Summary {
+    pub fn new(file: &str, normalizer: &Normalizer, prices: &PriceTable) -> Summary {
+        let metrics = normalizer.metrics();
+        Summary {
+            file: file.to_owned(),
+            session: normalizer.session().map(str::to_owned),
+            events: metrics
+                .events
+                .iter()
+                .map(|(kind, count)| (kind.as_str().to_owned(), *count))
+                .collect(),
+            errors: metrics
+                .errors
+                .iter()
+                .map(|(kind, count)| (kind.as_str().to_owned(), *count))
+                .collect(),
+            tool_calls: metrics.tool_calls.clone(),
+            prompts: metrics.prompts,
+            compactions: metrics.compactions,
+            context_used: normalizer.context_used(),
+            context_limit: normalizer.context_limit(),
+            duration_ms: metrics.duration_ms(),
+            files_modified: metrics.files_modified.iter().cloned().collect(),
+            tokens: metrics.tokens(),
+            cost_usd: (metrics.cost_usd(prices) * 10_000.0).round() / 10_000.0,
+            records: metrics.records.clone(),
+            skipped_lines: metrics.skipped_lines,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -288,6 +288,13 @@ impl Normalizer {
             raw,
         };
         let chain = self.chain_index(origin.agent, origin.sidechain);
+        if kind == "system"
+            && record.subtype.as_deref() == Some("init")
+            && let Some(model) = record.model.as_deref()
+        {
+            // Before `session_start`, so that event already carries the right window.
+            self.chains[chain].1.large_context |= model.ends_with("[1m]");
+        }
         let first = out.len();
         self.session_start(chain, &origin, out);
         match kind {
@@ -740,11 +747,6 @@ impl Normalizer {
                     && self.chains[chain].0.is_main()
                 {
                     self.prompt(chain, &content, Some(command), false, origin, out);
-                }
-            }
-            Some("init") => {
-                if let Some(model) = record.model.as_deref() {
-                    self.chains[chain].1.large_context |= model.ends_with("[1m]");
                 }
             }
             _ => {}

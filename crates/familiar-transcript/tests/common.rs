@@ -1,0 +1,87 @@
+//! Shared helpers for the normalizer's integration tests: where the fixtures are, and a
+//! one-line-per-event rendering that keeps snapshots readable.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use familiar_transcript::{Diagnostic, Event, NormalizerConfig, normalize_bytes};
+
+/// `fixtures/` of this repository: small transcripts the project writes, one per edge case.
+pub fn own_fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|err| panic!("fixture {}: {err}", path.display()))
+}
+
+/// `shared/fixtures/real/` beside the clone (override with `FAMILIAR_REAL_FIXTURES`).
+pub fn real_fixture_dir() -> PathBuf {
+    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real")
+        });
+    assert!(
+        dir.is_dir(),
+        "real transcripts not found at {} (set FAMILIAR_REAL_FIXTURES)",
+        dir.display()
+    );
+    dir
+}
+
+pub fn real_fixtures() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(real_fixture_dir())
+        .expect("read the real fixture dir")
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 10,
+        "expected the real transcripts, found {files:?}"
+    );
+    files
+}
+
+pub fn events_of(bytes: &[u8]) -> (Vec<Event>, Vec<Diagnostic>) {
+    normalize_bytes(bytes, &NormalizerConfig::default())
+}
+
+/// `line kind [error] tool=… target=… ctx=used/limit status`, text cut to 40 chars.
+pub fn render(events: &[Event]) -> String {
+    let mut out = String::new();
+    for event in events {
+        let mut row = format!("{:>4} {}", event.line, event.kind);
+        if let Some(error) = event.error {
+            row += &format!(" [{}]", error.as_str());
+        }
+        if let Some(tool) = &event.tool {
+            row += &format!(" tool={tool}");
+        }
+        if let Some(target) = &event.target {
+            row += &format!(" target={:?}", cut(target, 40));
+        }
+        if let Some(command) = &event.command {
+            row += &format!(" command={command}");
+        }
+        if let Some(agent) = &event.agent {
+            row += &format!(" agent={agent}");
+        }
+        if event.sidechain {
+            row += " sidechain";
+        }
+        match event.context_used {
+            Some(used) => row += &format!(" ctx={used}/{}", event.context_limit),
+            None => row += &format!(" ctx=?/{}", event.context_limit),
+        }
+        row += &format!(" {}", event.status.as_str());
+        out += &row;
+        out.push('\n');
+    }
+    out
+}
+
+fn cut(text: &str, max: usize) -> String {
+    let first_line = text.lines().next().unwrap_or("");
+    first_line.chars().take(max).collect()
+}

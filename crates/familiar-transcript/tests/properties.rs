@@ -1,0 +1,99 @@
+//! Property tests: the normalizer never panics on arbitrary bytes, and cutting the same input
+//! into chunks anywhere (mid-line, mid-UTF-8 character) gives exactly the same events.
+
+mod common;
+
+use familiar_transcript::{
+    Line, LineSplitter, Normalizer, NormalizerConfig, normalize_bytes, normalize_read,
+};
+use proptest::prelude::*;
+
+fn sample() -> Vec<u8> {
+    let mut bytes = common::own_fixture("errors-each-kind.jsonl");
+    bytes.extend(common::own_fixture("slash-command-and-think.jsonl"));
+    bytes.extend(common::own_fixture("split-message-usage.jsonl"));
+    bytes.extend("{\"type\":\"user\",\"message\":\"naïve café ☕ 日本\"}\n".as_bytes());
+    bytes
+}
+
+/// Events from feeding `input` in the given chunk sizes through a splitter.
+fn chunked_events(input: &[u8], sizes: &[usize]) -> Vec<familiar_transcript::Event> {
+    let mut splitter = LineSplitter::default();
+    let mut normalizer = Normalizer::default();
+    let mut events = Vec::new();
+    let mut rest = input;
+    let mut sizes = sizes.iter().cycle();
+    while !rest.is_empty() {
+        let size = (*sizes.next().unwrap_or(&1)).clamp(1, rest.len());
+        let (chunk, tail) = rest.split_at(size);
+        rest = tail;
+        splitter.push(chunk, |line| {
+            if let Line::Complete { bytes, number } = line {
+                let _ = normalizer.push_line(bytes, number, &mut events);
+            }
+        });
+    }
+    events
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
+        let _ = normalize_bytes(&bytes, &NormalizerConfig::default());
+    }
+
+    #[test]
+    fn json_like_noise_never_panics(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                Just("{\"type\":\"assistant\",\"message\":{\"content\":[".to_owned()),
+                Just("{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"Read\",\"input\":{}}".to_owned()),
+                Just("{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t\",\"is_error\":true,\"content\":[]}]}}".to_owned()),
+                Just("{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"compactMetadata\":{\"preTokens\":-1}}".to_owned()),
+                Just("[".to_owned()), Just("]".to_owned()), Just("\n".to_owned()), Just(",".to_owned()),
+                "[a-z\"{}\\[\\]:,0-9 ]{0,12}",
+            ],
+            0..40,
+        )
+    ) {
+        let input = parts.concat();
+        let _ = normalize_bytes(input.as_bytes(), &NormalizerConfig::default());
+    }
+
+    #[test]
+    fn any_chunking_gives_the_same_events(sizes in proptest::collection::vec(1usize..200, 1..20)) {
+        let input = sample();
+        let (whole, diagnostics) = normalize_bytes(&input, &NormalizerConfig::default());
+        prop_assert!(diagnostics.is_empty());
+        prop_assert_eq!(chunked_events(&input, &sizes), whole);
+    }
+}
+
+#[test]
+fn streaming_read_equals_one_shot_on_every_real_transcript() {
+    for path in common::real_fixtures() {
+        let bytes = std::fs::read(&path).expect("read fixture");
+        let (whole, _) = normalize_bytes(&bytes, &NormalizerConfig::default());
+        let mut streamed = Vec::new();
+        let mut normalizer = Normalizer::default();
+        normalize_read(
+            &bytes[..],
+            &mut normalizer,
+            |event| {
+                streamed.push(event);
+                Ok(())
+            },
+            |_| {},
+        )
+        .expect("in-memory read");
+        assert_eq!(streamed, whole, "{}", path.display());
+        assert_eq!(
+            chunked_events(&bytes, &[4093, 17, 1, 65_537]),
+            whole,
+            "{}",
+            path.display()
+        );
+    }
+}
