@@ -1,0 +1,451 @@
+//! One followed transcript: its byte offset, the partial-line buffer ([`LineSplitter`]), its
+//! own [`Normalizer`], the fingerprint of its first line, and its timers. The [`crate::tailer`]
+//! thread owns one [`FileTail`] per file and calls [`FileTail::poll`] whenever inotify (or the
+//! poll loop) says the file may have changed; `poll` works out what happened (growth,
+//! truncation, replacement, deletion) from the file itself, so a missed or doubled
+//! notification never loses or repeats a line.
+
+use std::fs::{self, File};
+use std::io;
+use std::os::unix::fs::{FileExt as _, MetadataExt as _};
+use std::time::{Duration, Instant, SystemTime};
+
+use familiar_model::{Event, EventKind, Status};
+use familiar_transcript::{
+    Diagnostic, DiagnosticKind, Line, LineSplitter, Normalizer, NormalizerConfig,
+};
+
+use crate::discovery::{TranscriptInfo, TranscriptKind, open_nonblocking, parse_timestamp};
+
+/// Bytes of the first line kept as the file's fingerprint.
+const FINGERPRINT_BYTES: usize = 4096;
+/// Bytes read per `read` call.
+const CHUNK: usize = 64 * 1024;
+
+/// Where reading starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// Emit everything from the first line (`--from-start`, or a file that appeared later).
+    FromStart,
+    /// Read the first `n` bytes only to learn the session state, emitting nothing for them.
+    Silent(u64),
+}
+
+/// Why a file was read again from its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResetReason {
+    /// The file became shorter than what was already read.
+    Truncated,
+    /// Another file took its place (a different first line, or a different inode whose
+    /// first line differs or which is shorter).
+    Replaced,
+}
+
+/// Why a file cannot be followed (any more).
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("deleted")]
+    Gone,
+    #[error("not a regular file")]
+    NotRegular,
+    #[error("cannot read: {0}")]
+    Unreadable(#[from] io::Error),
+}
+
+/// What one [`FileTail::poll`] did.
+#[derive(Debug, Default)]
+pub struct Polled {
+    /// The byte budget ran out before the end: poll again soon.
+    pub more: bool,
+    pub reset: Option<ResetReason>,
+    pub bytes: u64,
+    pub lines: u64,
+}
+
+/// Fill in what a record left empty from the file's place: the session from the file name (or
+/// the subagent's `<sessionId>/subagents/` dir) and, in a subagent transcript, the agent id
+/// from `agent-<id>.jsonl`. Fields the records set are never changed.
+pub fn tag(event: &mut Event, info: &TranscriptInfo) {
+    if event.session.is_none() {
+        event.session.clone_from(&info.session_id);
+    }
+    if event.agent.is_none() && info.kind == TranscriptKind::Subagent {
+        event.agent.clone_from(&info.agent_id);
+    }
+}
+
+/// One followed transcript.
+#[derive(Debug)]
+pub struct FileTail {
+    pub info: TranscriptInfo,
+    /// Set by the tailer once it sent the `Followed` message for this file.
+    pub announced: bool,
+    config: NormalizerConfig,
+    file: Option<File>,
+    identity: Option<(u64, u64)>,
+    offset: u64,
+    silent_until: u64,
+    splitter: LineSplitter,
+    normalizer: Normalizer,
+    fingerprint: Option<Vec<u8>>,
+    buf: Vec<u8>,
+    /// Clock time of the last complete line (or, after a silent read, of the last record).
+    last_activity: Instant,
+    last_kind: Option<EventKind>,
+    lines_seen: u64,
+    idle_sent: bool,
+    quiet_sent: bool,
+    warmed: bool,
+}
+
+impl FileTail {
+    pub fn new(
+        info: TranscriptInfo,
+        config: NormalizerConfig,
+        start: Start,
+        now: Instant,
+    ) -> FileTail {
+        let max_line = config.max_line_bytes;
+        FileTail {
+            info,
+            announced: false,
+            normalizer: Normalizer::new(config.clone()),
+            config,
+            file: None,
+            identity: None,
+            offset: 0,
+            silent_until: match start {
+                Start::FromStart => 0,
+                Start::Silent(until) => until,
+            },
+            splitter: LineSplitter::new(max_line),
+            fingerprint: None,
+            buf: Vec::new(),
+            last_activity: now,
+            last_kind: None,
+            lines_seen: 0,
+            idle_sent: false,
+            quiet_sent: false,
+            warmed: matches!(start, Start::FromStart | Start::Silent(0)),
+        }
+    }
+
+    pub fn normalizer(&self) -> &Normalizer {
+        &self.normalizer
+    }
+
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// `true` once the silent warm-up part has been read.
+    pub fn warmed(&self) -> bool {
+        self.warmed
+    }
+
+    /// The last complete line's number.
+    pub fn last_line(&self) -> u64 {
+        self.splitter.next_line_number().saturating_sub(1)
+    }
+
+    /// The status a watcher should see now: the normalizer's, or what a timer said since.
+    pub fn status(&self) -> Status {
+        if self.idle_sent {
+            Status::Idle
+        } else if self.quiet_sent {
+            Status::WaitingForInput
+        } else {
+            self.normalizer.status()
+        }
+    }
+
+    /// Read what is new, at most about `budget` bytes. Events (tagged) go to `out`, skipped
+    /// lines to `diagnostics`.
+    pub fn poll(
+        &mut self,
+        budget: u64,
+        now: Instant,
+        wall: SystemTime,
+        timers: &Timers,
+        out: &mut Vec<Event>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Result<Polled, FileError> {
+        let mut polled = Polled::default();
+        let first = out.len();
+        let meta = fs::metadata(&self.info.path).map_err(not_found_is_gone)?;
+        if !meta.is_file() {
+            return Err(FileError::NotRegular);
+        }
+        if self.identity != Some((meta.dev(), meta.ino())) {
+            let file = open_nonblocking(&self.info.path).map_err(not_found_is_gone)?;
+            let opened = file.metadata()?;
+            if !opened.is_file() {
+                return Err(FileError::NotRegular);
+            }
+            let replaced = self.identity.is_some();
+            self.identity = Some((opened.dev(), opened.ino()));
+            self.file = Some(file);
+            // A new inode with the same first line and at least as many bytes is the same
+            // transcript rewritten (copied, or renamed over): carry on from the offset.
+            if replaced && !(opened.len() >= self.offset && self.fingerprint_matches()?) {
+                self.reset();
+                polled.reset = Some(ResetReason::Replaced);
+            }
+        }
+        let Some(file) = self.file.as_ref() else {
+            return Err(FileError::Gone);
+        };
+        let size = file.metadata()?.len();
+        if size < self.offset {
+            self.reset();
+            polled.reset = Some(ResetReason::Truncated);
+        } else if !self.fingerprint_matches()? {
+            self.reset();
+            polled.reset = Some(ResetReason::Replaced);
+        }
+        let lines_before = self.lines_seen;
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.resize(CHUNK, 0);
+        let result = self.read_to_end(&mut buf, budget, &mut polled, out, diagnostics);
+        self.buf = buf;
+        result?;
+        polled.lines = self.lines_seen - lines_before;
+        if polled.lines > 0 && self.offset > self.silent_until {
+            self.last_activity = now;
+            self.idle_sent = false;
+            self.quiet_sent = false;
+        }
+        if self.fingerprint.is_none() && self.offset > 0 {
+            self.take_fingerprint()?;
+        }
+        if !self.warmed && self.offset >= self.silent_until {
+            self.warmed = true;
+            self.after_warm_up(now, wall, timers);
+        }
+        for event in &mut out[first..] {
+            tag(event, &self.info);
+        }
+        Ok(polled)
+    }
+
+    fn read_to_end(
+        &mut self,
+        buf: &mut [u8],
+        budget: u64,
+        polled: &mut Polled,
+        out: &mut Vec<Event>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Result<(), FileError> {
+        let Some(file) = self.file.take() else {
+            return Err(FileError::Gone);
+        };
+        let result = loop {
+            if polled.bytes >= budget {
+                polled.more = true;
+                break Ok(());
+            }
+            let read = match file.read_at(buf, self.offset) {
+                Ok(0) => break Ok(()),
+                Ok(read) => read,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => break Err(FileError::Unreadable(err)),
+            };
+            let chunk = &buf[..read];
+            // Lines whose newline lies before `silent_until` are read for state only.
+            let silent = self
+                .silent_until
+                .saturating_sub(self.offset)
+                .min(read as u64) as usize;
+            if silent > 0 {
+                self.feed(&chunk[..silent], true, out, diagnostics);
+            }
+            if silent < read {
+                self.feed(&chunk[silent..], false, out, diagnostics);
+            }
+            self.offset += read as u64;
+            polled.bytes += read as u64;
+        };
+        self.file = Some(file);
+        result
+    }
+
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        silent: bool,
+        out: &mut Vec<Event>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let normalizer = &mut self.normalizer;
+        let max_line = self.config.max_line_bytes as u64;
+        let first = out.len();
+        let mut lines = 0;
+        self.splitter.push(bytes, |line| {
+            lines += 1;
+            match line {
+                Line::Complete { bytes, number } => {
+                    if let Err(diagnostic) = normalizer.push_line(bytes, number, out) {
+                        diagnostics.push(diagnostic);
+                    }
+                }
+                Line::TooLong { len, number } => {
+                    normalizer.skipped_line();
+                    diagnostics.push(Diagnostic {
+                        line: number,
+                        kind: DiagnosticKind::TooLong { len, cap: max_line },
+                    });
+                }
+            }
+        });
+        self.lines_seen += lines;
+        if let Some(last) = out[first..].last() {
+            self.last_kind = Some(last.kind);
+        }
+        if silent {
+            out.truncate(first);
+        }
+    }
+
+    /// After the silent read: date the last activity from the last record's timestamp, so a
+    /// session that went quiet an hour ago counts as idle now rather than in five minutes.
+    fn after_warm_up(&mut self, now: Instant, wall: SystemTime, timers: &Timers) {
+        let age = self
+            .normalizer
+            .metrics()
+            .last_ts
+            .as_deref()
+            .and_then(parse_timestamp)
+            .and_then(|last| wall.duration_since(last).ok());
+        let Some(age) = age else { return };
+        self.last_activity = now.checked_sub(age).unwrap_or(now);
+        if age >= timers.idle_after {
+            self.idle_sent = true;
+            self.quiet_sent = true;
+        } else if age >= timers.quiet_after && self.quiet_pending() {
+            self.quiet_sent = true;
+        }
+    }
+
+    fn quiet_pending(&self) -> bool {
+        self.last_kind == Some(EventKind::Text) && self.normalizer.status() == Status::Working
+    }
+
+    /// The next moment a timer may fire.
+    pub fn next_deadline(&self, timers: &Timers) -> Option<Instant> {
+        if self.lines_seen == 0 || !self.warmed {
+            return None;
+        }
+        let quiet = (!self.quiet_sent && self.quiet_pending())
+            .then(|| self.last_activity + timers.quiet_after);
+        let idle = (!self.idle_sent).then(|| self.last_activity + timers.idle_after);
+        quiet.into_iter().chain(idle).min()
+    }
+
+    /// A `status` event if a timer is due: `waiting_for_input` after a text-only turn went
+    /// quiet, `idle` after a long time without records. At most one of each per quiet spell.
+    pub fn due_status(&mut self, now: Instant, wall: SystemTime, timers: &Timers) -> Option<Event> {
+        if self.lines_seen == 0 || !self.warmed {
+            return None;
+        }
+        let quiet_for = now.saturating_duration_since(self.last_activity);
+        let status = if !self.idle_sent && quiet_for >= timers.idle_after {
+            self.idle_sent = true;
+            self.quiet_sent = true;
+            Status::Idle
+        } else if !self.quiet_sent && self.quiet_pending() && quiet_for >= timers.quiet_after {
+            self.quiet_sent = true;
+            Status::WaitingForInput
+        } else {
+            return None;
+        };
+        let mut event = Event::new(EventKind::Status, self.last_line());
+        event.session = self.normalizer.session().map(str::to_owned);
+        event.sidechain = self.info.kind == TranscriptKind::Subagent;
+        event.ts = Some(humantime::format_rfc3339_millis(wall).to_string());
+        event.context_used = self.normalizer.context_used();
+        event.context_limit = self.normalizer.context_limit();
+        event.status = status;
+        tag(&mut event, &self.info);
+        Some(event)
+    }
+
+    fn reset(&mut self) {
+        self.offset = 0;
+        self.silent_until = 0;
+        self.warmed = true;
+        self.splitter.reset();
+        self.normalizer = Normalizer::new(self.config.clone());
+        self.fingerprint = None;
+        self.last_kind = None;
+        self.idle_sent = false;
+        self.quiet_sent = false;
+    }
+
+    /// The first line (at most [`FINGERPRINT_BYTES`]), once it is complete or that long.
+    fn take_fingerprint(&mut self) -> io::Result<()> {
+        let Some(file) = self.file.as_ref() else {
+            return Ok(());
+        };
+        let mut head = vec![0u8; FINGERPRINT_BYTES];
+        let read = read_at_most(file, &mut head)?;
+        head.truncate(read);
+        if let Some(newline) = head.iter().position(|&byte| byte == b'\n') {
+            head.truncate(newline + 1);
+            self.fingerprint = Some(head);
+        } else if read == FINGERPRINT_BYTES {
+            self.fingerprint = Some(head);
+        }
+        Ok(())
+    }
+
+    fn fingerprint_matches(&self) -> io::Result<bool> {
+        let (Some(fingerprint), Some(file)) = (self.fingerprint.as_ref(), self.file.as_ref())
+        else {
+            return Ok(true);
+        };
+        let mut head = vec![0u8; fingerprint.len()];
+        let read = read_at_most(file, &mut head)?;
+        Ok(read == fingerprint.len() && head == *fingerprint)
+    }
+}
+
+/// Fill `buf` from the file's start as far as the file goes.
+fn read_at_most(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(filled)
+}
+
+fn not_found_is_gone(err: io::Error) -> FileError {
+    if err.kind() == io::ErrorKind::NotFound {
+        FileError::Gone
+    } else {
+        FileError::Unreadable(err)
+    }
+}
+
+/// The two status timers.
+#[derive(Debug, Clone, Copy)]
+pub struct Timers {
+    /// No records for this long → `idle` (default 5 minutes).
+    pub idle_after: Duration,
+    /// A text-only turn without a turn-end marker quiet for this long → `waiting_for_input`
+    /// (default 5 seconds).
+    pub quiet_after: Duration,
+}
+
+impl Default for Timers {
+    fn default() -> Timers {
+        Timers {
+            idle_after: Duration::from_secs(300),
+            quiet_after: Duration::from_secs(5),
+        }
+    }
+}
