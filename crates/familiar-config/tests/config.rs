@@ -1,0 +1,201 @@
+//! The config file: every key parsed, flags merged over it, and golden error texts for files
+//! that must not load (each with its line, column and a caret under the culprit).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use familiar_config::{Config, ConfigError, Overrides, Settings, Source, load_from, parse};
+use familiar_model::EventKind;
+
+const FULL: &str = r#"
+scripts = ["mine.rhai", "/abs/other.rhai"]
+context_limit = 1000000
+allow_run = true
+poll = true
+idle_timeout = "90s"
+
+[notifications]
+enabled = true
+bell_fallback = true
+events = { success = false, error = true, compact_boundary = false }
+
+[run]
+timeout = "5s"
+"#;
+
+#[test]
+fn every_key_is_read_and_relative_scripts_sit_beside_the_file() {
+    let config = parse(FULL, Path::new("/home/u/.config/familiar/config.toml")).expect("parses");
+    assert_eq!(
+        config.scripts,
+        vec![
+            PathBuf::from("/home/u/.config/familiar/mine.rhai"),
+            PathBuf::from("/abs/other.rhai")
+        ]
+    );
+    assert_eq!(config.context_limit, Some(1_000_000));
+    assert!(config.allow_run && config.poll);
+    assert_eq!(config.idle_timeout, Some(Duration::from_secs(90)));
+    assert!(config.notifications.bell_fallback);
+    assert_eq!(config.run.timeout, Duration::from_secs(5));
+
+    let settings = config.merge(&Overrides::default());
+    assert_eq!(
+        settings.muted_events,
+        BTreeSet::from([EventKind::CompactBoundary, EventKind::Success])
+    );
+}
+
+#[test]
+fn an_empty_file_is_the_defaults() {
+    let config = parse("", Path::new("config.toml")).expect("parses");
+    assert_eq!(config, Config::default());
+    let settings = config.merge(&Overrides::default());
+    assert_eq!(settings, Settings::default());
+    assert!(settings.notifications && !settings.allow_run && !settings.poll);
+}
+
+#[test]
+fn flags_override_the_file_and_scripts_add_up() {
+    let config = parse(FULL, Path::new("/c/config.toml")).expect("parses");
+    let flags = Overrides {
+        scripts: vec![PathBuf::from("extra.rhai")],
+        context_limit: Some(200_000),
+        allow_run: Some(false),
+        poll: None,
+        notifications: Some(false),
+        idle_timeout: Some(Duration::from_secs(10)),
+    };
+    let settings = config.merge(&flags);
+    assert_eq!(
+        settings.scripts,
+        vec![
+            PathBuf::from("/c/mine.rhai"),
+            PathBuf::from("/abs/other.rhai"),
+            PathBuf::from("extra.rhai")
+        ]
+    );
+    assert_eq!(settings.context_limit, Some(200_000));
+    assert!(!settings.allow_run);
+    assert!(
+        settings.poll,
+        "not given on the command line: the file's value"
+    );
+    assert!(!settings.notifications);
+    assert_eq!(settings.idle_timeout, Some(Duration::from_secs(10)));
+}
+
+#[test]
+fn settings_render_for_doctor() {
+    let settings = parse(FULL, Path::new("/c/config.toml"))
+        .expect("parses")
+        .merge(&Overrides::default());
+    assert_eq!(
+        settings.to_string(),
+        r#"scripts = ["/c/mine.rhai", "/abs/other.rhai"]
+context_limit = 1000000
+allow_run = true
+poll = true
+idle_timeout = "1m 30s"
+notifications.enabled = true
+notifications.bell_fallback = true
+notifications muted for = [compact_boundary, success]
+run.timeout = "5s""#
+    );
+}
+
+fn error_text(text: &str) -> String {
+    match parse(text, Path::new("/c/config.toml")) {
+        Ok(config) => panic!("should not parse: {config:?}"),
+        Err(err) => err.to_string(),
+    }
+}
+
+#[test]
+fn golden_wrong_type() {
+    assert_eq!(
+        error_text("poll = false\nallow_run = \"yes\"\n"),
+        r#"invalid config file /c/config.toml:2:13: invalid type: string "yes", expected a boolean
+  |
+2 | allow_run = "yes"
+  |             ^^^^^"#
+    );
+}
+
+#[test]
+fn golden_unknown_key() {
+    assert_eq!(
+        error_text("alow_run = true\n"),
+        r#"invalid config file /c/config.toml:1:1: unknown field `alow_run`, expected one of `scripts`, `context_limit`, `allow_run`, `poll`, `idle_timeout`, `notifications`, `run`
+  |
+1 | alow_run = true
+  | ^^^^^^^^"#
+    );
+}
+
+#[test]
+fn golden_unknown_event_kind() {
+    assert_eq!(
+        error_text("[notifications]\nevents = { sucess = false }\n"),
+        r#"invalid config file /c/config.toml:2:12: unknown variant `sucess`, expected one of `session_start`, `prompt`, `thinking`, `text`, `reading`, `writing`, `bash`, `tool`, `subagent_start`, `subagent_end`, `error`, `compact_boundary`, `success`, `summary`, `status`
+  |
+2 | events = { sucess = false }
+  |            ^^^^^^"#
+    );
+}
+
+#[test]
+fn golden_bad_duration() {
+    assert_eq!(
+        error_text("[run]\ntimeout = \"5 parsecs\"\n"),
+        r#"invalid config file /c/config.toml:2:11: invalid duration "5 parsecs" (unknown time unit "parsecs", supported units: ns, us/µs, ms, sec, min, hours, days, weeks, months, years (and few variations)); write e.g. "30s" or "5m"
+  |
+2 | timeout = "5 parsecs"
+  |           ^^^^^^^^^^^"#
+    );
+}
+
+#[test]
+fn golden_syntax_error() {
+    assert_eq!(
+        error_text("scripts = [\"a.rhai\"\npoll = true\n"),
+        r#"invalid config file /c/config.toml:2:1: missing comma between array elements, expected `,`
+  |
+2 | poll = true
+  | ^"#
+    );
+}
+
+#[test]
+fn missing_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let absent = dir.path().join("config.toml");
+    let loaded = load_from(Source::Default(absent.clone())).expect("defaults");
+    assert!(!loaded.found);
+    assert_eq!(loaded.config, Config::default());
+
+    let err = load_from(Source::Env(absent.clone())).expect_err("named file must exist");
+    assert!(matches!(err, ConfigError::MissingNamed { .. }));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "config file {} (named by FAMILIAR_CONFIG) does not exist",
+            absent.display()
+        )
+    );
+
+    std::fs::write(&absent, "poll = 1\n").expect("write");
+    let err = load_from(Source::Default(absent.clone())).expect_err("invalid");
+    assert!(
+        matches!(
+            err,
+            ConfigError::Invalid {
+                line: 1,
+                column: 8,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
