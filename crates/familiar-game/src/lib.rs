@@ -1,0 +1,209 @@
+//! The Familiar window: a Bevy scene where the coding agent is a pixel-art familiar.
+//!
+//! This is the only crate of the workspace that depends on Bevy. The pipeline (tailer,
+//! normalizer, scripts) runs on its own threads and sends [`GameFeed`] items over a
+//! crossbeam channel; [`run_game`] opens the window and blocks until it closes. Inside:
+//! - `logic` holds the game state as ECS components and systems (state machine, mana, XP,
+//!   companions, marks), tested headless with `MinimalPlugins`;
+//! - `anim` is the animation state machine as plain data;
+//! - `view` draws that state (sprites, text, UI) and handles keys;
+//! - `art` draws the pixel art procedurally (the `gen-sprites` binary writes it to `assets/`),
+//!   and `assets` embeds those PNGs into the binary;
+//! - `window_memory` remembers the window's size and position between runs.
+
+pub mod anim;
+pub mod art;
+mod assets;
+pub mod logic;
+mod view;
+mod window_memory;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bevy::app::AppExit;
+use bevy::prelude::*;
+use bevy::window::{ExitCondition, WindowPlugin, WindowPosition, WindowResolution};
+use bevy::winit::{WinitPlugin, WinitSettings};
+use crossbeam_channel::Receiver;
+use familiar_model::{Action, Event, ReplayControl};
+
+pub use logic::GameLogicPlugin;
+pub use view::{Layout, layout};
+pub use window_memory::{WindowMemory, default_window_memory_path};
+
+/// What the pipeline sends the game.
+#[derive(Debug, Clone)]
+pub enum GameFeed {
+    /// A normalized event: session state for the mana bar and status marks, tool targets.
+    Event(Event),
+    /// An action from the scripts: animations, speech, quests, XP, companions, log lines.
+    Action(Action),
+    /// A human label for a session's familiar (e.g. `project · 3f2a`), optional.
+    SessionLabel { session: String, label: String },
+}
+
+/// Take a screenshot from inside the game after some frames, save it, and quit.
+#[derive(Debug, Clone)]
+pub struct ScreenshotOptions {
+    pub path: PathBuf,
+    /// Frames to run before the capture (the familiar needs a few to settle).
+    pub after_frames: u32,
+}
+
+/// How the window runs.
+#[derive(Debug, Clone)]
+pub struct GameOptions {
+    /// Replay pause/speed, driven by space and `+`/`-` (absent for live sessions).
+    pub replay: Option<ReplayControl>,
+    pub screenshot: Option<ScreenshotOptions>,
+    /// Always draw at full rate instead of only while something moves. Needed under Xvfb,
+    /// where no window manager ever focuses the window.
+    pub continuous: bool,
+    /// Where the window's size and position are remembered; `None` remembers nothing.
+    pub window_memory: Option<PathBuf>,
+    pub title: String,
+    /// Familiars on screen at once (one per session).
+    pub max_familiars: usize,
+}
+
+impl Default for GameOptions {
+    fn default() -> GameOptions {
+        GameOptions {
+            replay: None,
+            screenshot: None,
+            continuous: false,
+            window_memory: default_window_memory_path(),
+            title: "Familiar".to_string(),
+            max_familiars: 4,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    #[error("no display: {0}")]
+    NoDisplay(String),
+    #[error("the game window stopped with an error (code {0})")]
+    Failed(u8),
+}
+
+/// Whether a window can open here. Familiar's Bevy build speaks X11 only (Wayland desktops
+/// provide it through XWayland, which sets `DISPLAY`).
+pub fn display_available() -> Result<(), GameError> {
+    display_available_in(|k| std::env::var_os(k))
+}
+
+fn display_available_in(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<(), GameError> {
+    let set = |k: &str| var(k).is_some_and(|v| !v.is_empty());
+    if set("DISPLAY") {
+        Ok(())
+    } else if set("WAYLAND_DISPLAY") {
+        Err(GameError::NoDisplay(
+            "WAYLAND_DISPLAY is set but DISPLAY is not; the game window needs X11 (XWayland)"
+                .to_string(),
+        ))
+    } else {
+        Err(GameError::NoDisplay(
+            "neither DISPLAY nor WAYLAND_DISPLAY is set".to_string(),
+        ))
+    }
+}
+
+/// Everything the window adds on top of Bevy's default plugins: logic, view, keys, low-power
+/// scheduling, window memory and the optional screenshot.
+pub struct GamePlugin {
+    pub feed: Option<Receiver<GameFeed>>,
+    pub options: GameOptions,
+}
+
+impl Plugin for GamePlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(logic::GameConfig {
+            max_familiars: self.options.max_familiars.max(1),
+            ..logic::GameConfig::default()
+        })
+        .add_plugins(GameLogicPlugin)
+        .add_plugins(view::ViewPlugin {
+            options: self.options.clone(),
+        })
+        .add_plugins(window_memory::WindowMemoryPlugin {
+            path: self.options.window_memory.clone(),
+        });
+        if let Some(feed) = &self.feed {
+            view::add_feed_bridge(app, feed.clone());
+        }
+    }
+}
+
+/// Opens the window, plays the feed, and returns when the window closes (or `q`).
+pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), GameError> {
+    display_available()?;
+    let memory = options
+        .window_memory
+        .as_deref()
+        .and_then(window_memory::load);
+    let mut window = Window {
+        title: options.title.clone(),
+        resolution: WindowResolution::new(480, 320),
+        ..default()
+    };
+    if let Some(m) = &memory {
+        window.resolution = WindowResolution::new(m.width.max(160), m.height.max(120));
+        if let (Some(x), Some(y)) = (m.x, m.y) {
+            window.position = WindowPosition::At(IVec2::new(x, y));
+        }
+    }
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(window),
+                exit_condition: ExitCondition::OnPrimaryClosed,
+                close_when_requested: true,
+                ..default()
+            })
+            // Tests run the window on a test thread; the binary on its main thread.
+            .set(WinitPlugin {
+                run_on_any_thread: true,
+            })
+            .set(ImagePlugin::default_nearest())
+            // The binary installs its own tracing subscriber.
+            .disable::<bevy::log::LogPlugin>(),
+    )
+    .insert_resource(ClearColor(Color::srgb_u8(18, 14, 38)))
+    .insert_resource(if options.continuous {
+        WinitSettings::game()
+    } else {
+        view::idle_settings(Duration::from_millis(500))
+    })
+    .add_plugins(GamePlugin {
+        feed: Some(feed),
+        options,
+    });
+    match app.run() {
+        AppExit::Success => Ok(()),
+        AppExit::Error(code) => Err(GameError::Failed(code.get())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_detection() {
+        let none = |_: &str| None;
+        assert!(matches!(
+            display_available_in(none),
+            Err(GameError::NoDisplay(_))
+        ));
+        let x11 = |k: &str| (k == "DISPLAY").then(|| ":0".into());
+        assert!(display_available_in(x11).is_ok());
+        let wayland_only = |k: &str| (k == "WAYLAND_DISPLAY").then(|| "wayland-0".into());
+        let err = display_available_in(wayland_only).map_err(|e| e.to_string());
+        assert!(err.is_err_and(|e| e.contains("XWayland")));
+        let empty = |k: &str| (k == "DISPLAY").then(|| "".into());
+        assert!(display_available_in(empty).is_err());
+    }
+}

@@ -1,0 +1,181 @@
+//! Remembers the window's size and position between runs, in a small JSON file under the
+//! user's config directory (never under `~/.claude`). `run_game` reads it before opening the
+//! window; [`WindowMemoryPlugin`] writes it a moment after the user moves or resizes the
+//! window. Failing to write is a logged warning: the game goes on.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::window::{PrimaryWindow, WindowMoved, WindowResized};
+use serde::{Deserialize, Serialize};
+
+/// The remembered geometry (logical size, physical position).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowMemory {
+    pub width: u32,
+    pub height: u32,
+    pub x: Option<i32>,
+    pub y: Option<i32>,
+}
+
+/// `<config dir>/familiar/window.json` (e.g. `~/.config/familiar/window.json` on Linux).
+pub fn default_window_memory_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "familiar")
+        .map(|dirs| dirs.config_dir().join("window.json"))
+}
+
+/// Reads the remembered geometry; a missing or broken file means none.
+pub fn load(path: &Path) -> Option<WindowMemory> {
+    let text = std::fs::read_to_string(path).ok()?;
+    match serde_json::from_str(&text) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            tracing::warn!(path = %path.display(), "ignoring unreadable window memory: {e}");
+            None
+        }
+    }
+}
+
+/// Writes the geometry; errors are returned for the caller to log.
+pub fn save(path: &Path, memory: &WindowMemory) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let text = serde_json::to_string_pretty(memory).map_err(std::io::Error::other)?;
+    // Write beside, then rename, so a crash never leaves half a file.
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+pub struct WindowMemoryPlugin {
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Resource)]
+struct MemoryState {
+    path: PathBuf,
+    /// Time of the last change not yet saved.
+    dirty_since: Option<Duration>,
+    last_saved: Option<WindowMemory>,
+}
+
+impl Plugin for WindowMemoryPlugin {
+    fn build(&self, app: &mut App) {
+        if let Some(path) = &self.path {
+            app.insert_resource(MemoryState {
+                path: path.clone(),
+                dirty_since: None,
+                last_saved: load(path),
+            })
+            .add_systems(Update, remember_window);
+        }
+    }
+}
+
+fn current(window: &Window) -> WindowMemory {
+    let (x, y) = match window.position {
+        WindowPosition::At(p) => (Some(p.x), Some(p.y)),
+        _ => (None, None),
+    };
+    WindowMemory {
+        width: window.resolution.width().round().max(1.0) as u32,
+        height: window.resolution.height().round().max(1.0) as u32,
+        x,
+        y,
+    }
+}
+
+fn remember_window(
+    time: Res<Time<Real>>,
+    mut moved: MessageReader<WindowMoved>,
+    mut resized: MessageReader<WindowResized>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut state: ResMut<MemoryState>,
+) {
+    let changed = moved.read().count() + resized.read().count() > 0;
+    let now = time.elapsed();
+    if changed {
+        state.dirty_since = Some(now);
+    }
+    // Save half a second after the last change: a drag sends many moves.
+    let Some(since) = state.dirty_since else {
+        return;
+    };
+    if now.saturating_sub(since) < Duration::from_millis(500) {
+        return;
+    }
+    state.dirty_since = None;
+    let Ok(window) = window.single() else {
+        return;
+    };
+    let memory = current(window);
+    if state.last_saved == Some(memory) {
+        return;
+    }
+    match save(&state.path, &memory) {
+        Ok(()) => state.last_saved = Some(memory),
+        Err(e) => {
+            tracing::warn!(path = %state.path.display(), "could not remember the window: {e}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_then_load_round_trips() {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string());
+        let Ok(dir) = dir else {
+            panic!("tempdir: {dir:?}");
+        };
+        let path = dir.path().join("nested/window.json");
+        let m = WindowMemory {
+            width: 640,
+            height: 400,
+            x: Some(-20),
+            y: Some(35),
+        };
+        assert!(save(&path, &m).is_ok());
+        assert_eq!(load(&path), Some(m));
+    }
+
+    #[test]
+    fn broken_or_missing_files_mean_no_memory() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("tempdir");
+        };
+        let path = dir.path().join("window.json");
+        assert_eq!(load(&path), None);
+        assert!(std::fs::write(&path, "{not json").is_ok());
+        assert_eq!(load(&path), None);
+    }
+
+    #[test]
+    fn an_unwritable_place_is_an_error_not_a_panic() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("tempdir");
+        };
+        // A file where the directory should be.
+        let blocker = dir.path().join("blocker");
+        assert!(std::fs::write(&blocker, "x").is_ok());
+        let m = WindowMemory {
+            width: 1,
+            height: 1,
+            x: None,
+            y: None,
+        };
+        assert!(save(&blocker.join("window.json"), &m).is_err());
+    }
+
+    #[test]
+    fn the_default_path_is_not_under_dot_claude() {
+        if let Some(p) = default_window_memory_path() {
+            assert!(!p.components().any(|c| c.as_os_str() == ".claude"));
+            assert!(p.ends_with("window.json"));
+        }
+    }
+}
