@@ -29,7 +29,7 @@ use crossbeam_channel::Receiver;
 use familiar_model::{Action, Event, ReplayControl};
 
 pub use logic::GameLogicPlugin;
-pub use view::{Layout, layout};
+pub use view::{BAR_EMPTY, Layout, band_color, layout};
 pub use window_memory::{WindowMemory, default_window_memory_path};
 
 /// What the pipeline sends the game.
@@ -39,7 +39,8 @@ pub enum GameFeed {
     Event(Event),
     /// An action from the scripts: animations, speech, quests, XP, companions, log lines.
     Action(Action),
-    /// A human label for a session's familiar (e.g. `project · 3f2a`), optional.
+    /// A human label for a session's familiar (e.g. `familiar:3f2a1b`), optional.
+    /// Bevy's built-in font covers ASCII only, so keep labels ASCII.
     SessionLabel { session: String, label: String },
 }
 

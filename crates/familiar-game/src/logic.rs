@@ -338,8 +338,9 @@ fn trimmed(text: &str, max: usize) -> String {
     if flat.chars().count() <= max {
         flat
     } else {
-        let mut s: String = flat.chars().take(max.saturating_sub(1)).collect();
-        s.push('…');
+        // ASCII dots: Bevy's built-in font is an ASCII subset.
+        let mut s: String = flat.chars().take(max.saturating_sub(3)).collect();
+        s.push_str("...");
         s
     }
 }
@@ -637,9 +638,9 @@ fn apply_action(world: &mut World, act: &Action, now: f32) {
         ActionKind::Emit { name, data } => {
             let body = serde_json::to_string(data).unwrap_or_default();
             let line = if data.is_empty() {
-                format!("✦ {}", trimmed(name, 30))
+                format!("* {}", trimmed(name, 30))
             } else {
-                format!("✦ {} {}", trimmed(name, 30), trimmed(&body, 60))
+                format!("* {} {}", trimmed(name, 30), trimmed(&body, 60))
             };
             world.resource_mut::<LogStrip>().push(line, log_cap);
         }

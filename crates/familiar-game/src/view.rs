@@ -15,6 +15,7 @@ use bevy::winit::{EventLoopProxyWrapper, UpdateMode, WinitSettings, WinitUserEve
 use crossbeam_channel::{Receiver, Sender};
 use familiar_model::ReplayControl;
 
+use crate::anim::Anim;
 use crate::art::{self, COMPANION_SHEET, ICONS, SHEET};
 use crate::assets;
 use crate::logic::{
@@ -176,6 +177,9 @@ struct HudRoot;
 
 #[derive(Component)]
 struct Background;
+
+#[derive(Component)]
+struct CompanionLabel;
 
 #[derive(Component)]
 struct QuestBanner;
@@ -409,6 +413,11 @@ fn attach_familiars(
                 text_font(11.0),
                 TextColor(rgb([235, 228, 255])),
                 TextShadow::default(),
+                // Fixed height, so the bars sit where `Layout::mana_bar_rect` says.
+                Node {
+                    height: px(14),
+                    ..default()
+                },
             ))
             .id();
         let mana_fill = commands
@@ -569,6 +578,7 @@ fn attach_companions(
             },
         );
         sprite.color = companion_tint(&c.kind);
+        // Sized through `custom_size`, not the transform, so the kind label keeps its size.
         commands
             .entity(e)
             .insert((sprite, Transform::default(), Visibility::default()))
@@ -578,6 +588,7 @@ fn attach_companions(
                 TextColor(rgb([220, 225, 255])),
                 Anchor::TOP_CENTER,
                 Transform::from_xyz(0.0, -12.0, 1.0),
+                CompanionLabel,
             ));
     }
 }
@@ -806,11 +817,19 @@ fn orbit_stars(
     }
 }
 
+#[allow(clippy::type_complexity)]
 fn draw_companions(
     window: Query<&Window, With<PrimaryWindow>>,
     all: Query<(Entity, &Familiar)>,
     owners: Query<&Transform, (With<Familiar>, Without<Companion>)>,
-    mut companions: Query<(&Companion, &mut Sprite, &mut Transform), Without<Familiar>>,
+    mut companions: Query<
+        (&Companion, &Children, &mut Sprite, &mut Transform),
+        (Without<Familiar>, Without<CompanionLabel>),
+    >,
+    mut labels: Query<
+        &mut Transform,
+        (With<CompanionLabel>, Without<Companion>, Without<Familiar>),
+    >,
 ) {
     let size = window_size(&window);
     let (_, l) = row(&all, size);
@@ -820,7 +839,7 @@ fn draw_companions(
         .map(|(c, ..)| (c.owner, c.order))
         .collect();
     by_owner.sort_by_key(|(_, order)| *order);
-    for (c, mut sprite, mut t) in &mut companions {
+    for (c, children, mut sprite, mut t) in &mut companions {
         let Ok(owner) = owners.get(c.owner) else {
             continue;
         };
@@ -834,7 +853,12 @@ fn draw_companions(
         let x = owner.translation.x + side * (26.0 + step * 16.0) * l.scale;
         let y = l.ground_y + 10.0 * l.scale;
         t.translation = Vec3::new(x, y, 3.0 + rank as f32 * 0.1);
-        t.scale = Vec3::splat(l.scale);
+        sprite.custom_size = Some(Vec2::splat(COMPANION_SHEET.frame as f32 * l.scale));
+        for child in children.iter() {
+            if let Ok(mut lt) = labels.get_mut(child) {
+                lt.translation = Vec3::new(0.0, -9.0 * l.scale, 1.0);
+            }
+        }
         let (row_i, frame) = if let Some(left) = c.leaving {
             let f = ((1.0 - left / COMPANION_LEAVE_SECS) * 3.99).clamp(0.0, 3.0) as usize;
             (2, f)
@@ -1020,6 +1044,7 @@ struct ShotState {
 fn screenshot(
     mut commands: Commands,
     options: Res<Options>,
+    familiars: Query<&Animation>,
     mut state: Local<ShotState>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -1027,7 +1052,11 @@ fn screenshot(
         return;
     };
     let started = *state.started.get_or_insert_with(std::time::Instant::now);
-    state.frames += 1;
+    // Count frames once a familiar is on stage and past its entrance (a puff of smoke).
+    let on_stage = !familiars.is_empty() && familiars.iter().all(|a| a.0.current() != Anim::Enter);
+    if on_stage {
+        state.frames += 1;
+    }
     if !state.requested && state.frames >= shot.after_frames {
         state.requested = true;
         let path = shot.path.clone();

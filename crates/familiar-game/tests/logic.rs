@@ -480,7 +480,7 @@ fn say_quest_emit_and_log() {
         .and_then(|q| q.0.clone())
         .unwrap_or_default();
     assert_eq!(quest.chars().count(), 90, "trimmed: {quest}");
-    assert!(quest.ends_with('…'));
+    assert!(quest.ends_with("..."));
     let log = app.world().resource::<LogStrip>().lines.clone();
     assert_eq!(log.len(), 2);
     assert!(
@@ -548,7 +548,7 @@ fn several_sessions_get_their_own_familiars_up_to_the_limit() {
         &mut app,
         GameFeed::SessionLabel {
             session: "s3".into(),
-            label: "familiar · s3".into(),
+            label: "familiar:s3".into(),
         },
     );
     // s1 is the least recently active: the fifth session takes its place.
@@ -572,7 +572,7 @@ fn several_sessions_get_their_own_familiars_up_to_the_limit() {
         all,
         vec![
             ("s2".into(), 1, "s2".into()),
-            ("s3".into(), 2, "familiar · s3".into()),
+            ("s3".into(), 2, "familiar:s3".into()),
             ("s4".into(), 3, "s4".into()),
             ("s5".into(), 0, "s5".into()),
         ]

@@ -1,0 +1,217 @@
+//! The real window: opens the game under X11 (Xvfb with Mesa's llvmpipe in CI), feeds it a
+//! known sequence, takes a screenshot from inside Bevy and checks pixels: the mana bar's colour
+//! and fill at 50,000 of 200,000 tokens used, the familiar drawn where the layout puts it, the
+//! quest banner. The PNG stays at `<target dir>/screenshots/game.png` for a person to look at.
+//!
+//! Needs a display. With `DISPLAY` unset the test starts its own `Xvfb` (Debian package
+//! `xvfb`), so `cargo test` never passes without rendering; `xvfb-run -a cargo test` works too.
+//! Mesa's Vulkan driver (`mesa-vulkan-drivers`, `libvulkan1`) must be installed.
+//! This file holds a single test: winit allows one event loop per process.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bevy::math::Vec2;
+use familiar_game::logic::ManaBand;
+use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, band_color, layout, run_game};
+use familiar_model::{Action, ActionKind, Event, EventKind, Status};
+
+/// An Xvfb started by the test, stopped when dropped.
+struct Xvfb(Child);
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn ensure_display() -> Option<Xvfb> {
+    if std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty()) {
+        return None;
+    }
+    let n = (90..400)
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        })
+        .unwrap_or_else(|| panic!("no free X display number"));
+    let child = Command::new("Xvfb")
+        .args([
+            &format!(":{n}"),
+            "-screen",
+            "0",
+            "1024x768x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "DISPLAY is not set and Xvfb could not start ({e}): install the `xvfb` package \
+                 or run the tests under `xvfb-run -a`"
+            )
+        });
+    let server = Xvfb(child);
+    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !socket.exists() {
+        assert!(Instant::now() < deadline, "Xvfb :{n} never came up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: this test binary has a single test and sets the variable before any thread of
+    // its own reads the environment.
+    unsafe { std::env::set_var("DISPLAY", format!(":{n}")) };
+    Some(server)
+}
+
+fn event(kind: EventKind) -> Event {
+    let mut ev = Event::new(kind, 1);
+    ev.session = Some("demo".to_string());
+    ev.context_used = Some(50_000);
+    ev.context_limit = 200_000;
+    ev.status = Status::Working;
+    ev
+}
+
+fn action(kind: ActionKind) -> GameFeed {
+    GameFeed::Action(Action {
+        kind,
+        script: "default.rhai".to_string(),
+        session: Some("demo".to_string()),
+        agent: None,
+        line: 2,
+        event: EventKind::Reading,
+        context_used: Some(50_000),
+        context_limit: 200_000,
+        status: Status::Working,
+    })
+}
+
+type Px = [u8; 3];
+
+fn close(a: Px, b: Px, tolerance: i32) -> bool {
+    (0..3).all(|i| (i32::from(a[i]) - i32::from(b[i])).abs() <= tolerance)
+}
+
+#[test]
+fn the_window_shows_the_familiar_and_its_mana() {
+    let _xvfb = ensure_display();
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("target"));
+    let shot = target.join("screenshots/game.png");
+    let _ = std::fs::remove_file(&shot);
+
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let mut reading = event(EventKind::Reading);
+    reading.target = Some("/src/familiar/src/main.rs".to_string());
+    let mut data = serde_json::Map::new();
+    data.insert("branch".into(), serde_json::Value::String("main".into()));
+    let feed = vec![
+        GameFeed::Event(event(EventKind::SessionStart)),
+        GameFeed::SessionLabel {
+            session: "demo".into(),
+            label: "familiar:demo".into(),
+        },
+        action(ActionKind::Quest {
+            text: "Make the flaky test pass".into(),
+        }),
+        action(ActionKind::Say {
+            text: "Let me read the test first.".into(),
+        }),
+        GameFeed::Event(reading),
+        action(ActionKind::Animate {
+            name: "cast".into(),
+        }),
+        action(ActionKind::Xp { amount: 40 }),
+        action(ActionKind::CompanionSpawn {
+            id: "toolu_1".into(),
+            kind: "Explore".into(),
+        }),
+        action(ActionKind::Emit {
+            name: "git_push".into(),
+            data,
+        }),
+        action(ActionKind::Log {
+            text: "default.rhai loaded".into(),
+        }),
+    ];
+    for item in feed {
+        assert!(tx.send(item).is_ok());
+    }
+    let options = GameOptions {
+        continuous: true,
+        window_memory: None,
+        screenshot: Some(ScreenshotOptions {
+            path: shot.clone(),
+            after_frames: 30,
+        }),
+        ..GameOptions::default()
+    };
+    let result = run_game(rx, options);
+    assert!(result.is_ok(), "game failed: {result:?}");
+    drop(tx);
+
+    let img = image::open(&shot)
+        .unwrap_or_else(|e| panic!("{}: {e}", shot.display()))
+        .to_rgb8();
+    assert_eq!((img.width(), img.height()), (480, 320), "window size");
+    let px = |x: f32, y: f32| -> Px { img.get_pixel(x as u32, y as u32).0 };
+
+    let l = layout(Vec2::new(480.0, 320.0), 1);
+    // The mana bar: 2-pixel border, then 75 % blue (plenty) and 25 % empty.
+    let bar = l.mana_bar_rect(0);
+    let (left, right) = (bar.min.x + 2.0, bar.max.x - 2.0);
+    let y = (bar.min.y + bar.max.y) / 2.0;
+    let at = |f: f32| px(left + (right - left) * f, y);
+    let blue = band_color(ManaBand::Plenty);
+    for f in [0.03, 0.15, 0.25, 0.72] {
+        assert!(
+            close(at(f), blue, 10),
+            "mana at {f}: {:?}, want {blue:?}",
+            at(f)
+        );
+    }
+    for f in [0.79, 0.9, 0.97] {
+        assert!(
+            close(at(f), familiar_game::BAR_EMPTY, 10),
+            "mana at {f}: {:?}, want empty",
+            at(f)
+        );
+    }
+
+    // The familiar: its violet fur inside its sprite rectangle, and nowhere far from it.
+    let violet = [[128, 100, 220], [88, 62, 170], [172, 150, 245]];
+    let is_fur = |p: Px| violet.iter().any(|v| close(p, *v, 8));
+    let sprite = l.sprite_rect(0);
+    let mut inside = 0;
+    let mut outside = 0;
+    for (x, y, p) in img.enumerate_pixels() {
+        if !is_fur(p.0) {
+            continue;
+        }
+        let (x, y) = (x as f32, y as f32);
+        if x >= sprite.min.x && x < sprite.max.x && y >= sprite.min.y && y < sprite.max.y {
+            inside += 1;
+        } else if x < 100.0 || x > 380.0 {
+            outside += 1;
+        }
+    }
+    assert!(
+        inside > 1500,
+        "familiar fur pixels in its rectangle: {inside}"
+    );
+    assert_eq!(outside, 0, "fur far from the familiar");
+
+    // The quest banner's parchment at the top.
+    let parchment = img
+        .enumerate_pixels()
+        .filter(|(_, y, p)| *y < 40 && close(p.0, [246, 226, 176], 4))
+        .count();
+    assert!(parchment > 500, "quest banner pixels: {parchment}");
+}
