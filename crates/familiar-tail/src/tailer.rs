@@ -117,6 +117,9 @@ pub enum TailMessage {
     Reset { path: PathBuf, reason: ResetReason },
     /// The file was deleted.
     Removed { path: PathBuf },
+    /// Sent once, when every file that existed at start has been read (warm-up done): the
+    /// `Followed` messages before it describe the sessions found at start.
+    CaughtUp,
     /// A path that cannot be followed (permission denied, not a regular file, a dangling
     /// symlink, a watch that failed). Reported once, then skipped; retried when it changes.
     Problem { path: PathBuf, error: String },
@@ -272,7 +275,9 @@ impl Drop for TailerHandle {
     }
 }
 
-/// Start following: spawns the tailer thread (named `familiar-tail`).
+/// Start following: spawns the tailer thread (named `familiar-tail`) and returns once its
+/// watches are in place and the existing files are listed, so anything written after this
+/// returns is seen as new (emitted even in live mode). The warm-up reads happen afterwards.
 pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let (sender, receiver) = crossbeam_channel::bounded(config.channel_capacity.max(1));
     let (wake_tx, wake_rx) = crossbeam_channel::bounded(1);
@@ -314,14 +319,19 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         stop: Arc::clone(&stopper.stop),
         full: false,
         paused: false,
+        catching_up: true,
         next_timer: None,
         next_housekeeping: now + HOUSEKEEPING,
         next_poll: now,
         config,
     };
+    let (ready_tx, ready_rx) = crossbeam_channel::bounded(1);
     let thread = std::thread::Builder::new()
         .name("familiar-tail".to_owned())
-        .spawn(move || tailer.run())?;
+        .spawn(move || tailer.run(ready_tx))?;
+    // Wait for the watches and the list of existing files: whatever is written from now on
+    // counts as new. (An error means the thread ended early; the handle reports it finished.)
+    let _ = ready_rx.recv();
     Ok(TailerHandle {
         receiver,
         stopper,
@@ -393,13 +403,14 @@ struct Tailer {
     stop: Arc<AtomicBool>,
     full: bool,
     paused: bool,
+    catching_up: bool,
     next_timer: Option<Instant>,
     next_housekeeping: Instant,
     next_poll: Instant,
 }
 
 impl Tailer {
-    fn run(mut self) {
+    fn run(mut self, ready: Sender<()>) {
         let roots = self.matcher.roots();
         self.roots = roots
             .into_iter()
@@ -409,6 +420,8 @@ impl Tailer {
             })
             .collect();
         self.activate_roots(Found::AtStart);
+        let _ = ready.send(());
+        drop(ready);
         loop {
             if self.stop.load(Ordering::SeqCst) {
                 break;
@@ -427,6 +440,10 @@ impl Tailer {
                 let busy: Vec<PathBuf> = self.busy.drain().collect();
                 for path in busy {
                     self.poll_file(&path);
+                }
+                if self.catching_up && self.busy.is_empty() {
+                    self.catching_up = false;
+                    self.outbox.push_back(TailMessage::CaughtUp);
                 }
                 if let WatchMode::Poll { interval } = self.config.mode
                     && now >= self.next_poll
@@ -736,7 +753,7 @@ impl Tailer {
             verdict => verdict,
         };
         match verdict {
-            Verdict::Yes => self.follow(info, start),
+            Verdict::Yes => self.follow(info, start, found),
             Verdict::No => {
                 self.rejected.insert(path.to_path_buf());
             }
@@ -747,7 +764,7 @@ impl Tailer {
         }
     }
 
-    fn follow(&mut self, info: TranscriptInfo, start: Start) {
+    fn follow(&mut self, info: TranscriptInfo, start: Start, found: Found) {
         let path = info.path.clone();
         tracing::debug!("following {} ({start:?})", path.display());
         let tail = FileTail::new(
@@ -758,7 +775,12 @@ impl Tailer {
         );
         self.files.insert(path.clone(), tail);
         bump(&self.stats.files, 1);
-        self.poll_file(&path);
+        if found == Found::AtStart {
+            // Read in the loop: `spawn` returns as soon as every file is registered.
+            self.busy.insert(path);
+        } else {
+            self.poll_file(&path);
+        }
     }
 
     fn poll_file(&mut self, path: &Path) {
