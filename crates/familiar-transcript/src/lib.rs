@@ -25,7 +25,8 @@ pub use familiar_model::{ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
 pub use metrics::{Metrics, Price, PriceTable, Summary, Tokens};
 pub use normalize::{
-    DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT, Normalizer, NormalizerConfig, think_level,
+    DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT, Normalizer, NormalizerConfig, ParsedLine,
+    parse_line, think_level,
 };
 
 /// Why a line produced no events.
@@ -116,9 +117,112 @@ fn multiline_array(input: &[u8]) -> Option<&[u8]> {
     (first_line.starts_with(b"[") && !first_line.ends_with(b"]")).then_some(trimmed)
 }
 
-/// Stream any reader through `normalizer` in bounded memory: `on_event` gets each event as
-/// its line completes, `on_diagnostic` each skipped or unfinished line. The reader is the
-/// caller's (a file, stdin, a test buffer); this crate opens nothing itself.
+/// Bytes of complete lines gathered before they are parsed as one batch.
+const BATCH_BYTES: usize = 4 << 20;
+/// Below this a batch is parsed on the calling thread alone.
+const PARALLEL_MIN_BYTES: usize = 256 << 10;
+
+/// One item of a batch, in line order.
+enum BatchItem {
+    Line {
+        range: std::ops::Range<usize>,
+        number: u64,
+    },
+    TooLong {
+        len: u64,
+        number: u64,
+    },
+}
+
+/// Complete lines waiting to be parsed, copied out of the read buffer so they can be parsed on
+/// two threads (parsing is stateless; applying them to the session state is not).
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    items: Vec<BatchItem>,
+}
+
+impl Batch {
+    fn flush(
+        &mut self,
+        normalizer: &mut Normalizer,
+        on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
+        on_diagnostic: &mut dyn FnMut(Diagnostic),
+    ) -> std::io::Result<()> {
+        let cap = normalizer.config().max_line_bytes;
+        let bytes = &self.bytes;
+        let parse = |items: &[BatchItem]| -> Vec<Option<Result<ParsedLine<'_>, DiagnosticKind>>> {
+            items
+                .iter()
+                .map(|item| match item {
+                    BatchItem::Line { range, .. } => Some(parse_line(&bytes[range.clone()], cap)),
+                    BatchItem::TooLong { .. } => None,
+                })
+                .collect()
+        };
+        let parsed = if self.bytes.len() >= PARALLEL_MIN_BYTES {
+            // Split where half the bytes are, not half the lines: line sizes vary wildly.
+            let middle = self
+                .items
+                .iter()
+                .position(|item| matches!(item, BatchItem::Line { range, .. } if range.end >= bytes.len() / 2))
+                .unwrap_or(self.items.len() / 2);
+            let (front, back) = self.items.split_at(middle);
+            std::thread::scope(|scope| {
+                let worker = scope.spawn(|| parse(back));
+                let mut parsed = parse(front);
+                match worker.join() {
+                    Ok(rest) => parsed.extend(rest),
+                    // A panic in the parser is a bug; parse the rest here so nothing is lost.
+                    Err(_) => parsed.extend(parse(back)),
+                }
+                parsed
+            })
+        } else {
+            parse(&self.items)
+        };
+        let mut events = Vec::new();
+        for (item, parsed) in self.items.iter().zip(parsed) {
+            let (number, result) = match (item, parsed) {
+                (BatchItem::Line { number, .. }, Some(result)) => (*number, result),
+                (BatchItem::TooLong { number, .. }, _) | (BatchItem::Line { number, .. }, None) => {
+                    let len = match item {
+                        BatchItem::TooLong { len, .. } => *len,
+                        BatchItem::Line { range, .. } => range.len() as u64,
+                    };
+                    normalizer.skipped_line();
+                    on_diagnostic(Diagnostic {
+                        line: *number,
+                        kind: DiagnosticKind::TooLong {
+                            len,
+                            cap: cap as u64,
+                        },
+                    });
+                    continue;
+                }
+            };
+            match result {
+                Ok(parsed) => normalizer.apply(parsed, number, &mut events),
+                Err(kind) => {
+                    normalizer.skipped_line();
+                    on_diagnostic(Diagnostic { line: number, kind });
+                }
+            }
+            for event in events.drain(..) {
+                on_event(event)?;
+            }
+        }
+        self.bytes.clear();
+        self.items.clear();
+        Ok(())
+    }
+}
+
+/// Stream any reader through `normalizer` in bounded memory: `on_event` gets each event in
+/// order, `on_diagnostic` each skipped or unfinished line. The reader is the caller's (a file,
+/// stdin, a test buffer); this crate opens nothing itself. Lines are parsed in batches on two
+/// threads; a batch is also flushed whenever a read comes back short (a pipe with nothing more
+/// yet), so live input is not held back.
 pub fn normalize_read<R: std::io::Read>(
     mut reader: R,
     normalizer: &mut Normalizer,
@@ -128,9 +232,8 @@ pub fn normalize_read<R: std::io::Read>(
     const CHUNK: usize = 1 << 20;
     let mut chunk = vec![0u8; CHUNK];
     let mut splitter = LineSplitter::new(normalizer.config().max_line_bytes);
-    let mut events = Vec::new();
+    let mut batch = Batch::default();
     let mut first_chunk = true;
-    let mut failure: Option<std::io::Error> = None;
     loop {
         let read = match reader.read(&mut chunk) {
             Ok(0) => break,
@@ -147,47 +250,32 @@ pub fn normalize_read<R: std::io::Read>(
                 (&mut reader)
                     .take(cap.saturating_sub(read as u64) + 1)
                     .read_to_end(&mut whole)?;
+                let mut events = Vec::new();
                 let mut diagnostics = Vec::new();
                 feed(normalizer, &whole, &mut events, &mut diagnostics);
                 diagnostics.into_iter().for_each(&mut on_diagnostic);
-                for event in events.drain(..) {
+                for event in events {
                     on_event(event)?;
                 }
                 return Ok(());
             }
         }
-        splitter.push(&chunk[..read], |line| {
-            if failure.is_some() {
-                return;
+        splitter.push(&chunk[..read], |line| match line {
+            Line::Complete { bytes, number } => {
+                let start = batch.bytes.len();
+                batch.bytes.extend_from_slice(bytes);
+                batch.items.push(BatchItem::Line {
+                    range: start..batch.bytes.len(),
+                    number,
+                });
             }
-            match line {
-                Line::Complete { bytes, number } => {
-                    if let Err(diagnostic) = normalizer.push_line(bytes, number, &mut events) {
-                        on_diagnostic(diagnostic);
-                    }
-                }
-                Line::TooLong { len, number } => {
-                    normalizer.skipped_line();
-                    on_diagnostic(Diagnostic {
-                        line: number,
-                        kind: DiagnosticKind::TooLong {
-                            len,
-                            cap: normalizer.config().max_line_bytes as u64,
-                        },
-                    });
-                }
-            }
-            for event in events.drain(..) {
-                if let Err(err) = on_event(event) {
-                    failure = Some(err);
-                    break;
-                }
-            }
+            Line::TooLong { len, number } => batch.items.push(BatchItem::TooLong { len, number }),
         });
-        if let Some(err) = failure.take() {
-            return Err(err);
+        if batch.bytes.len() >= BATCH_BYTES || read < CHUNK {
+            batch.flush(normalizer, &mut on_event, &mut on_diagnostic)?;
         }
     }
+    batch.flush(normalizer, &mut on_event, &mut on_diagnostic)?;
     if let Some(unfinished) = splitter.unfinished()
         && !unfinished
             .bytes

@@ -191,74 +191,27 @@ impl Normalizer {
         line_no: u64,
         out: &mut Vec<Event>,
     ) -> Result<(), Diagnostic> {
-        let result = self.try_push_line(line, line_no, out);
-        if result.is_err() {
-            self.metrics.skipped_lines += 1;
-        }
-        result
-    }
-
-    fn try_push_line(
-        &mut self,
-        line: &[u8],
-        line_no: u64,
-        out: &mut Vec<Event>,
-    ) -> Result<(), Diagnostic> {
-        let diagnostic = |kind| Diagnostic {
-            line: line_no,
-            kind,
-        };
-        if line.len() > self.config.max_line_bytes {
-            return Err(diagnostic(DiagnosticKind::TooLong {
-                len: line.len() as u64,
-                cap: self.config.max_line_bytes as u64,
-            }));
-        }
-        let text = match simdutf8::basic::from_utf8(line) {
-            Ok(text) => text,
-            Err(_) => {
-                let offset = std::str::from_utf8(line)
-                    .err()
-                    .map(|err| err.valid_up_to())
-                    .unwrap_or(0);
-                return Err(diagnostic(DiagnosticKind::InvalidUtf8 { offset }));
-            }
-        };
-        let trimmed = text.trim_start();
-        match trimmed.as_bytes().first() {
-            None => Ok(()),
-            Some(b'[') => {
-                let records: Vec<&RawValue> = serde_json::from_str(trimmed)
-                    .map_err(|err| diagnostic(DiagnosticKind::Malformed(err.to_string())))?;
-                for record in records {
-                    self.push_record_json(record.get(), line_no, out)
-                        .map_err(diagnostic)?;
-                }
+        match parse_line(line, self.config.max_line_bytes) {
+            Ok(parsed) => {
+                self.apply(parsed, line_no, out);
                 Ok(())
             }
-            Some(b'{') => self
-                .push_record_json(text, line_no, out)
-                .map_err(diagnostic),
-            Some(_) => Err(diagnostic(DiagnosticKind::NotAnObject)),
+            Err(kind) => {
+                self.metrics.skipped_lines += 1;
+                Err(Diagnostic {
+                    line: line_no,
+                    kind,
+                })
+            }
         }
     }
 
-    fn push_record_json(
-        &mut self,
-        json: &str,
-        line_no: u64,
-        out: &mut Vec<Event>,
-    ) -> Result<(), DiagnosticKind> {
-        let record: Record = serde_json::from_str(json).map_err(|err| {
-            if err.is_data() && !json.trim_start().starts_with('{') {
-                DiagnosticKind::NotAnObject
-            } else {
-                DiagnosticKind::Malformed(err.to_string())
-            }
-        })?;
-        let raw = self.config.keep_raw.then(|| Arc::<str>::from(json));
-        self.push_record(&record, line_no, raw, out);
-        Ok(())
+    /// Apply a line parsed by [`parse_line`] (possibly on another thread) to the session state.
+    pub fn apply(&mut self, parsed: ParsedLine<'_>, line_no: u64, out: &mut Vec<Event>) {
+        for (record, json) in parsed.records {
+            let raw = self.config.keep_raw.then(|| Arc::<str>::from(json));
+            self.push_record(&record, line_no, raw, out);
+        }
     }
 
     fn push_record(
@@ -863,6 +816,56 @@ impl Normalizer {
         event.duration_ms = duration_ms;
         self.emit(event, out);
     }
+}
+
+/// A line parsed into records but not yet applied. Parsing needs no session state, so bulk
+/// readers parse on several threads and apply in order.
+#[derive(Debug)]
+pub struct ParsedLine<'a> {
+    /// Each record with its own JSON text (a JSON-array line holds several).
+    records: Vec<(Record<'a>, &'a str)>,
+}
+
+/// Parse one complete line: UTF-8 check, then the typed record envelope.
+pub fn parse_line(line: &[u8], max_line_bytes: usize) -> Result<ParsedLine<'_>, DiagnosticKind> {
+    if line.len() > max_line_bytes {
+        return Err(DiagnosticKind::TooLong {
+            len: line.len() as u64,
+            cap: max_line_bytes as u64,
+        });
+    }
+    let text = simdutf8::basic::from_utf8(line).map_err(|_| {
+        let offset = std::str::from_utf8(line)
+            .err()
+            .map(|err| err.valid_up_to())
+            .unwrap_or(0);
+        DiagnosticKind::InvalidUtf8 { offset }
+    })?;
+    let trimmed = text.trim_start();
+    let records = match trimmed.as_bytes().first() {
+        None => Vec::new(),
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(trimmed)
+                .map_err(|err| DiagnosticKind::Malformed(err.to_string()))?;
+            items
+                .into_iter()
+                .map(|item| parse_record(item.get()).map(|record| (record, item.get())))
+                .collect::<Result<_, _>>()?
+        }
+        Some(b'{') => vec![(parse_record(text)?, text)],
+        Some(_) => return Err(DiagnosticKind::NotAnObject),
+    };
+    Ok(ParsedLine { records })
+}
+
+fn parse_record(json: &str) -> Result<Record<'_>, DiagnosticKind> {
+    serde_json::from_str(json).map_err(|err| {
+        if err.is_data() && !json.trim_start().starts_with('{') {
+            DiagnosticKind::NotAnObject
+        } else {
+            DiagnosticKind::Malformed(err.to_string())
+        }
+    })
 }
 
 impl Default for Normalizer {

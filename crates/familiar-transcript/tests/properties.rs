@@ -97,3 +97,33 @@ fn streaming_read_equals_one_shot_on_every_real_transcript() {
         );
     }
 }
+
+#[test]
+fn bulk_reads_parsed_on_two_threads_keep_every_event_in_order() {
+    // All real transcripts back to back: several 4 MiB batches, each split across two threads.
+    let mut input = Vec::new();
+    for path in common::real_fixtures() {
+        input.extend(std::fs::read(&path).expect("read fixture"));
+    }
+    assert!(input.len() > 8 << 20, "want more than two batches");
+    let (whole, whole_diagnostics) = normalize_bytes(&input, &NormalizerConfig::default());
+    let mut streamed = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut normalizer = Normalizer::default();
+    normalize_read(
+        &input[..],
+        &mut normalizer,
+        |event| {
+            streamed.push(event);
+            Ok(())
+        },
+        |diagnostic| diagnostics.push(diagnostic),
+    )
+    .expect("in-memory read");
+    assert_eq!(diagnostics, whole_diagnostics);
+    assert_eq!(streamed.len(), whole.len());
+    assert!(
+        streamed == whole,
+        "bulk read differs from the line-by-line read"
+    );
+}
