@@ -1,0 +1,194 @@
+//! A small builder for end-to-end tests of the `familiar` binary, in the style of `just`'s:
+//! `Test::new().args(["events", path]).stdout_contains("...").status(0).run()`.
+//! Every test runs the real binary in a child process with its own temp `HOME` and
+//! `CLAUDE_CONFIG_DIR`, so nothing on the machine (and nothing under `~/.claude`) is touched.
+#![allow(dead_code)]
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub struct Test {
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    stdin: Option<Vec<u8>>,
+    current_dir: Option<PathBuf>,
+    expected_status: Option<i32>,
+    expected_stdout: Option<String>,
+    expected_stderr: Option<String>,
+    stdout_contains: Vec<String>,
+    stderr_contains: Vec<String>,
+    home: tempfile::TempDir,
+}
+
+impl Test {
+    pub fn new() -> Test {
+        Test {
+            args: Vec::new(),
+            env: Vec::new(),
+            stdin: None,
+            current_dir: None,
+            expected_status: Some(0),
+            expected_stdout: None,
+            expected_stderr: None,
+            stdout_contains: Vec::new(),
+            stderr_contains: Vec::new(),
+            home: tempfile::tempdir().expect("temp home"),
+        }
+    }
+
+    /// The temp home directory (its `.claude` is the config dir unless overridden).
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Test {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(mut self, args: I) -> Test {
+        self.args
+            .extend(args.into_iter().map(|arg| arg.as_ref().to_owned()));
+        self
+    }
+
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Test {
+        self.env
+            .push((key.as_ref().to_owned(), value.as_ref().to_owned()));
+        self
+    }
+
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Test {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Test {
+        self.current_dir = Some(dir.into());
+        self
+    }
+
+    pub fn status(mut self, code: i32) -> Test {
+        self.expected_status = Some(code);
+        self
+    }
+
+    pub fn stdout(mut self, expected: impl Into<String>) -> Test {
+        self.expected_stdout = Some(expected.into());
+        self
+    }
+
+    pub fn stderr(mut self, expected: impl Into<String>) -> Test {
+        self.expected_stderr = Some(expected.into());
+        self
+    }
+
+    pub fn stdout_contains(mut self, needle: impl Into<String>) -> Test {
+        self.stdout_contains.push(needle.into());
+        self
+    }
+
+    pub fn stderr_contains(mut self, needle: impl Into<String>) -> Test {
+        self.stderr_contains.push(needle.into());
+        self
+    }
+
+    /// Run the binary and check every expectation; returns the output for further checks.
+    pub fn run(self) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_familiar"));
+        command
+            .args(&self.args)
+            .env_remove("RUST_LOG")
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
+            .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))
+            .env("NO_COLOR", "1")
+            .stdin(if self.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        if let Some(dir) = &self.current_dir {
+            command.current_dir(dir);
+        }
+        let mut child = command.spawn().expect("spawn familiar");
+        if let Some(bytes) = &self.stdin {
+            let mut stdin = child.stdin.take().expect("stdin piped");
+            stdin.write_all(bytes).expect("write stdin");
+        }
+        let output = child.wait_with_output().expect("wait for familiar");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let context = || {
+            format!(
+                "familiar {:?}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+                self.args
+            )
+        };
+        if let Some(code) = self.expected_status {
+            assert_eq!(
+                output.status.code(),
+                Some(code),
+                "exit status\n{}",
+                context()
+            );
+        }
+        if let Some(expected) = &self.expected_stdout {
+            assert_eq!(stdout, expected.as_str(), "stdout\n{}", context());
+        }
+        if let Some(expected) = &self.expected_stderr {
+            assert_eq!(stderr, expected.as_str(), "stderr\n{}", context());
+        }
+        for needle in &self.stdout_contains {
+            assert!(
+                stdout.contains(needle.as_str()),
+                "stdout lacks {needle:?}\n{}",
+                context()
+            );
+        }
+        for needle in &self.stderr_contains {
+            assert!(
+                stderr.contains(needle.as_str()),
+                "stderr lacks {needle:?}\n{}",
+                context()
+            );
+        }
+        output
+    }
+}
+
+/// `fixtures/NAME` of this repository.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// A real transcript from `shared/fixtures/real/` (override with `FAMILIAR_REAL_FIXTURES`).
+pub fn real_fixture(name: &str) -> PathBuf {
+    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real"));
+    let path = dir.join(name);
+    assert!(
+        path.is_file(),
+        "real transcript {} not found",
+        path.display()
+    );
+    path
+}
+
+/// Parse NDJSON output into JSON values, failing on any line that is not JSON.
+pub fn ndjson(output: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}")))
+        .collect()
+}
