@@ -895,7 +895,7 @@ fn draw_floaters(
     }
 }
 
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn draw_hud(
     focus: Res<Focus>,
     familiars: Query<(&Familiar, &Quest)>,

@@ -198,7 +198,7 @@ fn the_window_shows_the_familiar_and_its_mana() {
         let (x, y) = (x as f32, y as f32);
         if x >= sprite.min.x && x < sprite.max.x && y >= sprite.min.y && y < sprite.max.y {
             inside += 1;
-        } else if x < 100.0 || x > 380.0 {
+        } else if !(100.0..=380.0).contains(&x) {
             outside += 1;
         }
     }
