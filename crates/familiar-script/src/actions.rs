@@ -16,6 +16,23 @@ use rhai::{
     Position,
 };
 
+/// The functions this module registers, for "did you mean" hints.
+pub(crate) const FUNCTIONS: &[&str] = &[
+    "animate",
+    "say",
+    "quest",
+    "notify",
+    "sound",
+    "xp",
+    "rest",
+    "companion_spawn",
+    "companion_leave",
+    "emit",
+    "log",
+    "run",
+    "once_per",
+];
+
 /// A `run([...])` call refused because running programs is not allowed.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Refusal {

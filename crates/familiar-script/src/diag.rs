@@ -101,13 +101,21 @@ impl ScriptDiagnostic {
         let mut cur_source: Option<String> = None;
         loop {
             match current {
-                EvalAltResult::ErrorInFunctionCall(name, _src, inner, pos) => {
+                EvalAltResult::ErrorInFunctionCall(name, src, inner, pos) => {
                     notes.push(match split_pos(*pos) {
                         Some((l, c)) => {
                             format!("in function '{name}', called at {cur_file}:{l}:{c}")
                         }
                         None => format!("in function '{name}'"),
                     });
+                    // A function from an imported module: its body is in the module's file.
+                    if !src.is_empty()
+                        && src != file
+                        && let Some((mod_file, mod_source)) = module_source(src)
+                    {
+                        cur_file = mod_file;
+                        cur_source = Some(mod_source);
+                    }
                     current = inner;
                 }
                 EvalAltResult::ErrorInModule(name, inner, pos) => {
@@ -159,15 +167,34 @@ impl ScriptDiagnostic {
             }
             _ => {}
         }
+        if let EvalAltResult::ErrorFunctionNotFound(signature, _) = current {
+            let called = signature.split(" (").next().unwrap_or_default();
+            let best = crate::actions::FUNCTIONS
+                .iter()
+                .map(|f| (strsim::damerau_levenshtein(called, f), f))
+                .min_by_key(|(d, _)| *d);
+            if let Some((distance, name)) = best
+                && distance <= 2
+                && distance > 0
+            {
+                notes.push(format!("did you mean `{name}`?"));
+            }
+        }
+        if let EvalAltResult::ErrorModuleNotFound(..) = current
+            && runtime.event.is_some()
+        {
+            notes.push(
+                "imports are resolved when the script loads: use a string literal path".into(),
+            );
+        }
         let handler = runtime.handler.clone();
         let mut diag = ScriptDiagnostic::plain_error(&cur_file, message);
         diag.runtime = Some(runtime);
         diag.notes = notes;
         let source = cur_source.as_deref().unwrap_or(source);
         // Limit errors lose their position on the way out of Rhai; point at the handler.
-        match split_pos(pos).or_else(|| find_fn(source, &handler)) {
-            Some((line, col)) => diag.locate(source, line, col),
-            None => {}
+        if let Some((line, col)) = split_pos(pos).or_else(|| find_fn(source, &handler)) {
+            diag.locate(source, line, col);
         }
         diag
     }

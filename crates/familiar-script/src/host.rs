@@ -438,7 +438,14 @@ impl ScriptHost {
             .compile_into_self_contained(&Scope::new(), &source);
         self.engine.set_strict_variables(true);
         self.root.set(None);
-        let mut ast = compiled.map_err(|err| {
+        let mut ast = compiled.map_err(|mut err| {
+            // Imports resolved at compile time carry no position: find the import in the text.
+            if let EvalAltResult::ErrorModuleNotFound(message, pos) = &mut *err
+                && pos.is_none()
+                && let Some((line, col)) = find_import(&source, message)
+            {
+                *pos = rhai::Position::new(line, col);
+            }
             load_error(match *err {
                 EvalAltResult::ErrorParsing(ref kind, pos) => ScriptDiagnostic::from_parse(
                     name,
@@ -478,7 +485,7 @@ impl ScriptHost {
                 ))
             })?;
 
-        let functions: Vec<(String, Vec<String>)> = ast
+        let mut functions: Vec<(String, Vec<String>)> = ast
             .iter_functions()
             .map(|f| {
                 (
@@ -487,6 +494,8 @@ impl ScriptHost {
                 )
             })
             .collect();
+        // Rhai keeps functions in a hash map; list them in source order.
+        functions.sort_by_key(|(fname, _)| find_fn(&source, fname).unwrap_or((usize::MAX, 0)));
         let has = |fname: &str, arity: usize| {
             functions
                 .iter()
@@ -704,9 +713,7 @@ fn handler_warnings(
             .map(|(k, _)| (strsim::damerau_levenshtein(fname, k), k))
             .min_by_key(|(d, _)| *d);
         let message = match best {
-            Some((distance, suggestion))
-                if distance <= 2 || fname.starts_with("on_") && distance <= 4 =>
-            {
+            Some((distance, suggestion)) if distance <= 2 => {
                 format!("`{fname}` is not a handler Familiar calls; did you mean `{suggestion}`?")
             }
             _ if fname.starts_with("on_") => format!(
@@ -723,7 +730,24 @@ fn handler_warnings(
             message,
         ));
     }
+    // Rhai lists functions in no useful order; source order reads best.
+    warnings.sort_by_key(|w| (w.line, w.col));
     warnings
+}
+
+/// Where `import "<path>"` is, for a "Module not found: <path> (why)" message.
+fn find_import(source: &str, message: &str) -> Option<(u16, u16)> {
+    let path = message.split(" (").next()?;
+    let quoted = format!("\"{path}\"");
+    source.lines().enumerate().find_map(|(index, line)| {
+        let at = line.find(&quoted)?;
+        let before = line[..at].trim_end();
+        if !before.ends_with("import") {
+            return None;
+        }
+        let col = line[..at].chars().count() + 1;
+        Some((u16::try_from(index + 1).ok()?, u16::try_from(col).ok()?))
+    })
 }
 
 fn module_text(dir: Option<&Path>, module: &str) -> Option<(String, String)> {

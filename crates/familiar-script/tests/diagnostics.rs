@@ -1,0 +1,107 @@
+//! Golden tests of the rendered diagnostics script authors read: compile errors, strict
+//! variables, load-time warnings, runtime errors inside helpers and modules.
+
+mod support;
+
+use std::fs;
+
+use familiar_model::EventKind;
+use support::{ev, host};
+
+/// Load `source` as `name`; the rendered error, or the rendered warnings.
+fn load_rendered(name: &str, source: &str) -> String {
+    let (mut host, _) = host();
+    match host.load_source(name, source, None) {
+        Ok(report) => report
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(err) => err.to_string(),
+    }
+}
+
+#[test]
+fn syntax_error() {
+    insta::assert_snapshot!(load_rendered(
+        "syntax.rhai",
+        "fn on_bash(ev) {\n    if ev.target.contains(\"git push\") {\n        sound(\"fanfare\")\n    \n}\n"
+    ));
+}
+
+#[test]
+fn unclosed_string() {
+    insta::assert_snapshot!(load_rendered(
+        "string.rhai",
+        "fn on_prompt(ev) {\n    quest(\"unterminated);\n}\n"
+    ));
+}
+
+#[test]
+fn misspelled_variable_is_a_compile_error() {
+    insta::assert_snapshot!(load_rendered(
+        "strict.rhai",
+        "let count = 0;\n\nfn on_event(ev) {\n\tcuont += 1;\n}\n"
+    ));
+}
+
+#[test]
+fn unknown_function_is_a_runtime_error_with_the_event() {
+    let (mut host, _) = host();
+    host.load_source(
+        "typo.rhai",
+        "fn on_error(ev) {\n    animat(\"hurt\");\n}\n",
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (_, diags) = host.handle_event(&ev(EventKind::Error, 77));
+    insta::assert_snapshot!(
+        diags
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn handler_name_and_arity_warnings() {
+    insta::assert_snapshot!(load_rendered(
+        "handlers.rhai",
+        "fn on_eror(ev) { animate(\"hurt\"); }\n\
+         fn onbash(ev) { animate(\"attack\"); }\n\
+         fn on_prompt() { quest(\"?\"); }\n\
+         fn init(x) { }\n\
+         fn on_deploy(ev) { }\n\
+         fn helper(x) { x }\n\
+         fn on_text(ev) { }\n"
+    ));
+}
+
+#[test]
+fn error_inside_an_imported_module() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let write = |name: &str, text: &str| {
+        fs::write(dir.path().join(name), text).unwrap_or_else(|e| panic!("{e}"))
+    };
+    write(
+        "util.rhai",
+        "fn percent(part, whole) {\n    part * 100 / whole\n}\n",
+    );
+    write(
+        "main.rhai",
+        "fn on_event(ev) {\n    import \"util\" as util;\n    let p = util::percent(1, 0);\n    say(`${p}%`);\n}\n",
+    );
+    let (mut host, _) = host();
+    host.load_file(&dir.path().join("main.rhai"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_, diags) = host.handle_event(&ev(EventKind::Text, 3));
+    insta::assert_snapshot!(
+        diags
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
