@@ -22,6 +22,8 @@ enum Command {
     Events(cmd::events::Args),
     /// Summarize transcripts: events, errors, tools, tokens, cost.
     Stats(cmd::stats::Args),
+    /// Follow live sessions and print their events as NDJSON until Ctrl-C.
+    Watch(cmd::watch::Args),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
     cmd::init_logging();
     let result = match cli.command {
         Some(Command::Events(args)) => cmd::events::run(args),
+        Some(Command::Watch(args)) => cmd::watch::run(args),
         Some(Command::Stats(args)) => cmd::stats::run(args),
         None => {
             eprintln!("familiar: no command given; try `familiar --help`");

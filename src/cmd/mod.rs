@@ -3,6 +3,7 @@
 
 pub mod events;
 pub mod stats;
+pub mod watch;
 
 use std::fs::File;
 use std::io::{self, Read};
