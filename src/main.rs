@@ -10,8 +10,22 @@ use clap::{Parser, Subcommand};
 mod cmd;
 
 #[derive(Debug, Parser)]
-#[command(name = "familiar", version, about = "Watch a coding agent work", long_about = None)]
+#[command(
+    name = "familiar",
+    version,
+    about = "Watch a coding agent work",
+    long_about = None,
+    after_help = "Exit status: 0 success, 1 runtime error, 2 usage error.\n\
+                  Logs go to stderr: -v/-vv for more, -q for errors only, RUST_LOG to filter; \
+                  NO_COLOR turns colors off."
+)]
 struct Cli {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    /// Only errors on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -22,17 +36,36 @@ enum Command {
     Events(cmd::events::Args),
     /// Summarize transcripts: events, errors, tools, tokens, cost.
     Stats(cmd::stats::Args),
+    /// Play a transcript by its own timestamps (idle gaps shortened unless --realtime).
+    Replay(cmd::replay::Args),
+    /// Replay a bundled example session: see Familiar work before you have a session.
+    Demo(cmd::demo::Args),
+    /// Check the setup (config, Claude Code dir, sessions, scripts, D-Bus, display).
+    Doctor(cmd::doctor::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::Args),
+    /// Print the man page (roff).
+    Man(cmd::completions::ManArgs),
     /// Follow live sessions and print their events as NDJSON until Ctrl-C.
     Watch(cmd::watch::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    cmd::init_logging();
+    cmd::init_logging_with(i8::try_from(cli.verbose).unwrap_or(i8::MAX), cli.quiet);
     let result = match cli.command {
         Some(Command::Events(args)) => cmd::events::run(args),
         Some(Command::Watch(args)) => cmd::watch::run(args),
         Some(Command::Stats(args)) => cmd::stats::run(args),
+        Some(Command::Replay(args)) => cmd::replay::run(args),
+        Some(Command::Demo(args)) => cmd::demo::run(args),
+        Some(Command::Doctor(args)) => cmd::doctor::run(args),
+        Some(Command::Completions(args)) => {
+            cmd::completions::completions(args, <Cli as clap::CommandFactory>::command())
+        }
+        Some(Command::Man(args)) => {
+            cmd::completions::man(args, <Cli as clap::CommandFactory>::command())
+        }
         None => {
             eprintln!("familiar: no command given; try `familiar --help`");
             return ExitCode::from(2);

@@ -1,7 +1,12 @@
 //! Subcommands of the `familiar` binary, one module each, plus what they share: logging and
 //! opening transcript inputs (`-` is stdin).
 
+pub mod completions;
+pub mod demo;
+pub mod doctor;
 pub mod events;
+pub mod pipeline;
+pub mod replay;
 pub mod stats;
 pub mod watch;
 
@@ -12,10 +17,25 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use familiar_transcript::{Event, Normalizer, NormalizerConfig};
 
-/// Logs go to stderr through `tracing`; `RUST_LOG` overrides the default level.
-pub fn init_logging() {
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `-q` was given: no progress bars, errors only.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Logging for `-v` (positive `verbosity`) and `-q`; `RUST_LOG` still wins when set.
+pub fn init_logging_with(verbosity: i8, quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+    let level = match (quiet, verbosity) {
+        (true, _) => "error",
+        (false, ..=0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        (false, _) => "trace",
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)

@@ -12,6 +12,7 @@ use std::process::{Command, Output, Stdio};
 pub struct Test {
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
+    env_remove: Vec<OsString>,
     stdin: Option<Vec<u8>>,
     current_dir: Option<PathBuf>,
     expected_status: Option<i32>,
@@ -27,6 +28,7 @@ impl Test {
         Test {
             args: Vec::new(),
             env: Vec::new(),
+            env_remove: Vec::new(),
             stdin: None,
             current_dir: None,
             expected_status: Some(0),
@@ -57,6 +59,12 @@ impl Test {
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Test {
         self.env
             .push((key.as_ref().to_owned(), value.as_ref().to_owned()));
+        self
+    }
+
+    /// Run without this variable (e.g. `DISPLAY`), whatever the test's environment has.
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Test {
+        self.env_remove.push(key.as_ref().to_owned());
         self
     }
 
@@ -112,6 +120,9 @@ impl Test {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        for key in &self.env_remove {
+            command.env_remove(key);
+        }
         for (key, value) in &self.env {
             command.env(key, value);
         }

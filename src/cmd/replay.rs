@@ -1,0 +1,542 @@
+//! `familiar replay FILE`: play a transcript by its own timestamps, scaled by a speed and (by
+//! default) with idle gaps shortened, through the pipeline. `familiar demo` (see `demo.rs`)
+//! replays the bundled transcript the same way.
+//!
+//! Timing is pure: [`recorded_gaps`] reads the gaps between records from their timestamps and
+//! [`wall_wait`] turns a gap into waiting time for a speed and a longest pause. [`drive`] waits
+//! through an injected [`Clock`] (tests use a fake one, never a real sleep) and reads pause and
+//! speed from [`ReplayControl`] at every tick, so the game window can pause or speed up a replay
+//! while it runs. What happens to each event is the caller's closure: today [`HeadlessStage`]
+//! prints events as NDJSON and hands actions to the sinks; the lead plugs the script host and
+//! the game in there.
+
+use std::io::{self, IsTerminal as _, Write};
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use familiar_model::{Action, Event, ReplayControl};
+use familiar_sink::{Fanout, Sink as _};
+
+use super::pipeline::{self, PipelineArgs};
+use super::{InputOptions, read_transcript};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Transcript to replay (JSONL, stream-json or a JSON array).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub pace: PaceArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    #[command(flatten)]
+    pub input: InputOptions,
+}
+
+/// How fast a replay plays.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PaceArgs {
+    /// Play X times as fast as recorded (0.5 = half speed); pauses stay at most --max-gap.
+    #[arg(long, value_name = "X", default_value_t = 1.0, value_parser = parse_speed)]
+    pub speed: f64,
+    /// Keep the transcript's own timing, long idle pauses included.
+    #[arg(long, conflicts_with_all = ["speed", "max_gap"])]
+    pub realtime: bool,
+    /// Longest pause between two events, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = parse_gap)]
+    pub max_gap: f64,
+}
+
+impl PaceArgs {
+    pub fn pacing(&self) -> Pacing {
+        Pacing {
+            max_gap: (!self.realtime).then(|| Duration::from_secs_f64(self.max_gap)),
+        }
+    }
+
+    pub fn control(&self) -> ReplayControl {
+        ReplayControl::new(if self.realtime { 1.0 } else { self.speed })
+    }
+}
+
+fn parse_speed(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(speed) if speed.is_finite() && (0.01..=1000.0).contains(&speed) => Ok(speed),
+        _ => Err("a number from 0.01 to 1000 (2 = twice as fast)".to_owned()),
+    }
+}
+
+fn parse_gap(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && (0.0..=86_400.0).contains(&secs) => Ok(secs),
+        _ => Err("seconds from 0 to 86400".to_owned()),
+    }
+}
+
+/// Longest wait between two events, in waiting time (`None` = real time, no limit).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pacing {
+    pub max_gap: Option<Duration>,
+}
+
+/// Recorded time between each event and the one before it: zero for the first, for events
+/// without a timestamp, for events of the same record, and when the clock went backwards.
+pub fn recorded_gaps(events: &[Event]) -> Vec<Duration> {
+    let mut last: Option<SystemTime> = None;
+    events
+        .iter()
+        .map(|event| {
+            let Some(at) = event.ts.as_deref().and_then(parse_ts) else {
+                return Duration::ZERO;
+            };
+            let gap = last
+                .and_then(|last| at.duration_since(last).ok())
+                .unwrap_or_default();
+            if last.is_none_or(|last| at > last) {
+                last = Some(at);
+            }
+            gap
+        })
+        .collect()
+}
+
+fn parse_ts(ts: &str) -> Option<SystemTime> {
+    humantime::parse_rfc3339_weak(ts.trim()).ok()
+}
+
+/// Waiting time for a recorded gap at a speed, capped by the pacing.
+pub fn wall_wait(gap: Duration, speed: f64, pacing: Pacing) -> Duration {
+    let scaled = gap.div_f64(sane_speed(speed));
+    match pacing.max_gap {
+        Some(max) => scaled.min(max),
+        None => scaled,
+    }
+}
+
+fn sane_speed(speed: f64) -> f64 {
+    if speed.is_finite() && speed > 0.0 {
+        speed
+    } else {
+        1.0
+    }
+}
+
+/// Time as the driver sees it: real sleeps in the binary, a fake in tests.
+pub trait Clock {
+    fn sleep(&mut self, duration: Duration);
+}
+
+/// The real clock.
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn sleep(&mut self, duration: Duration) {
+        std::thread::sleep(duration);
+    }
+}
+
+/// Longest single sleep, so pause and speed changes take effect quickly.
+pub const TICK: Duration = Duration::from_millis(50);
+
+/// Play `events` in order, waiting before each as its recorded gap, the current speed and the
+/// pacing say; while paused, wait in ticks. `on_event` gets each event and may stop the replay
+/// (`ControlFlow::Break`, e.g. stdout closed). Returns how many events were played.
+pub fn drive(
+    events: &[Event],
+    pacing: Pacing,
+    control: &ReplayControl,
+    clock: &mut dyn Clock,
+    mut on_event: impl FnMut(&Event) -> ControlFlow<()>,
+) -> usize {
+    let gaps = recorded_gaps(events);
+    for (played, (event, gap)) in events.iter().zip(gaps).enumerate() {
+        // Recorded time still to wait. Each tick re-reads the speed and uses up `step × speed`
+        // of it, so a speed change mid-gap applies to the rest of the gap; the longest pause
+        // clips what is left to `max_gap × speed` (clipping is idempotent, so it holds
+        // across ticks).
+        let mut left = gap;
+        loop {
+            if control.paused() {
+                clock.sleep(TICK);
+                continue;
+            }
+            let speed = sane_speed(control.speed());
+            if let Some(max) = pacing.max_gap {
+                left = left.min(max.mul_f64(speed));
+            }
+            let wait = left.div_f64(speed);
+            // Done, or only float dust left (which would cost an extra, needless tick).
+            if wait < Duration::from_micros(1) {
+                break;
+            }
+            let step = wait.min(TICK);
+            clock.sleep(step);
+            left = left.saturating_sub(step.mul_f64(speed));
+        }
+        if on_event(event).is_break() {
+            return played;
+        }
+    }
+    events.len()
+}
+
+/// The stage used until the script engine and the game are wired in: each event as an NDJSON
+/// line on `out` (flushed, so it can be piped live), and each action, once there are any,
+/// through the sinks. The lead replaces [`HeadlessStage::on_event`]'s body (or the closure
+/// given to [`drive`]) with `script host → actions → sinks + game`.
+pub struct HeadlessStage<W: Write> {
+    pub out: W,
+    pub sinks: Fanout,
+    line: Vec<u8>,
+}
+
+impl<W: Write> HeadlessStage<W> {
+    pub fn new(out: W, sinks: Fanout) -> HeadlessStage<W> {
+        HeadlessStage {
+            out,
+            sinks,
+            line: Vec::with_capacity(512),
+        }
+    }
+
+    pub fn on_event(&mut self, event: &Event) -> ControlFlow<()> {
+        self.line.clear();
+        if let Err(err) = serde_json::to_writer(&mut self.line, event) {
+            tracing::warn!("cannot serialize an event: {err}");
+            return ControlFlow::Continue(());
+        }
+        self.line.push(b'\n');
+        match self
+            .out
+            .write_all(&self.line)
+            .and_then(|()| self.out.flush())
+        {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ControlFlow::Break(()),
+            Err(err) => {
+                tracing::error!("cannot write to stdout: {err}");
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    /// Hand actions (from the script host) to the sinks.
+    #[allow(dead_code, reason = "the seam where the lead plugs in the script host")]
+    pub fn on_actions(&mut self, actions: &[Action]) {
+        for action in actions {
+            self.sinks.handle(action);
+        }
+    }
+
+    /// Wait for the sinks (queued notifications, running programs) and report failures.
+    pub fn finish(&mut self) {
+        self.sinks.flush();
+        for report in self.sinks.report() {
+            if report.failures > 0 {
+                tracing::info!(sink = %report.name, failures = report.failures, "sink failures");
+            }
+        }
+    }
+}
+
+/// A progress bar on stderr for long replays, shown only when stderr is a terminal and stdout
+/// is not (the NDJSON goes elsewhere, so the bar does not tear through it).
+pub fn progress_bar(len: usize) -> indicatif::ProgressBar {
+    if !io::stderr().is_terminal() || io::stdout().is_terminal() || super::quiet() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} replaying {bar:30} {pos}/{len} events ({eta} left)",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Replay events through the headless stage with real time; shared by `replay` and `demo`.
+pub fn replay_events(
+    events: &[Event],
+    pace: &PaceArgs,
+    pipeline_args: &PipelineArgs,
+    context_limit: Option<u64>,
+) -> anyhow::Result<ExitCode> {
+    let settings = pipeline::settings(pipeline_args, context_limit)?;
+    if !settings.scripts.is_empty() {
+        tracing::warn!(
+            "scripts are not run by replay yet; printing events only ({} configured)",
+            settings.scripts.len()
+        );
+    }
+    // Headless is the only mode until the game is wired in; actions then go to stdout too.
+    let sinks = pipeline::sinks(&settings, true);
+    let mut stage = HeadlessStage::new(io::stdout().lock(), sinks);
+    let control = pace.control();
+    let pacing = pace.pacing();
+    tracing::info!(
+        events = events.len(),
+        speed = control.speed(),
+        "replay starting"
+    );
+    tracing::debug!(?pacing, "replay pacing");
+    let bar = progress_bar(events.len());
+    drive(events, pacing, &control, &mut SystemClock, |event| {
+        bar.inc(1);
+        stage.on_event(event)
+    });
+    bar.finish_and_clear();
+    stage.finish();
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let context_limit = args.input.context_limit;
+    let config = args.input.normalizer_config();
+    let mut events = Vec::new();
+    read_transcript(&args.file, &config, |event| {
+        events.push(event);
+        Ok(())
+    })?;
+    if events.is_empty() {
+        anyhow::bail!(
+            "{} has no events to replay (is it a Claude Code transcript?)",
+            args.file.display()
+        );
+    }
+    replay_events(&events, &args.pace, &args.pipeline, context_limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use familiar_model::EventKind;
+
+    fn at(ts: Option<&str>) -> Event {
+        let mut event = Event::new(EventKind::Text, 1);
+        event.ts = ts.map(str::to_owned);
+        event
+    }
+
+    fn secs(s: f64) -> Duration {
+        Duration::from_secs_f64(s)
+    }
+
+    /// A clock that only adds up what it was asked to sleep, and can act at a given tick.
+    struct FakeClock<F: FnMut(usize)> {
+        slept: Vec<Duration>,
+        on_tick: F,
+    }
+
+    impl<F: FnMut(usize)> Clock for FakeClock<F> {
+        fn sleep(&mut self, duration: Duration) {
+            self.slept.push(duration);
+            (self.on_tick)(self.slept.len());
+        }
+    }
+
+    fn total(slept: &[Duration]) -> Duration {
+        slept.iter().sum()
+    }
+
+    /// Equal to the microsecond: the driver splits gaps with float arithmetic.
+    fn assert_close(actual: Duration, expected: Duration) {
+        let diff = actual.abs_diff(expected);
+        assert!(
+            diff < Duration::from_micros(1),
+            "{actual:?} != {expected:?}"
+        );
+    }
+
+    #[test]
+    fn gaps_come_from_record_timestamps() {
+        let events = [
+            at(Some("2025-08-10T12:00:00.000Z")),
+            at(Some("2025-08-10T12:00:01.500Z")),
+            at(Some("2025-08-10T12:00:01.500Z")), // same record
+            at(None),
+            at(Some("2025-08-10T12:10:01.500Z")),
+            at(Some("2025-08-10T12:05:00.000Z")), // clock went backwards
+            at(Some("2025-08-10T12:10:02.000Z")),
+            at(Some("not a time")),
+        ];
+        assert_eq!(
+            recorded_gaps(&events),
+            vec![
+                Duration::ZERO,
+                secs(1.5),
+                Duration::ZERO,
+                Duration::ZERO,
+                secs(600.0),
+                Duration::ZERO,
+                secs(0.5),
+                Duration::ZERO
+            ]
+        );
+    }
+
+    #[test]
+    fn wall_wait_scales_and_caps() {
+        let compressed = Pacing {
+            max_gap: Some(secs(2.0)),
+        };
+        let realtime = Pacing { max_gap: None };
+        assert_eq!(wall_wait(secs(1.0), 1.0, compressed), secs(1.0));
+        assert_eq!(wall_wait(secs(600.0), 1.0, compressed), secs(2.0));
+        assert_eq!(wall_wait(secs(3.0), 2.0, compressed), secs(1.5));
+        assert_eq!(wall_wait(secs(1.0), 0.5, compressed), secs(2.0));
+        assert_eq!(wall_wait(secs(600.0), 1.0, realtime), secs(600.0));
+        assert_eq!(wall_wait(secs(1.0), f64::NAN, realtime), secs(1.0));
+    }
+
+    fn transcript() -> Vec<Event> {
+        vec![
+            at(Some("2025-08-10T12:00:00Z")),
+            at(Some("2025-08-10T12:00:01Z")),
+            at(Some("2025-08-10T13:00:01Z")),
+            at(Some("2025-08-10T13:00:01.200Z")),
+        ]
+    }
+
+    #[test]
+    fn drive_waits_the_compressed_gaps_and_plays_every_event_in_order() {
+        let events = transcript();
+        let mut clock = FakeClock {
+            slept: Vec::new(),
+            on_tick: |_| {},
+        };
+        let mut seen = Vec::new();
+        let played = drive(
+            &events,
+            Pacing {
+                max_gap: Some(secs(2.0)),
+            },
+            &ReplayControl::new(1.0),
+            &mut clock,
+            |event| {
+                seen.push(event.ts.clone());
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(played, 4);
+        assert_eq!(
+            seen,
+            events.iter().map(|e| e.ts.clone()).collect::<Vec<_>>()
+        );
+        // 1 s + 2 s (an hour, capped) + 0.2 s, in ticks of at most 50 ms.
+        assert_close(total(&clock.slept), secs(3.2));
+        assert!(clock.slept.iter().all(|d| *d <= TICK));
+    }
+
+    #[test]
+    fn drive_in_realtime_at_double_speed() {
+        let events = transcript();
+        let mut clock = FakeClock {
+            slept: Vec::new(),
+            on_tick: |_| {},
+        };
+        drive(
+            &events[..2],
+            Pacing { max_gap: None },
+            &ReplayControl::new(2.0),
+            &mut clock,
+            |_| ControlFlow::Continue(()),
+        );
+        assert_close(total(&clock.slept), secs(0.5));
+    }
+
+    #[test]
+    fn a_speed_change_mid_gap_applies_to_the_rest_of_it() {
+        let events = &transcript()[..2]; // one gap of 1 s
+        let control = ReplayControl::new(1.0);
+        let handle = control.clone();
+        let mut clock = FakeClock {
+            slept: Vec::new(),
+            // After 0.5 s (10 ticks) the user doubles the speed: 0.5 s recorded left → 0.25 s.
+            on_tick: move |tick| {
+                if tick == 10 {
+                    handle.set_speed(2.0);
+                }
+            },
+        };
+        drive(
+            events,
+            Pacing { max_gap: None },
+            &control,
+            &mut clock,
+            |_| ControlFlow::Continue(()),
+        );
+        assert_close(total(&clock.slept), secs(0.75));
+        assert_eq!(clock.slept.len(), 15);
+    }
+
+    #[test]
+    fn pause_holds_the_replay_without_using_up_the_gap() {
+        let events = &transcript()[..2];
+        let control = ReplayControl::new(1.0);
+        let handle = control.clone();
+        let mut clock = FakeClock {
+            slept: Vec::new(),
+            // Paused at tick 4 for 30 ticks.
+            on_tick: move |tick| match tick {
+                4 => handle.set_paused(true),
+                34 => handle.set_paused(false),
+                _ => {}
+            },
+        };
+        let played = drive(
+            events,
+            Pacing { max_gap: None },
+            &control,
+            &mut clock,
+            |_| ControlFlow::Continue(()),
+        );
+        assert_eq!(played, 2);
+        // 1 s of gap (20 ticks) plus 30 paused ticks.
+        assert_eq!(clock.slept.len(), 50);
+        assert_close(total(&clock.slept), secs(1.0) + TICK * 30);
+    }
+
+    #[test]
+    fn the_stage_can_stop_the_replay() {
+        let events = transcript();
+        let mut clock = FakeClock {
+            slept: Vec::new(),
+            on_tick: |_| {},
+        };
+        let mut count = 0;
+        let played = drive(
+            &events,
+            Pacing {
+                max_gap: Some(Duration::ZERO),
+            },
+            &ReplayControl::new(1.0),
+            &mut clock,
+            |_| {
+                count += 1;
+                if count == 2 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
+        assert_eq!(played, 1);
+        assert_eq!(count, 2);
+        assert!(clock.slept.is_empty());
+    }
+
+    #[test]
+    fn headless_stage_prints_one_flushed_line_per_event() {
+        let mut stage = HeadlessStage::new(Vec::new(), Fanout::new());
+        let mut event = at(Some("2025-08-10T12:00:00Z"));
+        event.kind = EventKind::Bash;
+        event.target = Some("ls; echo $(pwd)".to_owned());
+        assert!(stage.on_event(&event).is_continue());
+        let text = String::from_utf8(stage.out.clone()).expect("utf-8");
+        let back: Event = serde_json::from_str(text.trim_end()).expect("parses");
+        assert_eq!(back, event);
+        assert_eq!(text.lines().count(), 1);
+    }
+}

@@ -1,0 +1,139 @@
+//! The command line itself: `--help` (golden), usage errors exit 2, completions, man page,
+//! `-q`/`-v` and `NO_COLOR`.
+
+mod common;
+
+use common::Test;
+
+/// A test isolated from the machine's display, D-Bus and config.
+fn isolated() -> Test {
+    Test::new()
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/familiar-test-bus",
+        )
+        .env("COLUMNS", "100")
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("FAMILIAR_CONFIG")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn help_is_golden() {
+    let out = isolated().arg("--help").run();
+    insta::assert_snapshot!("help", text(&out.stdout));
+}
+
+#[test]
+fn replay_help_is_golden() {
+    let out = isolated().args(["replay", "--help"]).run();
+    insta::assert_snapshot!("replay_help", text(&out.stdout));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    isolated()
+        .arg("--no-such-flag")
+        .status(2)
+        .stderr_contains("unexpected argument '--no-such-flag'")
+        .run();
+    isolated()
+        .args(["replay", "x.jsonl", "--speed", "0"])
+        .status(2)
+        .stderr_contains("a number from 0.01 to 1000")
+        .run();
+    isolated()
+        .args(["replay", "x.jsonl", "--speed", "2", "--realtime"])
+        .status(2)
+        .stderr_contains("cannot be used with")
+        .run();
+    isolated()
+        .args(["completions", "tcsh"])
+        .status(2)
+        .stderr_contains("invalid value 'tcsh'")
+        .run();
+    isolated()
+        .args(["-q", "-v", "doctor"])
+        .status(2)
+        .stderr_contains("cannot be used with")
+        .run();
+}
+
+#[test]
+fn completions_cover_every_subcommand() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = isolated().args(["completions", shell]).run();
+        let script = text(&out.stdout);
+        for word in ["replay", "demo", "doctor", "completions", "--realtime"] {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+    }
+    isolated()
+        .args(["completions", "bash"])
+        .stdout_contains("complete -F _familiar")
+        .run();
+}
+
+#[test]
+fn man_page_is_roff() {
+    isolated()
+        .arg("man")
+        .stdout_contains(".TH familiar 1")
+        .stdout_contains("Exit status: 0 success, 1 runtime error, 2 usage error.")
+        .stdout_contains("familiar\\-replay")
+        .run();
+}
+
+/// A config that lists a script makes replay warn (scripts are not run by replay yet): a
+/// warning to show or hide.
+fn warning_test() -> Test {
+    let test = isolated().args(["demo", "--max-gap", "0"]);
+    let config = test.home().join(".config/familiar/config.toml");
+    std::fs::create_dir_all(config.parent().expect("parent")).expect("config dir");
+    std::fs::write(&config, "scripts = [\"mine.rhai\"]\n").expect("config");
+    test
+}
+
+#[test]
+fn quiet_hides_warnings_and_no_color_is_respected() {
+    let out = warning_test()
+        .stderr_contains("WARN")
+        .stderr_contains("scripts are not run by replay yet")
+        .run();
+    assert!(
+        !text(&out.stderr).contains('\u{1b}'),
+        "NO_COLOR set: no escapes"
+    );
+
+    warning_test().arg("-q").stderr("").run();
+
+    let out = warning_test().env_remove("NO_COLOR").run();
+    assert!(
+        text(&out.stderr).contains('\u{1b}'),
+        "colors without NO_COLOR"
+    );
+}
+
+#[test]
+fn verbose_shows_info_then_debug() {
+    let out = isolated().args(["demo", "--max-gap", "0"]).run();
+    assert!(!text(&out.stderr).contains("INFO"), "{}", text(&out.stderr));
+    let out = isolated()
+        .args(["demo", "--max-gap", "0", "-v"])
+        .stderr_contains("replay starting")
+        .run();
+    assert!(
+        !text(&out.stderr).contains("DEBUG"),
+        "{}",
+        text(&out.stderr)
+    );
+    isolated()
+        .args(["-vv", "demo", "--max-gap", "0"])
+        .stderr_contains("DEBUG")
+        .stderr_contains("replay pacing")
+        .run();
+}
