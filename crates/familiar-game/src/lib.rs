@@ -19,6 +19,8 @@ mod view;
 mod window_memory;
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use bevy::app::AppExit;
@@ -69,6 +71,8 @@ pub struct GameOptions {
     pub title: String,
     /// Familiars on screen at once (one per session).
     pub max_familiars: usize,
+    /// Counts frames (updates), for benchmarks.
+    pub frame_counter: Option<Arc<AtomicU64>>,
 }
 
 impl Default for GameOptions {
@@ -80,6 +84,7 @@ impl Default for GameOptions {
             window_memory: default_window_memory_path(),
             title: "Familiar".to_string(),
             max_familiars: 4,
+            frame_counter: None,
         }
     }
 }

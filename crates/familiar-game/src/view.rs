@@ -9,7 +9,7 @@ use std::time::Duration;
 use bevy::app::AppExit;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
-use bevy::sprite::Anchor;
+use bevy::sprite::{Anchor, Text2dShadow};
 use bevy::window::PrimaryWindow;
 use bevy::winit::{EventLoopProxyWrapper, UpdateMode, WinitSettings, WinitUserEvent};
 use crossbeam_channel::{Receiver, Sender};
@@ -181,6 +181,10 @@ struct Background;
 #[derive(Component)]
 struct CompanionLabel;
 
+/// The current pixel-art scale (from the layout), for things placed relative to a familiar.
+#[derive(Resource, Clone, Copy)]
+struct PixelScale(f32);
+
 #[derive(Component)]
 struct QuestBanner;
 #[derive(Component)]
@@ -200,6 +204,7 @@ impl Plugin for ViewPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(Replay(self.options.replay.clone()))
             .insert_resource(HudVisible(true))
+            .insert_resource(PixelScale(3.0))
             .insert_resource(Options(self.options.clone()))
             .add_systems(Startup, setup)
             .add_systems(
@@ -219,7 +224,7 @@ impl Plugin for ViewPlugin {
                     .chain()
                     .after(LogicSet),
             )
-            .add_systems(Update, (keys, power_mode, screenshot));
+            .add_systems(Update, (keys, power_mode, screenshot, count_frames));
     }
 }
 
@@ -300,14 +305,15 @@ fn setup(
             ));
         });
 
-    // Log strip (emit / log actions), bottom left.
+    // Log strip (emit / log actions), top left under the banner: the floor belongs to the
+    // familiars.
     commands
         .spawn((
             Node {
                 position_type: PositionType::Absolute,
-                bottom: px(4),
+                top: px(50),
                 left: px(4),
-                max_width: percent(70),
+                max_width: percent(60),
                 padding: UiRect::axes(px(5), px(2)),
                 border_radius: BorderRadius::all(px(3)),
                 ..default()
@@ -599,7 +605,8 @@ fn attach_floaters(mut commands: Commands, added: Query<(Entity, &Floater), Adde
             Text2d::new(f.text.clone()),
             text_font(11.0),
             TextColor(rgb([255, 250, 210])),
-            Anchor::BOTTOM_CENTER,
+            Anchor::BOTTOM_RIGHT,
+            Text2dShadow::default(),
             Transform::from_xyz(0.0, 0.0, 10.0),
             Visibility::default(),
         ));
@@ -628,9 +635,11 @@ fn place_familiars(
     familiars: Query<(Entity, &Familiar)>,
     mut transforms: Query<&mut Transform, (With<Familiar>, Without<Background>)>,
     mut background: Query<(&mut Sprite, &mut Transform), (With<Background>, Without<Familiar>)>,
+    mut scale: ResMut<PixelScale>,
 ) {
     let size = window_size(&window);
     let (order, l) = row(&familiars, size);
+    scale.0 = l.scale;
     for (i, e) in order.iter().enumerate() {
         if let Ok(mut t) = transforms.get_mut(*e) {
             let c = l.sprite_center(i);
@@ -776,9 +785,18 @@ fn draw_familiars(
         if let Ok((mut node, mut vis)) = nodes.get_mut(parts.bubble) {
             match &speech.0 {
                 Some(_) if hud_visible.0 => {
-                    let left = head.x.min(size.x - 200.0).max(4.0);
-                    node.left = px(left);
-                    node.bottom = px(size.y - head.y);
+                    if l.count == 1 {
+                        // Alone: beside the head.
+                        node.left = px(head.x.min(size.x - 200.0).max(4.0));
+                        node.max_width = px(190);
+                        node.bottom = px(size.y - head.y);
+                    } else {
+                        // In a row: inside the familiar's own column, above its HUD block.
+                        let spacing = size.x / l.count as f32;
+                        node.left = px(spacing * index as f32 + 6.0);
+                        node.max_width = px(spacing - 12.0);
+                        node.bottom = px(size.y - hud_rect.min.y + 16.0);
+                    }
                     *vis = Visibility::Inherited;
                 }
                 _ => *vis = Visibility::Hidden,
@@ -881,6 +899,7 @@ fn draw_companions(
 }
 
 fn draw_floaters(
+    scale: Res<PixelScale>,
     owners: Query<&Transform, (With<Familiar>, Without<Floater>)>,
     mut floaters: Query<(&Floater, &mut Transform, &mut TextColor), Without<Familiar>>,
 ) {
@@ -888,8 +907,13 @@ fn draw_floaters(
         let Ok(owner) = owners.get(f.owner) else {
             continue;
         };
-        let rise = f.age * 26.0;
-        t.translation = Vec3::new(owner.translation.x, owner.translation.y + 60.0 + rise, 20.0);
+        // Up the familiar's left side (companions stand on its right first), under the HUD.
+        let rise = f.age * 14.0;
+        t.translation = Vec3::new(
+            owner.translation.x - 12.0 * scale.0,
+            owner.translation.y + 2.0 * scale.0 + rise,
+            20.0,
+        );
         let alpha = (1.0 - f.age / FLOATER_SECS).clamp(0.0, 1.0);
         color.0 = color.0.with_alpha(alpha);
     }
@@ -1031,6 +1055,12 @@ fn power_mode(
     let want = UpdateMode::reactive(wait);
     if settings.focused_mode != want || settings.unfocused_mode != want {
         *settings = idle_settings(wait);
+    }
+}
+
+fn count_frames(options: Res<Options>) {
+    if let Some(counter) = &options.0.frame_counter {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

@@ -1,0 +1,315 @@
+//! A scripted scene for looking at the game and measuring it, without the rest of Familiar:
+//! a feeder thread plays a fixed loop of events and actions (reading, writing, bash, errors,
+//! subagents, compaction, XP) into `run_game`.
+//!
+//! ```text
+//! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle] [--continuous]
+//!           [--screenshot PATH [--frames N]] [--stats]
+//! ```
+//! `--idle` sends the opening only, then nothing (for idle CPU); `--stats` prints the time to
+//! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Sender;
+use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, run_game};
+use familiar_model::{Action, ActionKind, Event, EventKind, ReplayControl, Status};
+
+struct Args {
+    sessions: usize,
+    rate: f64,
+    idle: bool,
+    continuous: bool,
+    screenshot: Option<PathBuf>,
+    frames: u32,
+    stats: bool,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut a = Args {
+        sessions: 1,
+        rate: 3.0,
+        idle: false,
+        continuous: false,
+        screenshot: None,
+        frames: 30,
+        stats: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--sessions" => {
+                a.sessions = value("--sessions")?
+                    .parse()
+                    .map_err(|e| format!("--sessions: {e}"))?
+            }
+            "--rate" => {
+                a.rate = value("--rate")?
+                    .parse()
+                    .map_err(|e| format!("--rate: {e}"))?
+            }
+            "--frames" => {
+                a.frames = value("--frames")?
+                    .parse()
+                    .map_err(|e| format!("--frames: {e}"))?
+            }
+            "--screenshot" => a.screenshot = Some(PathBuf::from(value("--screenshot")?)),
+            "--idle" => a.idle = true,
+            "--continuous" => a.continuous = true,
+            "--stats" => a.stats = true,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(a)
+}
+
+/// Session state the demo evolves: context grows, compaction resets it.
+struct Session {
+    id: String,
+    used: u64,
+    line: u64,
+}
+
+impl Session {
+    fn event(&mut self, kind: EventKind, status: Status) -> Event {
+        self.line += 1;
+        let mut ev = Event::new(kind, self.line);
+        ev.session = Some(self.id.clone());
+        ev.context_used = Some(self.used);
+        ev.context_limit = 200_000;
+        ev.status = status;
+        ev
+    }
+
+    fn action(&self, kind: ActionKind, event: EventKind, agent: Option<&str>) -> GameFeed {
+        GameFeed::Action(Action {
+            kind,
+            script: "demo".to_string(),
+            session: Some(self.id.clone()),
+            agent: agent.map(str::to_string),
+            line: self.line,
+            event,
+            context_used: Some(self.used),
+            context_limit: 200_000,
+            status: Status::Working,
+        })
+    }
+}
+
+fn animate(name: &str) -> ActionKind {
+    ActionKind::Animate {
+        name: name.to_string(),
+    }
+}
+
+/// One step of the loop for a session: the items to send.
+fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
+    let mut out = Vec::new();
+    let tool = |s: &mut Session, kind: EventKind, target: &str, anim: &str| {
+        s.used = (s.used + 6_500).min(199_000);
+        let mut ev = s.event(kind, Status::Working);
+        ev.target = Some(target.to_string());
+        vec![
+            GameFeed::Event(ev),
+            s.action(animate(anim), kind, None),
+            s.action(ActionKind::Xp { amount: 10 }, kind, None),
+        ]
+    };
+    match n % 16 {
+        0 => {
+            let ev = s.event(EventKind::Prompt, Status::Working);
+            out.push(GameFeed::Event(ev));
+            out.push(s.action(
+                ActionKind::Quest {
+                    text: "Make the flaky test pass and tidy the parser".to_string(),
+                },
+                EventKind::Prompt,
+                None,
+            ));
+            out.push(s.action(animate("think"), EventKind::Prompt, None));
+        }
+        1 => out.extend(tool(s, EventKind::Reading, "/repo/tests/parser.rs", "cast")),
+        2 => out.extend(tool(s, EventKind::Reading, "/repo/src/parser.rs", "cast")),
+        3 => out.extend(tool(s, EventKind::Bash, "cargo test parser", "attack")),
+        4 => {
+            let ev = s.event(EventKind::Error, Status::Working);
+            out.push(GameFeed::Event(ev));
+            out.push(s.action(animate("hurt"), EventKind::Error, None));
+            out.push(s.action(
+                ActionKind::Say {
+                    text: "Ouch, 2 tests failed.".to_string(),
+                },
+                EventKind::Error,
+                None,
+            ));
+        }
+        5 => {
+            out.push(s.action(
+                ActionKind::CompanionSpawn {
+                    id: "toolu_demo".to_string(),
+                    kind: "Explore".to_string(),
+                },
+                EventKind::SubagentStart,
+                None,
+            ));
+            out.push(s.action(animate("think"), EventKind::SubagentStart, None));
+        }
+        6 | 7 => out.push(s.action(animate("cast"), EventKind::Reading, Some("agent-demo"))),
+        8 => out.push(s.action(
+            ActionKind::CompanionLeave {
+                id: "toolu_demo".to_string(),
+            },
+            EventKind::SubagentEnd,
+            None,
+        )),
+        9 => out.extend(tool(s, EventKind::Writing, "/repo/src/parser.rs", "write")),
+        10 => out.extend(tool(s, EventKind::Bash, "cargo test", "attack")),
+        11 => {
+            let mut data = serde_json::Map::new();
+            data.insert("passed".into(), serde_json::Value::from(42));
+            out.push(s.action(
+                ActionKind::Emit {
+                    name: "tests_green".to_string(),
+                    data,
+                },
+                EventKind::Success,
+                None,
+            ));
+            out.push(s.action(animate("victory"), EventKind::Success, None));
+            out.push(s.action(ActionKind::Xp { amount: 60 }, EventKind::Success, None));
+        }
+        12 => {
+            let mut ev = s.event(EventKind::Tool, Status::WaitingForApproval);
+            ev.target = Some("git push".to_string());
+            out.push(GameFeed::Event(ev));
+        }
+        13 => {
+            let ev = s.event(EventKind::Error, Status::Working);
+            out.push(GameFeed::Event(ev));
+            out.push(s.action(animate("blocked"), EventKind::Error, None));
+        }
+        14 => {
+            if s.used > 120_000 {
+                let pre = s.used;
+                s.used = 18_000;
+                let mut ev = s.event(EventKind::CompactBoundary, Status::Working);
+                ev.context_used = None;
+                ev.pre_tokens = Some(pre);
+                ev.post_tokens = Some(s.used);
+                out.push(GameFeed::Event(ev));
+                out.push(s.action(ActionKind::Rest, EventKind::CompactBoundary, None));
+            } else {
+                out.extend(tool(s, EventKind::Writing, "/repo/README.md", "write"));
+            }
+        }
+        _ => {
+            let ev = s.event(EventKind::Success, Status::WaitingForInput);
+            out.push(GameFeed::Event(ev));
+            out.push(s.action(
+                ActionKind::Log {
+                    text: "turn done".to_string(),
+                },
+                EventKind::Success,
+                None,
+            ));
+        }
+    }
+    out
+}
+
+fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
+    let names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
+    let mut sessions: Vec<Session> = (0..args.sessions.max(1))
+        .map(|i| Session {
+            id: format!("{}-{i}", names[i % names.len()]),
+            used: 40_000 + 30_000 * i as u64,
+            line: 0,
+        })
+        .collect();
+    for s in &mut sessions {
+        let ev = s.event(EventKind::SessionStart, Status::Working);
+        let label = GameFeed::SessionLabel {
+            session: s.id.clone(),
+            label: format!("demo:{}", s.id),
+        };
+        if tx.send(GameFeed::Event(ev)).is_err() || tx.send(label).is_err() {
+            return;
+        }
+    }
+    if args.idle {
+        return;
+    }
+    let mut n = 0usize;
+    loop {
+        if control.paused() {
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        }
+        let i = n % sessions.len();
+        let k = n / sessions.len();
+        for item in step(&mut sessions[i], k) {
+            if tx.send(item).is_err() {
+                return;
+            }
+        }
+        n += 1;
+        let wait = 1.0 / (args.rate.max(0.01) * control.speed());
+        std::thread::sleep(Duration::from_secs_f64(wait));
+    }
+}
+
+fn main() -> ExitCode {
+    let args = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("game-demo: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let started = Instant::now();
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let control = ReplayControl::new(1.0);
+    let frames = Arc::new(AtomicU64::new(0));
+    let options = GameOptions {
+        replay: Some(control.clone()),
+        continuous: args.continuous,
+        window_memory: None,
+        title: "Familiar demo".to_string(),
+        screenshot: args.screenshot.clone().map(|path| ScreenshotOptions {
+            path,
+            after_frames: args.frames,
+        }),
+        frame_counter: Some(frames.clone()),
+        ..GameOptions::default()
+    };
+    if args.stats {
+        let frames = frames.clone();
+        std::thread::spawn(move || {
+            while frames.load(Ordering::Relaxed) == 0 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            eprintln!("first frame after {} ms", started.elapsed().as_millis());
+            let mut last = (Instant::now(), frames.load(Ordering::Relaxed));
+            loop {
+                std::thread::sleep(Duration::from_secs(5));
+                let now = (Instant::now(), frames.load(Ordering::Relaxed));
+                let fps = (now.1 - last.1) as f64 / (now.0 - last.0).as_secs_f64();
+                eprintln!("fps {fps:.1}");
+                last = now;
+            }
+        });
+    }
+    std::thread::spawn(move || feeder(tx, &args, control));
+    match run_game(rx, options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("game-demo: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
