@@ -275,10 +275,15 @@ pub fn replay_events(
     let mut stage = HeadlessStage::new(io::stdout().lock(), sinks);
     let control = pace.control();
     let pacing = pace.pacing();
+    let expected: Duration = recorded_gaps(events)
+        .into_iter()
+        .map(|gap| wall_wait(gap, control.speed(), pacing))
+        .sum();
     tracing::info!(
         events = events.len(),
         speed = control.speed(),
-        "replay starting"
+        "replay starting, about {:.1} s",
+        expected.as_secs_f64()
     );
     tracing::debug!(?pacing, "replay pacing");
     let bar = progress_bar(events.len());

@@ -1,0 +1,205 @@
+//! `familiar doctor` end to end: golden output (paths normalized) with a temp Claude Code dir
+//! holding two projects, one of them the current directory's; a real `dbus-daemon` with no
+//! notification server on it; invalid and named config files.
+
+mod common;
+
+use std::io::{BufRead as _, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use common::{Test, fixture};
+
+/// Claude Code's dash encoding of a path (as `familiar-tail` does it).
+fn encode(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// A doctor run in `$HOME/work/app`, with that project and another one holding a session.
+fn doctor() -> Test {
+    let test = Test::new()
+        .arg("doctor")
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/familiar-test-bus",
+        )
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("FAMILIAR_CONFIG");
+    let home = test.home().to_owned();
+    let app = home.join("work/app");
+    std::fs::create_dir_all(&app).expect("app dir");
+    let projects = home.join(".claude/projects");
+    let here = projects.join(encode(&app));
+    std::fs::create_dir_all(&here).expect("project dir");
+    std::fs::copy(
+        fixture("demo.jsonl"),
+        here.join("d3m0d3m0-0000-4000-8000-00000000f00d.jsonl"),
+    )
+    .expect("session");
+    let other = projects.join("-home-user-proj");
+    std::fs::create_dir_all(&other).expect("other project");
+    std::fs::copy(
+        fixture("errors-each-kind.jsonl"),
+        other.join("5b2c0c1e-7d1a-4c43-9a55-0a4cfe1f3f10.jsonl"),
+    )
+    .expect("other session");
+    test.current_dir(app)
+}
+
+fn normalized(out: &[u8], home: &Path) -> String {
+    let home_text = home.display().to_string();
+    String::from_utf8_lossy(out)
+        .replace(&home_text, "[HOME]")
+        .replace(&encode(home), "[HOME-ENCODED]")
+}
+
+#[test]
+fn doctor_golden_without_bus_or_display() {
+    let test = doctor();
+    let home = test.home().to_owned();
+    let out = test.run();
+    insta::assert_snapshot!("doctor_plain", normalized(&out.stdout, &home));
+}
+
+#[test]
+fn doctor_shows_the_merged_config_and_where_it_came_from() {
+    let test = doctor();
+    let home = test.home().to_owned();
+    let config = home.join("named.toml");
+    std::fs::write(
+        &config,
+        "allow_run = true\nidle_timeout = \"90s\"\n[notifications]\nevents = { success = false }\n",
+    )
+    .expect("config");
+    let out = test.env("FAMILIAR_CONFIG", &config).run();
+    let text = normalized(&out.stdout, &home);
+    assert!(
+        text.contains("[ok] config: [HOME]/named.toml (from FAMILIAR_CONFIG) (read)"),
+        "{text}"
+    );
+    assert!(text.contains("  allow_run = true\n"), "{text}");
+    assert!(text.contains("  idle_timeout = \"1m 30s\"\n"), "{text}");
+    assert!(
+        text.contains("  notifications muted for = [success]\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn doctor_reports_an_invalid_config_with_its_line_and_exits_1() {
+    let test = doctor().status(1);
+    let home = test.home().to_owned();
+    let config = home.join(".config/familiar/config.toml");
+    std::fs::create_dir_all(config.parent().expect("parent")).expect("dir");
+    std::fs::write(&config, "poll = true\nallow_run = \"yes\"\n").expect("config");
+    let out = test.run();
+    let text = normalized(&out.stdout, &home);
+    let expected = "\
+[!!] config: [HOME]/.config/familiar/config.toml is invalid; fix it (every command refuses to start until then)
+       invalid config file [HOME]/.config/familiar/config.toml:2:13: invalid type: string \"yes\", expected a boolean
+         |
+       2 | allow_run = \"yes\"
+         |             ^^^^^
+";
+    assert!(text.starts_with(expected), "{text}");
+    assert!(
+        !text.contains("settings (config"),
+        "no settings from a broken file"
+    );
+}
+
+#[test]
+fn an_invalid_config_stops_replay_with_a_located_error() {
+    let test = Test::new()
+        .args(["demo", "--max-gap", "0"])
+        .env_remove("FAMILIAR_CONFIG")
+        .status(1);
+    let home = test.home().to_owned();
+    let config = home.join(".config/familiar/config.toml");
+    std::fs::create_dir_all(config.parent().expect("parent")).expect("dir");
+    std::fs::write(&config, "[notifications]\nevents = { sucess = false }\n").expect("config");
+    let out = test.stdout("").run();
+    assert_eq!(
+        normalized(&out.stderr, &home),
+        "familiar: cannot load the config: invalid config file \
+         [HOME]/.config/familiar/config.toml:2:12: unknown variant `sucess`, expected one of \
+         `session_start`, `prompt`, `thinking`, `text`, `reading`, `writing`, `bash`, `tool`, \
+         `subagent_start`, `subagent_end`, `error`, `compact_boundary`, `success`, `summary`, \
+         `status`\n  |\n2 | events = { sucess = false }\n  |            ^^^^^^\n"
+    );
+
+    let missing = home.join("nope.toml");
+    let out = Test::new()
+        .args(["demo", "--max-gap", "0"])
+        .env("FAMILIAR_CONFIG", &missing)
+        .status(1)
+        .run();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("(named by FAMILIAR_CONFIG) does not exist"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A `dbus-daemon --session` on a socket in `dir`, killed on drop.
+struct Bus {
+    child: Child,
+    address: String,
+}
+
+impl Bus {
+    fn start(dir: &Path) -> Bus {
+        let mut child = Command::new("dbus-daemon")
+            .args(["--session", "--nofork", "--print-address=1"])
+            .arg(format!("--address=unix:path={}", dir.join("bus").display()))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dbus-daemon runs (apt-get install dbus)");
+        let mut address = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut address)
+            .expect("address");
+        Bus {
+            child,
+            address: address.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for Bus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn doctor_with_a_bus_but_no_notification_server_and_a_dead_display() {
+    let test = doctor();
+    let home = test.home().to_owned();
+    let bus = Bus::start(&home);
+    let out = test
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+        .env("DISPLAY", ":4242")
+        .run();
+    let text = normalized(&out.stdout, &home);
+    assert!(
+        text.contains("[ok] D-Bus session bus: unix:path=[HOME]/bus"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[!!] notification server: no notification server on the session bus:"),
+        "{text}"
+    );
+    assert!(text.contains("start a notification daemon"), "{text}");
+    assert!(
+        text.contains("[!!] display: DISPLAY=:4242 but no X server socket at /tmp/.X11-unix/X4242"),
+        "{text}"
+    );
+}

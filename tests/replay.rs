@@ -1,0 +1,121 @@
+//! `familiar replay` and `familiar demo` end to end: with no pauses (`--max-gap 0`, so nothing
+//! sleeps) a replay prints exactly the events `familiar events` prints for the same file; the
+//! demo replays the bundled transcript; errors exit 1; a closed stdout ends a replay cleanly.
+
+mod common;
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Command, Stdio};
+
+use common::{Test, fixture, ndjson, real_fixture};
+
+fn isolated() -> Test {
+    Test::new()
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/familiar-test-bus",
+        )
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("FAMILIAR_CONFIG")
+}
+
+#[test]
+fn replay_prints_the_same_events_as_the_events_command() {
+    for file in [
+        real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl"),
+        real_fixture("stream-json-v2.1.3-gleam-init-tool-success.jsonl"),
+        fixture("errors-each-kind.jsonl"),
+    ] {
+        let events = isolated().arg("events").arg(&file).run();
+        let replayed = isolated()
+            .arg("replay")
+            .arg(&file)
+            .args(["--max-gap", "0", "--speed", "1000"])
+            .run();
+        assert!(!events.stdout.is_empty());
+        assert_eq!(
+            String::from_utf8_lossy(&replayed.stdout),
+            String::from_utf8_lossy(&events.stdout),
+            "{}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn demo_replays_the_bundled_transcript() {
+    let demo = isolated().args(["demo", "--max-gap", "0"]).run();
+    let events = isolated().arg("events").arg(fixture("demo.jsonl")).run();
+    assert_eq!(
+        demo.stdout, events.stdout,
+        "the demo is fixtures/demo.jsonl"
+    );
+    let lines = ndjson(&demo);
+    let kinds: Vec<&str> = lines
+        .iter()
+        .filter_map(|event| event["kind"].as_str())
+        .collect();
+    assert_eq!(kinds.first(), Some(&"session_start"));
+    assert_eq!(kinds.last(), Some(&"success"));
+    for kind in ["error", "compact_boundary", "subagent_start", "writing"] {
+        assert!(kinds.contains(&kind), "{kind} missing: {kinds:?}");
+    }
+}
+
+#[test]
+fn replay_errors_exit_1() {
+    let test = isolated();
+    let missing = test.home().join("missing.jsonl");
+    test.arg("replay")
+        .arg(&missing)
+        .status(1)
+        .stderr_contains("cannot open")
+        .run();
+
+    let test = isolated();
+    let empty = test.home().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("empty file");
+    test.arg("replay")
+        .arg(&empty)
+        .status(1)
+        .stderr_contains("has no events to replay")
+        .run();
+}
+
+#[test]
+fn a_closed_stdout_ends_the_replay_cleanly() {
+    let home = tempfile::tempdir().expect("home");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        // Realtime would take minutes: the reader leaves after the first line.
+        .args(["replay", "--realtime"])
+        .arg(fixture("demo.jsonl"))
+        .env("HOME", home.path())
+        .env("CLAUDE_CONFIG_DIR", home.path().join(".claude"))
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/familiar-test-bus",
+        )
+        .env_remove("FAMILIAR_CONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("familiar starts");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("first line");
+    assert!(first.contains("\"session_start\""), "{first}");
+    // The demo's next events come within seconds: the write after the close fails with
+    // EPIPE and the replay stops.
+    drop(stdout);
+    let out = child.wait_with_output().expect("familiar ends");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
