@@ -1,0 +1,19 @@
+//! Claude Code hook integration (optional): Claude Code runs `familiar hook` on its hook
+//! events; that process hands the hook's JSON to a running Familiar over a Unix socket under
+//! the runtime dir, so a new session is picked up at once (its `transcript_path`) and
+//! permission and idle prompts become [`familiar_model::Event`]s of kind `status`.
+//!
+//! [`socket`] holds both ends (the forwarder's [`socket::send`] and the watcher's
+//! [`socket::HookListener`]); [`input`] parses hook JSON and maps it to events; [`settings`]
+//! adds or removes Familiar's hooks in Claude Code's `settings.json`, as a pure text-to-text
+//! edit that keeps the user's keys and order (the binary shows the diff, keeps a backup and
+//! writes). The tailer (`familiar-tail`) follows the transcripts; this crate only tells it
+//! where to look sooner.
+
+pub mod input;
+pub mod settings;
+pub mod socket;
+
+pub use input::{HookInput, hook_event};
+pub use settings::{SettingsEdit, SettingsError, hook_command, install, uninstall};
+pub use socket::{HookError, HookListener, MAX_MESSAGE, send, socket_path};
