@@ -46,6 +46,9 @@ enum Command {
     Completions(cmd::completions::Args),
     /// Print the man page (roff).
     Man(cmd::completions::ManArgs),
+    /// Claude Code hook: hand hook input (stdin) to a running Familiar; `hook install` /
+    /// `hook uninstall` add or remove the hooks in settings.json.
+    Hook(cmd::hook::Args),
     /// Follow live sessions and print their events as NDJSON until Ctrl-C.
     Watch(cmd::watch::Args),
 }
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Some(Command::Replay(args)) => cmd::replay::run(args),
         Some(Command::Demo(args)) => cmd::demo::run(args),
         Some(Command::Doctor(args)) => cmd::doctor::run(args),
+        Some(Command::Hook(args)) => cmd::hook::run(args),
         Some(Command::Completions(args)) => {
             cmd::completions::completions(args, <Cli as clap::CommandFactory>::command())
         }

@@ -5,6 +5,7 @@ pub mod completions;
 pub mod demo;
 pub mod doctor;
 pub mod events;
+pub mod hook;
 pub mod pipeline;
 pub mod replay;
 pub mod stats;
