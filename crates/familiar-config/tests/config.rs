@@ -199,3 +199,18 @@ fn missing_files() {
         "{err}"
     );
 }
+
+#[test]
+fn the_documented_example_config_loads() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/config.md"))
+        .expect("docs/config.md");
+    let start = doc.find("```toml\n").expect("a toml example") + "```toml\n".len();
+    let end = start + doc[start..].find("```").expect("end of the example");
+    let config = parse(&doc[start..end], Path::new("/c/config.toml")).expect("the example parses");
+    assert_eq!(config.scripts, vec![PathBuf::from("/c/scripts/mine.rhai")]);
+    assert_eq!(config.idle_timeout, Some(Duration::from_secs(300)));
+    assert_eq!(
+        config.merge(&Overrides::default()).muted_events,
+        BTreeSet::from([EventKind::Success])
+    );
+}
