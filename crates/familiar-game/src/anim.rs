@@ -126,6 +126,9 @@ impl Anim {
     }
 }
 
+/// Seconds of idle breathing before the familiar holds still (low power).
+pub const CALM_AFTER: f32 = 8.0;
+
 /// One familiar's animation state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnimMachine {
@@ -171,6 +174,24 @@ impl AnimMachine {
 
     pub fn elapsed(&self) -> f32 {
         self.elapsed
+    }
+
+    /// Idle for a while (or asleep): the familiar holds still, so the window may wake only
+    /// for timers. Before that it breathes at the idle animation's rate.
+    pub fn calm(&self) -> bool {
+        self.sleeping
+            || (self.current == Anim::Idle && self.pending.is_none() && self.idle_for >= CALM_AFTER)
+    }
+
+    /// Seconds until the machine changes by itself (falls back to idle, or asleep).
+    pub fn next_change(&self) -> f32 {
+        if self.sleeping {
+            f32::INFINITY
+        } else if self.current == Anim::Idle {
+            (self.sleep_after - self.idle_for).max(0.0)
+        } else {
+            (self.current.hold_secs() - self.elapsed).max(0.0)
+        }
     }
 
     /// Idle or asleep: nothing moves much, so the window may drop to a low frame rate.
@@ -356,6 +377,18 @@ mod tests {
         m.request(Anim::Cast);
         assert!(!m.sleeping());
         assert_eq!(m.current(), Anim::Cast);
+    }
+
+    #[test]
+    fn calms_down_after_a_while_idle() {
+        let mut m = settled_machine();
+        assert!(!m.calm(), "breathes first");
+        assert!((m.next_change() - 60.0).abs() < 1.0);
+        m.tick(CALM_AFTER);
+        assert!(m.calm());
+        m.request(Anim::Think);
+        assert!(!m.calm());
+        assert!((m.next_change() - 2.0).abs() < 1e-3);
     }
 
     #[test]

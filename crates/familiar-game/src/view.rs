@@ -59,6 +59,8 @@ pub struct Layout {
 }
 
 pub const BAR_HEIGHT: f32 = 12.0;
+/// How long the "rest pre -> post" note shows after a compaction.
+const COMPACTION_NOTE_SECS: f32 = 5.0;
 const HUD_HEIGHT: f32 = 44.0;
 
 pub fn layout(window: Vec2, count: usize) -> Layout {
@@ -228,11 +230,12 @@ impl Plugin for ViewPlugin {
     }
 }
 
-/// Low-power settings: draw when something happens or every `wait`.
+/// Low-power settings: draw when something happens to the window, a feed item arrives, or
+/// every `wait`. Mouse motion elsewhere on the desktop does not wake it.
 pub fn idle_settings(wait: Duration) -> WinitSettings {
     WinitSettings {
-        focused_mode: UpdateMode::reactive(wait),
-        unfocused_mode: UpdateMode::reactive(wait),
+        focused_mode: UpdateMode::reactive_low_power(wait),
+        unfocused_mode: UpdateMode::reactive_low_power(wait),
     }
 }
 
@@ -689,7 +692,14 @@ fn draw_familiars(
         let index = order.iter().position(|x| *x == e).unwrap_or(0);
         let current = anim.0.current();
         let (frames, fps) = SHEET.rows[current.row()];
-        let frame = anim.0.frame(frames, fps);
+        let frame = if anim.0.sleeping() {
+            // Asleep the Zzz drift at a quarter of the rate: the window wakes every 2 s.
+            anim.0.frame(frames, 0.5)
+        } else if anim.0.calm() {
+            0
+        } else {
+            anim.0.frame(frames, fps)
+        };
         if let Ok((mut sprite, mut tr, _)) = sprites.get_mut(parts.sprite) {
             if let Some(atlas) = sprite.texture_atlas.as_mut() {
                 atlas.index = current.row() * SHEET.columns as usize + frame as usize;
@@ -769,7 +779,7 @@ fn draw_familiars(
             {
                 format!("LEVEL UP! Lv {}", progress.level)
             } else if let Some(c) = mana.compaction
-                && c.age < 5.0
+                && c.age < COMPACTION_NOTE_SECS
             {
                 let side = |v: Option<u64>| v.map(logic::tokens).unwrap_or_else(|| "?".into());
                 format!("rest {} -> {}", side(c.pre), side(c.post))
@@ -1030,12 +1040,14 @@ fn keys(
     }
 }
 
-/// Full rate only while something moves; otherwise wake for the idle breathing (2 fps) or,
-/// asleep, once a second. Feed items wake the loop at once through the bridge.
+/// Full rate only while something moves; a few frames a second while a familiar breathes;
+/// once all are calm (idle a while, or asleep) the window wakes only for its next timer (a
+/// bubble to hide, falling asleep) or at most every few seconds. Feed items wake the loop at
+/// once through the bridge.
 fn power_mode(
     options: Res<Options>,
     activity: Res<Activity>,
-    familiars: Query<&Animation>,
+    familiars: Query<(&Animation, &Speech, &Mana)>,
     settings: Option<ResMut<WinitSettings>>,
 ) {
     let Some(mut settings) = settings else {
@@ -1044,15 +1056,30 @@ fn power_mode(
     if options.0.continuous {
         return;
     }
-    let all_asleep = familiars.iter().all(|a| a.0.sleeping());
     let wait = if activity.animating {
         Duration::from_millis(33)
-    } else if all_asleep {
-        Duration::from_millis(1000)
-    } else {
+    } else if familiars.iter().any(|(a, ..)| !a.0.calm()) {
         Duration::from_millis(333)
+    } else {
+        let mut next: f32 = if familiars.iter().any(|(a, ..)| a.0.sleeping()) {
+            2.0 // the Zzz drift slowly
+        } else {
+            5.0
+        };
+        for (anim, speech, mana) in &familiars {
+            next = next.min(anim.0.next_change());
+            if let Some((_, left)) = &speech.0 {
+                next = next.min(*left);
+            }
+            if let Some(c) = mana.compaction
+                && c.age < COMPACTION_NOTE_SECS
+            {
+                next = next.min(COMPACTION_NOTE_SECS - c.age);
+            }
+        }
+        Duration::from_secs_f32(next.clamp(0.033, 5.0))
     };
-    let want = UpdateMode::reactive(wait);
+    let want = UpdateMode::reactive_low_power(wait);
     if settings.focused_mode != want || settings.unfocused_mode != want {
         *settings = idle_settings(wait);
     }
