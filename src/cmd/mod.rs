@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod events;
 pub mod hook;
 pub mod pipeline;
+pub mod progress;
 pub mod replay;
 pub mod stats;
 pub mod watch;

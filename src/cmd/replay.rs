@@ -10,7 +10,7 @@
 //! prints events as NDJSON and hands actions to the sinks; the lead plugs the script host and
 //! the game in there.
 
-use std::io::{self, IsTerminal as _, Write};
+use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -241,21 +241,6 @@ impl<W: Write> HeadlessStage<W> {
     }
 }
 
-/// A progress bar on stderr for long replays, shown only when stderr is a terminal and stdout
-/// is not (the NDJSON goes elsewhere, so the bar does not tear through it).
-pub fn progress_bar(len: usize) -> indicatif::ProgressBar {
-    if !io::stderr().is_terminal() || io::stdout().is_terminal() || super::quiet() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{spinner} replaying {bar:30} {pos}/{len} events ({eta} left)",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
 /// Replay events through the headless stage with real time; shared by `replay` and `demo`.
 pub fn replay_events(
     events: &[Event],
@@ -286,7 +271,7 @@ pub fn replay_events(
         expected.as_secs_f64()
     );
     tracing::debug!(?pacing, "replay pacing");
-    let bar = progress_bar(events.len());
+    let bar = super::progress::bar(events.len(), "events");
     drive(events, pacing, &control, &mut SystemClock, |event| {
         bar.inc(1);
         stage.on_event(event)
