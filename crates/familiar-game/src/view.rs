@@ -1232,6 +1232,42 @@ mod tests {
     }
 
     #[test]
+    fn keys_pause_change_speed_hide_the_hud_and_quit() {
+        let control = ReplayControl::new(1.0);
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins)
+            .add_message::<AppExit>()
+            .init_resource::<ButtonInput<KeyCode>>()
+            .insert_resource(Replay(Some(control.clone())))
+            .insert_resource(HudVisible(true))
+            .add_systems(Update, keys);
+        let press = |app: &mut App, key: KeyCode| {
+            let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+            input.reset_all();
+            input.press(key);
+            app.update();
+            let mut input = app.world_mut().resource_mut::<ButtonInput<KeyCode>>();
+            input.release(key);
+            input.clear();
+        };
+        press(&mut app, KeyCode::Space);
+        assert!(control.paused());
+        press(&mut app, KeyCode::Space);
+        assert!(!control.paused());
+        press(&mut app, KeyCode::Equal);
+        press(&mut app, KeyCode::NumpadAdd);
+        assert_eq!(control.speed(), 4.0);
+        press(&mut app, KeyCode::Minus);
+        assert_eq!(control.speed(), 2.0);
+        press(&mut app, KeyCode::KeyH);
+        assert!(!app.world().resource::<HudVisible>().0);
+        let exits = |app: &App| app.world().resource::<Messages<AppExit>>().len();
+        assert_eq!(exits(&app), 0);
+        press(&mut app, KeyCode::KeyQ);
+        assert!(exits(&app) > 0, "q quits");
+    }
+
+    #[test]
     fn speeds_read_well() {
         assert_eq!(speed_label(1.0), "1");
         assert_eq!(speed_label(0.5), "0.5");

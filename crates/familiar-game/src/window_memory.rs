@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bevy::prelude::*;
-use bevy::window::{PrimaryWindow, WindowMoved, WindowResized};
+use bevy::window::{PrimaryWindow, WindowCloseRequested, WindowMoved, WindowResized};
 use serde::{Deserialize, Serialize};
 
 /// The remembered geometry (logical size, physical position).
@@ -91,19 +91,23 @@ fn remember_window(
     time: Res<Time<Real>>,
     mut moved: MessageReader<WindowMoved>,
     mut resized: MessageReader<WindowResized>,
+    mut closing: MessageReader<WindowCloseRequested>,
+    mut exiting: MessageReader<AppExit>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut state: ResMut<MemoryState>,
 ) {
     let changed = moved.read().count() + resized.read().count() > 0;
+    let leaving = closing.read().count() + exiting.read().count() > 0;
     let now = time.elapsed();
     if changed {
         state.dirty_since = Some(now);
     }
-    // Save half a second after the last change: a drag sends many moves.
+    // Save half a second after the last change (a drag sends many moves), or now when the
+    // window is about to go.
     let Some(since) = state.dirty_since else {
         return;
     };
-    if now.saturating_sub(since) < Duration::from_millis(500) {
+    if !leaving && now.saturating_sub(since) < Duration::from_millis(500) {
         return;
     }
     state.dirty_since = None;

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use bevy::math::Vec2;
 use familiar_game::logic::ManaBand;
-use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, band_color, layout, run_game};
+use familiar_game::{
+    GameFeed, GameOptions, ScreenshotOptions, WindowMemory, band_color, layout, run_game,
+};
 use familiar_model::{Action, ActionKind, Event, EventKind, Status};
 
 /// An Xvfb started by the test, stopped when dropped.
@@ -144,9 +146,20 @@ fn the_window_shows_the_familiar_and_its_mana() {
     for item in feed {
         assert!(tx.send(item).is_ok());
     }
+    // A remembered window size the game must use (the default is 480x320).
+    let memory = target.join("screenshots/window-memory.json");
+    assert!(std::fs::create_dir_all(target.join("screenshots")).is_ok());
+    let remembered = WindowMemory {
+        width: 512,
+        height: 320,
+        x: Some(10),
+        y: Some(20),
+    };
+    let written = serde_json::to_string(&remembered).map(|json| std::fs::write(&memory, json));
+    assert!(matches!(written, Ok(Ok(()))), "{written:?}");
     let options = GameOptions {
         continuous: true,
-        window_memory: None,
+        window_memory: Some(memory.clone()),
         screenshot: Some(ScreenshotOptions {
             path: shot.clone(),
             after_frames: 30,
@@ -160,10 +173,18 @@ fn the_window_shows_the_familiar_and_its_mana() {
     let img = image::open(&shot)
         .unwrap_or_else(|e| panic!("{}: {e}", shot.display()))
         .to_rgb8();
-    assert_eq!((img.width(), img.height()), (480, 320), "window size");
+    assert_eq!(
+        (img.width(), img.height()),
+        (512, 320),
+        "the remembered window size"
+    );
+    let kept: Option<WindowMemory> = std::fs::read_to_string(&memory)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    assert_eq!(kept.map(|m| (m.width, m.height)), Some((512, 320)));
     let px = |x: f32, y: f32| -> Px { img.get_pixel(x as u32, y as u32).0 };
 
-    let l = layout(Vec2::new(480.0, 320.0), 1);
+    let l = layout(Vec2::new(512.0, 320.0), 1);
     // The mana bar: 2-pixel border, then 75 % blue (plenty) and 25 % empty.
     let bar = l.mana_bar_rect(0);
     let (left, right) = (bar.min.x + 2.0, bar.max.x - 2.0);
@@ -198,7 +219,7 @@ fn the_window_shows_the_familiar_and_its_mana() {
         let (x, y) = (x as f32, y as f32);
         if x >= sprite.min.x && x < sprite.max.x && y >= sprite.min.y && y < sprite.max.y {
             inside += 1;
-        } else if !(100.0..=380.0).contains(&x) {
+        } else if !(100.0..=412.0).contains(&x) {
             outside += 1;
         }
     }
