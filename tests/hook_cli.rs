@@ -114,7 +114,7 @@ fn install_shows_the_diff_keeps_a_backup_and_uninstall_undoes_it() {
     Test::new()
         .env("CLAUDE_CONFIG_DIR", &claude)
         .args(["hook", "install"])
-        .stdout_contains(&format!("+            \"command\": \"{exe} hook\""))
+        .stdout_contains(format!("+            \"command\": \"{exe} hook\""))
         .stdout_contains("# add hooks.Notification:")
         .stdout_contains("undo with `familiar hook uninstall`")
         .run();

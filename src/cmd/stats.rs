@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use familiar_transcript::{PriceTable, Summary};
 
-use super::{InputOptions, input_name, inputs_or_stdin, is_broken_pipe, read_transcript};
+use super::{InputOptions, input_name, inputs_or_stdin, read_transcript};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -98,11 +98,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut failed = false;
-    for path in inputs_or_stdin(&args.files) {
-        let normalizer = match read_transcript(&path, &config, |_| Ok(())) {
+    let inputs = inputs_or_stdin(&args.files);
+    let progress = super::progress::bar(inputs.len(), "files");
+    for path in inputs {
+        progress.inc(1);
+        let read = progress.suspend(|| read_transcript(&path, &config, |_| Ok(())));
+        let normalizer = match read {
             Ok(normalizer) => normalizer,
             Err(err) => {
-                eprintln!("familiar: {err:#}");
+                progress.suspend(|| eprintln!("familiar: {err:#}"));
                 failed = true;
                 continue;
             }
@@ -115,17 +119,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             stats.write_readable(&mut out)
         };
-        if let Err(err) = written.and_then(|()| out.flush()) {
-            if err.kind() == io::ErrorKind::BrokenPipe {
-                return Ok(ExitCode::SUCCESS);
-            }
-            let err = anyhow::Error::from(err);
-            if is_broken_pipe(&err) {
-                return Ok(ExitCode::SUCCESS);
-            }
-            return Err(err);
+        match written.and_then(|()| out.flush()) {
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+            Err(err) => return Err(err.into()),
+            Ok(()) => {}
         }
     }
+    progress.finish_and_clear();
     Ok(if failed {
         ExitCode::from(1)
     } else {
@@ -157,7 +157,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
