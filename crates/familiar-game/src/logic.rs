@@ -399,7 +399,16 @@ fn default_label(session: &str) -> String {
 /// Finds the familiar of `session`, bringing a new one in (and sending the least recently
 /// active away when the row is full).
 fn familiar_for(world: &mut World, session: Option<&str>, now: f32) -> Entity {
-    let key = session.unwrap_or("").to_string();
+    let key = session.unwrap_or("");
+    // Fast path: most items belong to the session of the previous one.
+    if let Some(e) = world.resource::<Focus>().0
+        && let Some(mut f) = world.get_mut::<Familiar>(e)
+        && f.session == key
+    {
+        f.last_active = now;
+        return e;
+    }
+    let key = key.to_string();
     let mut q = world.query::<(Entity, &Familiar)>();
     let all: Vec<(Entity, String, usize, f32)> = q
         .iter(world)
