@@ -3,10 +3,11 @@
 //! subagents, compaction, XP) into `run_game`.
 //!
 //! ```text
-//! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle] [--continuous]
+//! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle | --asleep] [--continuous]
 //!           [--screenshot PATH [--frames N]] [--stats]
 //! ```
-//! `--idle` sends the opening only, then nothing (for idle CPU); `--stats` prints the time to
+//! `--idle` sends the opening only, then nothing (for idle CPU); `--asleep` also says the agent
+//! is idle with an unknown context (the familiar sleeps); `--stats` prints the time to
 //! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`).
 
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ struct Args {
     sessions: usize,
     rate: f64,
     idle: bool,
+    asleep: bool,
     continuous: bool,
     screenshot: Option<PathBuf>,
     frames: u32,
@@ -34,6 +36,7 @@ fn parse() -> Result<Args, String> {
         sessions: 1,
         rate: 3.0,
         idle: false,
+        asleep: false,
         continuous: false,
         screenshot: None,
         frames: 30,
@@ -60,6 +63,7 @@ fn parse() -> Result<Args, String> {
             }
             "--screenshot" => a.screenshot = Some(PathBuf::from(value("--screenshot")?)),
             "--idle" => a.idle = true,
+            "--asleep" => a.asleep = true,
             "--continuous" => a.continuous = true,
             "--stats" => a.stats = true,
             other => return Err(format!("unknown argument {other}")),
@@ -241,7 +245,16 @@ fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
             return;
         }
     }
-    if args.idle {
+    if args.asleep {
+        for s in &mut sessions {
+            let mut ev = s.event(EventKind::Status, Status::Idle);
+            ev.context_used = None;
+            if tx.send(GameFeed::Event(ev)).is_err() {
+                return;
+            }
+        }
+    }
+    if args.idle || args.asleep {
         return;
     }
     let mut n = 0usize;
