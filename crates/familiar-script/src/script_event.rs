@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use familiar_model::Event;
+use familiar_model::{ErrorKind, Event, EventKind, Status};
 use rhai::{Dynamic, Engine, INT, ImmutableString};
 
 /// The script-side event. Cheap to clone.
@@ -102,8 +102,32 @@ fn opt_int(value: Option<u64>) -> Dynamic {
     value.map_or(Dynamic::UNIT, |v| Dynamic::from_int(int(v)))
 }
 
+/// Shared copies of the fixed vocabulary (kinds, statuses, error kinds), so reading
+/// `ev.kind` in every handler does not allocate a new string each time.
 fn static_str(value: &'static str) -> ImmutableString {
-    ImmutableString::from(value)
+    static WORDS: OnceLock<Vec<(&'static str, ImmutableString)>> = OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        let kinds = EventKind::ALL.iter().map(|k| k.as_str());
+        let statuses = [
+            Status::Unknown,
+            Status::Working,
+            Status::WaitingForApproval,
+            Status::WaitingForInput,
+            Status::Idle,
+        ]
+        .into_iter()
+        .map(Status::as_str);
+        let errors = ErrorKind::ALL.iter().map(|k| k.as_str());
+        kinds
+            .chain(statuses)
+            .chain(errors)
+            .map(|w| (w, ImmutableString::from(w)))
+            .collect()
+    });
+    words
+        .iter()
+        .find(|(w, _)| std::ptr::eq(*w, value) || *w == value)
+        .map_or_else(|| ImmutableString::from(value), |(_, s)| s.clone())
 }
 
 /// Register the `Event` type and its getters.
