@@ -88,7 +88,6 @@ pub struct FileTail {
     splitter: LineSplitter,
     normalizer: Normalizer,
     fingerprint: Option<Vec<u8>>,
-    buf: Vec<u8>,
     /// Clock time of the last complete line (or, after a silent read, of the last record).
     last_activity: Instant,
     last_kind: Option<EventKind>,
@@ -120,7 +119,6 @@ impl FileTail {
             },
             splitter: LineSplitter::new(max_line),
             fingerprint: None,
-            buf: Vec::new(),
             last_activity: now,
             last_kind: None,
             lines_seen: 0,
@@ -159,10 +157,13 @@ impl FileTail {
         }
     }
 
-    /// Read what is new, at most about `budget` bytes. Events (tagged) go to `out`, skipped
-    /// lines to `diagnostics`.
+    /// Read what is new, at most about `budget` bytes, through `scratch` (a read buffer
+    /// shared by all files, so 200 followed files do not hold 200 buffers). Events (tagged)
+    /// go to `out`, skipped lines to `diagnostics`.
+    #[allow(clippy::too_many_arguments)]
     pub fn poll(
         &mut self,
+        scratch: &mut Vec<u8>,
         budget: u64,
         now: Instant,
         wall: SystemTime,
@@ -176,6 +177,7 @@ impl FileTail {
         if !meta.is_file() {
             return Err(FileError::NotRegular);
         }
+        let mut size = meta.len();
         if self.identity != Some((meta.dev(), meta.ino())) {
             let file = open_nonblocking(&self.info.path).map_err(not_found_is_gone)?;
             let opened = file.metadata()?;
@@ -183,6 +185,7 @@ impl FileTail {
                 return Err(FileError::NotRegular);
             }
             let replaced = self.identity.is_some();
+            size = opened.len();
             self.identity = Some((opened.dev(), opened.ino()));
             self.file = Some(file);
             // A new inode with the same first line and at least as many bytes is the same
@@ -192,10 +195,6 @@ impl FileTail {
                 polled.reset = Some(ResetReason::Replaced);
             }
         }
-        let Some(file) = self.file.as_ref() else {
-            return Err(FileError::Gone);
-        };
-        let size = file.metadata()?.len();
         if size < self.offset {
             self.reset();
             polled.reset = Some(ResetReason::Truncated);
@@ -204,11 +203,10 @@ impl FileTail {
             polled.reset = Some(ResetReason::Replaced);
         }
         let lines_before = self.lines_seen;
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.resize(CHUNK, 0);
-        let result = self.read_to_end(&mut buf, budget, &mut polled, out, diagnostics);
-        self.buf = buf;
-        result?;
+        if scratch.len() < CHUNK {
+            scratch.resize(CHUNK, 0);
+        }
+        self.read_to_end(scratch, budget, &mut polled, out, diagnostics)?;
         polled.lines = self.lines_seen - lines_before;
         if polled.lines > 0 && self.offset > self.silent_until {
             self.last_activity = now;
@@ -403,9 +401,10 @@ impl FileTail {
         else {
             return Ok(true);
         };
-        let mut head = vec![0u8; fingerprint.len()];
-        let read = read_at_most(file, &mut head)?;
-        Ok(read == fingerprint.len() && head == *fingerprint)
+        let mut head = [0u8; FINGERPRINT_BYTES];
+        let head = &mut head[..fingerprint.len()];
+        let read = read_at_most(file, head)?;
+        Ok(read == fingerprint.len() && head == fingerprint.as_slice())
     }
 }
 

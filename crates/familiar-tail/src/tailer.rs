@@ -50,6 +50,10 @@ use crate::file::{FileError, FileTail, ResetReason, Start, Timers};
 pub const SEND_WAIT: Duration = Duration::from_millis(20);
 /// Bytes read from one file per turn of the loop, so one huge file cannot starve the rest.
 const READ_BUDGET: u64 = 8 << 20;
+/// Under a stream of changes the loop handles them at most this often, in batches: each
+/// wake-up of the thread (and of the consumer) costs more than the lines it handles. A lone
+/// append after a quiet spell is handled at once.
+pub const BATCH_INTERVAL: Duration = Duration::from_millis(2);
 /// Pending roots, vanished roots and timers are looked at least this often.
 const HOUSEKEEPING: Duration = Duration::from_secs(1);
 
@@ -314,6 +318,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         rejected: HashSet::new(),
         problems: HashSet::new(),
         outbox: VecDeque::new(),
+        scratch: Vec::new(),
+        last_batch: Instant::now(),
         sender,
         stats: Arc::clone(&stats),
         stop: Arc::clone(&stopper.stop),
@@ -398,6 +404,10 @@ struct Tailer {
     /// Paths reported as problems (reported once).
     problems: HashSet<PathBuf>,
     outbox: VecDeque<TailMessage>,
+    /// The read buffer all files share.
+    scratch: Vec<u8>,
+    /// When the loop last handled changes (real time, for batching).
+    last_batch: Instant,
     sender: Sender<TailMessage>,
     stats: Arc<TailStats>,
     stop: Arc<AtomicBool>,
@@ -498,7 +508,24 @@ impl Tailer {
                 Err(SendTimeoutError::Disconnected(_)) => false,
             };
         }
-        let _ = self.wake.recv_timeout(timeout);
+        if self.wake.recv_timeout(timeout).is_ok() {
+            // Woken by a change: if the last batch was only just handled, let more changes
+            // gather before handling them (at most BATCH_INTERVAL later).
+            let pending = {
+                let inbox = self
+                    .inbox
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner());
+                !inbox.dirty.is_empty() || inbox.rescan
+            };
+            if pending {
+                let since = self.last_batch.elapsed();
+                if since < BATCH_INTERVAL {
+                    std::thread::sleep(BATCH_INTERVAL - since);
+                }
+                self.last_batch = Instant::now();
+            }
+        }
         true
     }
 
@@ -792,6 +819,7 @@ impl Tailer {
         let mut events = Vec::new();
         let mut diagnostics = Vec::new();
         let result = tail.poll(
+            &mut self.scratch,
             READ_BUDGET,
             clock.now(),
             clock.wall(),

@@ -148,5 +148,8 @@ fn a_new_file_is_announced_before_its_events() {
     });
     let followed = followed.expect("Followed before the first event");
     assert_eq!(followed.info.path, path);
-    assert_eq!(followed.session.as_deref(), Some(session_of(&bytes).as_str()));
+    assert_eq!(
+        followed.session.as_deref(),
+        Some(session_of(&bytes).as_str())
+    );
 }

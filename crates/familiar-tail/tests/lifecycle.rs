@@ -145,9 +145,10 @@ fn truncation_to_zero_and_rewrite_reads_the_new_content_from_line_one() {
         drop(file);
         append(&path, &second);
         append(&path, &sentinel("two"));
-        let messages = until(&handle, |m| {
-            matches!(m, TailMessage::Event(e) if is_sentinel(e, "two"))
-        })
+        let messages = until(
+            &handle,
+            |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "two")),
+        )
         .expect("the rewritten content arrives");
         let reset = messages
             .iter()
@@ -187,9 +188,10 @@ fn a_file_replaced_by_another_is_read_again_but_a_grown_copy_is_not() {
     let tmp = dir.join("s.jsonl.tmp");
     fs::write(&tmp, [&second[..], &sentinel("two")[..]].concat()).expect("write");
     fs::rename(&tmp, &path).expect("rename over");
-    let messages = until(&handle, |m| {
-        matches!(m, TailMessage::Event(e) if is_sentinel(e, "two"))
-    })
+    let messages = until(
+        &handle,
+        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "two")),
+    )
     .expect("the new file's events");
     assert!(messages.iter().any(|m| matches!(
         m,
@@ -210,12 +212,21 @@ fn a_file_replaced_by_another_is_read_again_but_a_grown_copy_is_not() {
     grown.extend(sentinel("three"));
     fs::write(&tmp, &grown).expect("write");
     fs::rename(&tmp, &path).expect("rename over");
-    let messages = until(&handle, |m| {
-        matches!(m, TailMessage::Event(e) if is_sentinel(e, "three"))
-    })
+    let messages = until(
+        &handle,
+        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "three")),
+    )
     .expect("the appended line");
-    assert!(!messages.iter().any(|m| matches!(m, TailMessage::Reset { .. })));
-    assert_eq!(events(messages).len(), 1, "only the new line, nothing repeated");
+    assert!(
+        !messages
+            .iter()
+            .any(|m| matches!(m, TailMessage::Reset { .. }))
+    );
+    assert_eq!(
+        events(messages).len(),
+        1,
+        "only the new line, nothing repeated"
+    );
     assert!(old_len > 0);
 }
 
@@ -252,11 +263,12 @@ fn a_new_session_appears_next_to_an_old_one() {
     let new = dir.join(format!("{}.jsonl", session_of(&bytes)));
     append(&new, &bytes);
     append(&new, &sentinel("new"));
-    let messages = until(&handle, |m| {
-        matches!(m, TailMessage::Event(e) if is_sentinel(e, "new"))
-    })
+    let messages = until(
+        &handle,
+        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "new")),
+    )
     .expect("the new session's events");
-    assert_eq!(followed_paths(&messages), [new.clone()]);
+    assert_eq!(followed_paths(&messages), std::slice::from_ref(&new));
     let got: Vec<_> = events(messages)
         .into_iter()
         .filter(|e| !is_sentinel(e, "new"))
@@ -273,7 +285,9 @@ fn without_agent_ids(bytes: &[u8]) -> Vec<u8> {
         out.push_str(&rest[..at]);
         let after = &rest[at + 11..];
         let end = after.find('"').expect("closing quote");
-        rest = after[end + 1..].strip_prefix(',').unwrap_or(&after[end + 1..]);
+        rest = after[end + 1..]
+            .strip_prefix(',')
+            .unwrap_or(&after[end + 1..]);
     }
     out.push_str(rest);
     out.into_bytes()
@@ -300,9 +314,10 @@ fn subagent_transcripts_appear_under_their_session() {
     let path = subagents.join("agent-a881341.jsonl");
     append(&path, &sub);
     append(&path, &sentinel("sub"));
-    let messages = until(&handle, |m| {
-        matches!(m, TailMessage::Event(e) if is_sentinel(e, "sub"))
-    })
+    let messages = until(
+        &handle,
+        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "sub")),
+    )
     .expect("the subagent's events");
     let followed = messages
         .iter()
@@ -331,7 +346,10 @@ fn subagent_transcripts_appear_under_their_session() {
     let got = events_until_sentinel(&handle, "bare");
     assert!(!got.is_empty());
     assert!(got.iter().all(|e| e.agent.as_deref() == Some("b77")));
-    assert!(got.iter().all(|e| e.session.as_deref() == Some(sid.as_str())));
+    assert!(
+        got.iter()
+            .all(|e| e.session.as_deref() == Some(sid.as_str()))
+    );
     assert_same_events(&got, &reference(&path, &bare), "bare subagent");
 }
 
@@ -457,9 +475,10 @@ fn unreadable_entries_are_reported_and_skipped() {
     let bytes = real(SHORT);
     append(&good, &bytes);
     append(&good, &sentinel("good"));
-    let messages = until(&handle, |m| {
-        matches!(m, TailMessage::Event(e) if is_sentinel(e, "good"))
-    })
+    let messages = until(
+        &handle,
+        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "good")),
+    )
     .expect("the readable file still flows");
     let mut problems: Vec<(PathBuf, String)> = messages
         .iter()
@@ -528,9 +547,11 @@ fn idle_and_quiet_timers_follow_the_injected_clock() {
 
     // A prompt and a text-only answer with no turn-end marker.
     append(&path, &sub[..after_lines(&sub, 2)]);
-    let messages =
-        until(&handle, |m| matches!(m, TailMessage::Event(e) if e.kind == EventKind::Text))
-            .expect("the text event");
+    let messages = until(
+        &handle,
+        |m| matches!(m, TailMessage::Event(e) if e.kind == EventKind::Text),
+    )
+    .expect("the text event");
     let text = events(messages).pop().expect("text");
     assert_eq!(text.status, Status::Working);
 
@@ -546,7 +567,10 @@ fn idle_and_quiet_timers_follow_the_injected_clock() {
     clock.advance(Duration::from_secs(300));
     let messages = until(&handle, |m| matches!(m, TailMessage::Event(_))).expect("idle");
     let status = events(messages).pop().expect("an event");
-    assert_eq!((status.kind, status.status), (EventKind::Status, Status::Idle));
+    assert_eq!(
+        (status.kind, status.status),
+        (EventKind::Status, Status::Idle)
+    );
 
     // New records wake it up: the next event is the record's, not another timer's.
     append(&path, &sub[after_lines(&sub, 2)..after_lines(&sub, 3)]);

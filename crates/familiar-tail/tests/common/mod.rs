@@ -40,7 +40,10 @@ pub fn real_fixtures() -> Vec<PathBuf> {
         .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
         .collect();
     files.sort();
-    assert!(files.len() >= 10, "expected the real transcripts, found {files:?}");
+    assert!(
+        files.len() >= 10,
+        "expected the real transcripts, found {files:?}"
+    );
     files
 }
 
@@ -154,9 +157,10 @@ pub fn until(
 
 /// Events received up to (not including) the sentinel event with `text`.
 pub fn events_until_sentinel(handle: &TailerHandle, text: &str) -> Vec<Event> {
-    let messages = until(handle, |message| {
-        matches!(message, TailMessage::Event(event) if is_sentinel(event, text))
-    })
+    let messages = until(
+        handle,
+        |message| matches!(message, TailMessage::Event(event) if is_sentinel(event, text)),
+    )
     .unwrap_or_else(|| panic!("sentinel {text:?} did not arrive within {WAIT:?}"));
     events(messages)
         .into_iter()
