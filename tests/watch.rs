@@ -18,7 +18,9 @@ const FIXTURE: &str = "v2.1.38-spotter-slash-command-queue.jsonl";
 fn real_fixture(name: &str) -> Vec<u8> {
     let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real")
+        });
     let path = dir.join(name);
     fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
@@ -109,7 +111,10 @@ impl Watch {
     }
 
     fn stderr(&self) -> String {
-        self.stderr.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn wait_stderr(&self, needle: &str) {
@@ -153,7 +158,10 @@ impl Watch {
             }
             if Instant::now() > deadline {
                 let _ = self.child.kill();
-                panic!("familiar watch did not end within {WAIT:?}: {}", self.stderr());
+                panic!(
+                    "familiar watch did not end within {WAIT:?}: {}",
+                    self.stderr()
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -250,7 +258,13 @@ fn by_default_it_follows_the_current_directory_from_the_end() {
     let encoded: String = project
         .to_string_lossy()
         .bytes()
-        .map(|b| if b.is_ascii_alphanumeric() { b as char } else { '-' })
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                b as char
+            } else {
+                '-'
+            }
+        })
         .collect();
     let dir = config.join("projects").join(encoded);
     fs::create_dir_all(&dir).expect("mkdir");
