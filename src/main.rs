@@ -51,6 +51,12 @@ enum Command {
     Hook(cmd::hook::Args),
     /// Follow live sessions and print their events as NDJSON until Ctrl-C.
     Watch(cmd::watch::Args),
+    /// Compile scripts, list their handlers and print warnings and errors with positions.
+    Check(cmd::check::Args),
+    /// Dry run: the actions scripts produce for a transcript, as NDJSON.
+    Run(cmd::run::Args),
+    /// Script unit test: compare the actions for a transcript with an expectation file.
+    Test(cmd::test::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +65,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Events(args)) => cmd::events::run(args),
         Some(Command::Watch(args)) => cmd::watch::run(args),
+        Some(Command::Check(args)) => cmd::check::run(args),
+        Some(Command::Run(args)) => cmd::run::run(args),
+        Some(Command::Test(args)) => cmd::test::run(args),
         Some(Command::Stats(args)) => cmd::stats::run(args),
         Some(Command::Replay(args)) => cmd::replay::run(args),
         Some(Command::Demo(args)) => cmd::demo::run(args),

@@ -1,6 +1,7 @@
 //! Subcommands of the `familiar` binary, one module each, plus what they share: logging and
 //! opening transcript inputs (`-` is stdin).
 
+pub mod check;
 pub mod completions;
 pub mod demo;
 pub mod doctor;
@@ -9,7 +10,9 @@ pub mod hook;
 pub mod pipeline;
 pub mod progress;
 pub mod replay;
+pub mod run;
 pub mod stats;
+pub mod test;
 pub mod watch;
 
 use std::fs::File;

@@ -96,8 +96,10 @@ pub struct LoadReport {
     pub handlers: Vec<String>,
     /// Other functions, as `name(params)`.
     pub functions: Vec<String>,
-    /// Script-level state variables after `init()`.
+    /// Script-level state variables after `init()`, in declaration order.
     pub state: Vec<String>,
+    /// Script-level constants (`const`).
+    pub constants: Vec<String>,
     pub warnings: Vec<ScriptDiagnostic>,
 }
 
@@ -554,7 +556,8 @@ impl ScriptHost {
                 .any(|(k, arity)| k == fname && *arity == params.len())
             {
                 handlers.push(fname.clone());
-            } else {
+            } else if !fname.starts_with("anon$") {
+                // (Closures are compiled to `anon$…` functions: not the author's names.)
                 helpers.push(format!("{fname}({})", params.join(", ")));
             }
         }
@@ -562,10 +565,20 @@ impl ScriptHost {
         for kind in EventKind::ALL {
             on_kind[kind_index(kind)] = has(&format!("on_{}", kind.as_str()), 1);
         }
-        let state = scope.iter_raw().map(|(n, _, _)| n.to_owned()).collect();
+        // The scope lists variables last-declared first.
+        let mut state = Vec::new();
+        let mut constants = Vec::new();
+        for (var, is_constant, _) in scope.iter_raw() {
+            if is_constant {
+                constants.insert(0, var.to_owned());
+            } else {
+                state.insert(0, var.to_owned());
+            }
+        }
         let report = LoadReport {
             script: name.to_owned(),
             handlers,
+            constants,
             functions: helpers,
             state,
             warnings,

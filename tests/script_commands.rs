@@ -1,0 +1,318 @@
+//! End-to-end tests of `familiar check`, `familiar run` and `familiar test`: the real binary,
+//! the shipped scripts, real transcripts.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::{Test, fixture, ndjson, real_fixture};
+
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(name)
+}
+
+const SMALL: &str = "v2.1.38-spotter-local-command-tool-errors.jsonl";
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, text).expect("write test file");
+    path
+}
+
+#[test]
+fn check_lists_handlers_functions_and_state() {
+    Test::new()
+        .args(["check".as_ref(), script("default.rhai").as_os_str()])
+        .stdout(format!(
+            "{}: ok\n  handlers: on_event\n  functions: turn_bonus(ev), banner(text)\n  state: \
+             level, total_xp, next_level_at\n  constants: XP\n",
+            script("default.rhai").display()
+        ))
+        .stderr("")
+        .run();
+}
+
+#[test]
+fn check_prints_warnings_and_fails_on_errors_with_a_caret_excerpt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let warned = write(
+        dir.path(),
+        "warned.rhai",
+        "fn on_eror(ev) { animate(\"hurt\"); }\n",
+    );
+    let broken = write(
+        dir.path(),
+        "broken.rhai",
+        "let hits = 0;\nfn on_bash(ev) {\n    hits += 1\n    say(`${hits}`);\n}\n",
+    );
+    Test::new()
+        .arg("check")
+        .arg(&warned)
+        .stdout(format!(
+            "{}: ok with 1 warning(s)\n  handlers: none\n  functions: on_eror(ev)\n  state: none\n",
+            warned.display()
+        ))
+        .stderr(
+            "warned.rhai:1:4: warning: `on_eror` is not a handler Familiar calls; did you mean \
+             `on_error`?\n  |\n1 | fn on_eror(ev) { animate(\"hurt\"); }\n  |    ^\n",
+        )
+        .run();
+    Test::new()
+        .args([
+            "check".as_ref(),
+            "--deny-warnings".as_ref(),
+            warned.as_os_str(),
+        ])
+        .status(1)
+        .run();
+    Test::new()
+        .arg("check")
+        .arg(&warned)
+        .arg(&broken)
+        .status(1)
+        .stdout_contains(format!("{}: error\n", broken.display()))
+        .stderr_contains(
+            "broken.rhai:4:5: error: Expecting ';' to terminate this statement\n  |\n4 |     \
+             say(`${hits}`);\n  |     ^\n",
+        )
+        .run();
+}
+
+#[test]
+fn run_prints_the_actions_of_a_real_transcript_as_ndjson() {
+    let output = Test::new()
+        .arg("run")
+        .arg(script("default.rhai"))
+        .arg(script("notify-errors.rhai"))
+        .arg("--input")
+        .arg(real_fixture(SMALL))
+        .stderr("")
+        .run();
+    let actions = ndjson(&output);
+    let brief: Vec<String> = actions
+        .iter()
+        .map(|a| {
+            format!(
+                "{} {} {} {}",
+                a["line"],
+                a["script"].as_str().unwrap_or_default(),
+                a["action"].as_str().unwrap_or_default(),
+                a.get("name")
+                    .or_else(|| a.get("text"))
+                    .or_else(|| a.get("title"))
+                    .or_else(|| a.get("amount"))
+                    .map(|v| v.to_string())
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        brief,
+        [
+            "4 default.rhai quest \"mix phx.server doesnt seem to start\"",
+            "6 default.rhai animate \"think\"",
+            "8 default.rhai animate \"attack\"",
+            "8 default.rhai xp 2",
+            "10 default.rhai animate \"cast\"",
+            "10 default.rhai xp 1",
+            // Lines 11-13 are two rejections and an interrupt: hurt, but no notification.
+            "11 default.rhai animate \"hurt\"",
+            "12 default.rhai animate \"hurt\"",
+            "13 default.rhai animate \"hurt\"",
+        ]
+    );
+    // Every action carries the causing event's session state.
+    let first = &actions[0];
+    assert_eq!(first["session"], "55604662-cf2a-4331-851a-ec234028f8ca");
+    assert_eq!(first["event"], "prompt");
+    assert_eq!(first["status"], "working");
+    assert_eq!(first["context_limit"], 200_000);
+}
+
+#[test]
+fn run_reads_stdin_and_matches_the_events_it_maps() {
+    let input = fs::read(fixture("errors-each-kind.jsonl")).expect("fixture");
+    let events = ndjson(
+        &Test::new()
+            .arg("events")
+            .arg(fixture("errors-each-kind.jsonl"))
+            .run(),
+    );
+    let output = Test::new()
+        .args(["run".as_ref(), script("notify-errors.rhai").as_os_str()])
+        .args(["--input", "-"])
+        .stdin(input)
+        .run();
+    let actions = ndjson(&output);
+    // One notification per tool or API error kind (debounced), none for rejected/interrupted.
+    for action in &actions {
+        let cause = events
+            .iter()
+            .find(|e| e["line"] == action["line"] && e["kind"] == action["event"])
+            .expect("causing event");
+        assert!(
+            cause["error"] == "tool" || cause["error"] == "api",
+            "{action} from {cause}"
+        );
+    }
+    let titles: Vec<&str> = actions.iter().filter_map(|a| a["title"].as_str()).collect();
+    assert!(titles.contains(&"Bash failed"), "{titles:?}");
+    assert!(
+        titles.contains(&"Claude Code hit a usage limit"),
+        "{titles:?}"
+    );
+}
+
+#[test]
+fn run_reports_runtime_errors_and_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let flaky = write(
+        dir.path(),
+        "flaky.rhai",
+        "fn on_event(ev) { animate(ev.kind); }\nfn on_reading(ev) { let n = ev.target.len() / 0; }\n",
+    );
+    let output = Test::new()
+        .arg("run")
+        .arg(&flaky)
+        .arg("--input")
+        .arg(real_fixture(SMALL))
+        .status(1)
+        .stderr(concat!(
+            "flaky.rhai:2:45: error in on_reading (event reading from line 10): ",
+            "Division by zero: 7 / 0\n",
+            "  |\n",
+            "2 | fn on_reading(ev) { let n = ev.target.len() / 0; }\n",
+            "  |                                             ^\n",
+            "familiar: flaky.rhai: on_reading failed 1 time(s)\n",
+        ))
+        .run();
+    // The error did not stop the pipeline: every event got its animation.
+    let events = ndjson(&Test::new().arg("events").arg(real_fixture(SMALL)).run());
+    let animated: Vec<String> = ndjson(&output)
+        .iter()
+        .map(|a| a["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let kinds: Vec<String> = events
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(animated, kinds);
+}
+
+const RUNNER: &str = "fn on_bash(ev) {\n    run([\"printf\", \"%s\\n\", ev.target, \"it's \\\"quoted\\\"; rm -rf ~ $(id) `id` | tee x\"]);\n}\n";
+
+#[test]
+fn run_actions_are_refused_without_allow_run_and_keep_argv_with_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let runner = write(dir.path(), "runner.rhai", RUNNER);
+    let events = ndjson(&Test::new().arg("events").arg(real_fixture(SMALL)).run());
+    let bash_target = events
+        .iter()
+        .find(|e| e["kind"] == "bash")
+        .and_then(|e| e["target"].as_str())
+        .expect("a bash event")
+        .to_owned();
+
+    let refused = Test::new()
+        .arg("run")
+        .arg(&runner)
+        .arg("--input")
+        .arg(real_fixture(SMALL))
+        .stdout("")
+        .stderr_contains("runner.rhai:2:5: warning in on_bash (event bash from line 8): run([")
+        .stderr_contains("refused: running programs is not allowed (use --allow-run)")
+        .run();
+    assert_eq!(refused.status.code(), Some(0));
+
+    let allowed = Test::new()
+        .arg("run")
+        .arg(&runner)
+        .arg("--allow-run")
+        .arg("--input")
+        .arg(real_fixture(SMALL))
+        .stderr("")
+        .run();
+    let actions = ndjson(&allowed);
+    assert_eq!(actions.len(), 1);
+    assert_eq!(actions[0]["action"], "run");
+    assert_eq!(
+        actions[0]["argv"],
+        serde_json::json!([
+            "printf",
+            "%s\n",
+            bash_target,
+            "it's \"quoted\"; rm -rf ~ $(id) `id` | tee x"
+        ])
+    );
+}
+
+#[test]
+fn test_passes_on_matching_expectations_and_shows_a_diff_otherwise() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let expect = dir.path().join("default.expected.jsonl");
+    let input = real_fixture(SMALL);
+
+    // --update writes the produced actions, without session state.
+    Test::new()
+        .arg("test")
+        .arg(script("default.rhai"))
+        .arg("--input")
+        .arg(&input)
+        .arg("--expect")
+        .arg(&expect)
+        .arg("--update")
+        .stdout(format!("updated {}\n", expect.display()))
+        .run();
+    let written = fs::read_to_string(&expect).expect("expectations");
+    assert_eq!(written.lines().count(), 9);
+    assert_eq!(
+        written.lines().next(),
+        Some(
+            r#"{"action":"quest","event":"prompt","line":4,"script":"default.rhai","text":"mix phx.server doesnt seem to start"}"#
+        )
+    );
+    Test::new()
+        .arg("test")
+        .arg(script("default.rhai"))
+        .arg("--input")
+        .arg(&input)
+        .arg("--expect")
+        .arg(&expect)
+        .stdout(format!("ok: 9 action(s) match {}\n", expect.display()))
+        .run();
+
+    // Expectations that name only some fields: compared on those.
+    let brief = write(
+        dir.path(),
+        "brief.jsonl",
+        "{\"action\":\"quest\",\"text\":\"mix phx.server doesnt seem to start\"}\n\
+         {\"action\":\"animate\",\"name\":\"think\"}\n\
+         {\"action\":\"animate\",\"name\":\"attack\"}\n\
+         {\"action\":\"xp\",\"amount\":2}\n\
+         {\"action\":\"animate\",\"name\":\"cast\"}\n\
+         {\"action\":\"xp\",\"amount\":1}\n\
+         {\"action\":\"animate\",\"name\":\"hurt\"}\n\
+         {\"action\":\"animate\",\"name\":\"victory\"}\n\
+         {\"action\":\"animate\",\"name\":\"hurt\"}\n",
+    );
+    Test::new()
+        .arg("test")
+        .arg(script("default.rhai"))
+        .arg("--input")
+        .arg(&input)
+        .arg("--expect")
+        .arg(&brief)
+        .status(1)
+        .stdout(format!(
+            "--- {}\n+++ produced\n@@ -6,3 +6,4 @@\n {{\"action\":\"xp\",\"amount\":1}}\n \
+             {{\"action\":\"animate\",\"name\":\"hurt\"}}\n-{{\"action\":\"animate\",\"name\":\
+             \"victory\"}}\n {{\"action\":\"animate\",\"name\":\"hurt\"}}\n+{{\"action\":\
+             \"animate\",\"name\":\"hurt\"}}\nFAILED: 9 expected, 9 produced (compared on: \
+             action, amount, name, text)\n",
+            brief.display()
+        ))
+        .run();
+}
