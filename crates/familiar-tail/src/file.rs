@@ -15,6 +15,10 @@ use familiar_transcript::{
     Diagnostic, DiagnosticKind, Line, LineSplitter, Normalizer, NormalizerConfig,
 };
 
+use memchr::memmem;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
 use crate::discovery::{TranscriptInfo, TranscriptKind, open_nonblocking, parse_timestamp};
 
 /// Bytes of the first line kept as the file's fingerprint.
@@ -52,6 +56,86 @@ pub enum FileError {
     Unreadable(#[from] io::Error),
 }
 
+/// A subagent tied to the Task/Agent tool_use that spawned it, as the parent session's own
+/// records tell: `progress` records of type `agent_progress` (`parentToolUseID`,
+/// `data.agentId`) and the Task tool_result's `toolUseResult.agentId`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubagentLink {
+    pub agent_id: String,
+    pub tool_use_id: String,
+}
+
+/// The link a main-chain record reveals, if any. Most lines are rejected by two substring
+/// searches; only candidates are parsed.
+pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
+    #[derive(Deserialize)]
+    struct Progress {
+        #[serde(rename = "isSidechain")]
+        is_sidechain: Option<bool>,
+        #[serde(rename = "parentToolUseID")]
+        parent_tool_use_id: Option<String>,
+        data: Option<ProgressData>,
+    }
+    #[derive(Deserialize)]
+    struct ProgressData {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        #[serde(rename = "agentId")]
+        agent_id: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct ToolResult {
+        #[serde(rename = "isSidechain")]
+        is_sidechain: Option<bool>,
+        #[serde(rename = "toolUseResult")]
+        tool_use_result: Option<Box<RawValue>>,
+        message: Option<Box<RawValue>>,
+    }
+    #[derive(Deserialize)]
+    struct AgentResult {
+        #[serde(rename = "agentId")]
+        agent_id: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct Message {
+        content: Option<Box<RawValue>>,
+    }
+    #[derive(Deserialize)]
+    struct Block {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        tool_use_id: Option<String>,
+    }
+    memmem::find(line, b"\"agentId\"")?;
+    if memmem::find(line, b"\"agent_progress\"").is_some() {
+        let record: Progress = serde_json::from_slice(line).ok()?;
+        let data = record.data?;
+        if record.is_sidechain == Some(true) || data.kind.as_deref() != Some("agent_progress") {
+            return None;
+        }
+        return Some(SubagentLink {
+            agent_id: data.agent_id?,
+            tool_use_id: record.parent_tool_use_id?,
+        });
+    }
+    memmem::find(line, b"\"toolUseResult\"")?;
+    let record: ToolResult = serde_json::from_slice(line).ok()?;
+    if record.is_sidechain == Some(true) {
+        return None;
+    }
+    let result: AgentResult = serde_json::from_str(record.tool_use_result?.get()).ok()?;
+    let message: Message = serde_json::from_str(record.message?.get()).ok()?;
+    let blocks: Vec<Block> = serde_json::from_str(message.content?.get()).ok()?;
+    let tool_use_id = blocks
+        .into_iter()
+        .find(|block| block.kind.as_deref() == Some("tool_result"))?
+        .tool_use_id?;
+    Some(SubagentLink {
+        agent_id: result.agent_id?,
+        tool_use_id,
+    })
+}
+
 /// What one [`FileTail::poll`] did.
 #[derive(Debug, Default)]
 pub struct Polled {
@@ -60,6 +144,8 @@ pub struct Polled {
     pub reset: Option<ResetReason>,
     pub bytes: u64,
     pub lines: u64,
+    /// Subagent links first seen in this poll (session files only; warm-up lines included).
+    pub links: Vec<SubagentLink>,
 }
 
 /// Fill in what a record left empty from the file's place: the session from the file name (or
@@ -92,6 +178,9 @@ pub struct FileTail {
     last_activity: Instant,
     last_kind: Option<EventKind>,
     lines_seen: u64,
+    /// Agents whose link was already reported, and links found but not yet returned.
+    linked: Vec<String>,
+    new_links: Vec<SubagentLink>,
     idle_sent: bool,
     quiet_sent: bool,
     warmed: bool,
@@ -122,6 +211,8 @@ impl FileTail {
             last_activity: now,
             last_kind: None,
             lines_seen: 0,
+            linked: Vec::new(),
+            new_links: Vec::new(),
             idle_sent: false,
             quiet_sent: false,
             warmed: matches!(start, Start::FromStart | Start::Silent(0)),
@@ -208,6 +299,7 @@ impl FileTail {
         }
         self.read_to_end(scratch, budget, &mut polled, out, diagnostics)?;
         polled.lines = self.lines_seen - lines_before;
+        polled.links = std::mem::take(&mut self.new_links);
         if polled.lines > 0 && self.offset > self.silent_until {
             self.last_activity = now;
             self.idle_sent = false;
@@ -278,10 +370,19 @@ impl FileTail {
         let max_line = self.config.max_line_bytes as u64;
         let first = out.len();
         let mut lines = 0;
+        let find_links = self.info.kind == TranscriptKind::Session;
+        let (linked, new_links) = (&mut self.linked, &mut self.new_links);
         self.splitter.push(bytes, |line| {
             lines += 1;
             match line {
                 Line::Complete { bytes, number } => {
+                    if find_links
+                        && let Some(link) = subagent_link(bytes)
+                        && !linked.contains(&link.agent_id)
+                    {
+                        linked.push(link.agent_id.clone());
+                        new_links.push(link);
+                    }
                     if let Err(diagnostic) = normalizer.push_line(bytes, number, out) {
                         diagnostics.push(diagnostic);
                     }

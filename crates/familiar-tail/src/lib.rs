@@ -25,7 +25,7 @@ pub use discovery::{
     DiscoveryError, Matcher, Selector, TranscriptInfo, TranscriptKind, Verdict, config_dir,
     transcript_path_from_hook,
 };
-pub use file::{ResetReason, Timers, tag};
+pub use file::{ResetReason, SubagentLink, Timers, subagent_link, tag};
 pub use tailer::{
     Followed, SEND_WAIT, Stopper, TailError, TailMessage, TailStatsSnapshot, TailerConfig,
     TailerHandle, WatchMode, spawn,

@@ -117,6 +117,13 @@ pub enum TailMessage {
     /// state after the lines of that first read, whose events follow this message. Sent again
     /// when a subagent's meta file appears or changes.
     Followed(Box<Followed>),
+    /// A parent session's records tie a subagent to the Task/Agent tool_use that spawned it
+    /// (the `tool_use_id` of that call's `subagent_start` event). Sent once per subagent.
+    SubagentLink {
+        session: Option<String>,
+        agent_id: String,
+        tool_use_id: String,
+    },
     /// The file was truncated or replaced: its events start again from line 1.
     Reset { path: PathBuf, reason: ResetReason },
     /// The file was deleted.
@@ -848,6 +855,18 @@ impl Tailer {
                         .push_back(TailMessage::Followed(Box::new(followed)));
                 }
                 self.problems.remove(path);
+                let session = tail
+                    .normalizer()
+                    .session()
+                    .map(str::to_owned)
+                    .or_else(|| tail.info.session_id.clone());
+                for link in polled.links {
+                    self.outbox.push_back(TailMessage::SubagentLink {
+                        session: session.clone(),
+                        agent_id: link.agent_id,
+                        tool_use_id: link.tool_use_id,
+                    });
+                }
                 for diagnostic in &diagnostics {
                     tracing::warn!(
                         "{}:{}: {}",

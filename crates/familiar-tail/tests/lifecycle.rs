@@ -593,3 +593,55 @@ fn stopping_ends_the_thread() {
     }
     assert!(handle.is_finished());
 }
+
+#[test]
+fn subagents_are_linked_to_the_tool_use_that_spawned_them() {
+    let env = Env::new();
+    let dir = env.project_dir(Path::new("/home/USER/projects/spotter"));
+    let main = real("v2.1.39-spotter-compact-queue-progress.jsonl");
+    let sid = session_of(&main);
+    let path = dir.join(format!("{sid}.jsonl"));
+    // Links are state: the silent warm-up finds them too.
+    fs::write(&path, &main).expect("write");
+    let handle = start(env.tailer_config(vec![Selector::Session(sid.clone())]));
+    let startup = until_caught_up(&handle);
+    let links: Vec<(String, String)> = startup
+        .iter()
+        .filter_map(|m| match m {
+            TailMessage::SubagentLink {
+                session,
+                agent_id,
+                tool_use_id,
+            } => {
+                assert_eq!(session.as_deref(), Some(sid.as_str()));
+                Some((agent_id.clone(), tool_use_id.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        links.contains(&(
+            "a881341".to_owned(),
+            "toolu_01VmaERAwhb19LGUwu9GenaK".to_owned()
+        )),
+        "{links:?}"
+    );
+    // Each link names a real Task/Agent call of the session.
+    let starts: Vec<String> = reference(&path, &main)
+        .into_iter()
+        .filter(|e| e.kind == EventKind::SubagentStart)
+        .filter_map(|e| e.tool_use_id)
+        .collect();
+    for (agent, tool_use) in &links {
+        assert!(
+            starts.contains(tool_use),
+            "{agent} → {tool_use} not a subagent_start"
+        );
+    }
+    // Sidechain records carry agentId and toolUseResult too, but link nothing.
+    let sub = real(SUBAGENT);
+    assert!(
+        sub.split(|&b| b == b'\n')
+            .all(|line| familiar_tail::subagent_link(line).is_none())
+    );
+}
