@@ -26,3 +26,16 @@ pub use host::{ErrorCount, HostConfig, LoadReport, ScriptError, ScriptHost, know
 pub use sandbox::Limits;
 pub use script_event::EVENT_FIELDS;
 pub use watch::ScriptWatcher;
+
+/// The shipped scripts, built in so the binary works without a `scripts/` directory:
+/// `(file name, source)`, in the order they load. Load with [`ScriptHost::load_source`].
+pub const SHIPPED: [(&str, &str); 2] = [
+    (
+        "default.rhai",
+        include_str!("../../../scripts/default.rhai"),
+    ),
+    (
+        "notify-errors.rhai",
+        include_str!("../../../scripts/notify-errors.rhai"),
+    ),
+];

@@ -390,3 +390,19 @@ fn default_and_notify_errors_together_keep_their_own_tags_and_order() {
     }
     assert!(actions.iter().any(|a| a.script == "notify-errors.rhai"));
 }
+
+#[test]
+fn built_in_copies_load_from_text_without_warnings() {
+    let mut host = ScriptHost::new(HostConfig::default());
+    for (name, source) in familiar_script::SHIPPED {
+        let report = host
+            .load_source(name, source, None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(report.warnings.is_empty(), "{name}: {:?}", report.warnings);
+        assert!(!report.handlers.is_empty(), "{name}");
+    }
+    assert_eq!(
+        host.script_names(),
+        vec!["default.rhai", "notify-errors.rhai"]
+    );
+}

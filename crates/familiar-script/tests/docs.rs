@@ -1,0 +1,63 @@
+//! `docs/scripting.md` stays in step with the code: every event field, handler and action
+//! function the engine provides is documented, and nothing documented is missing.
+
+use std::path::PathBuf;
+
+use familiar_script::{EVENT_FIELDS, known_handlers};
+
+fn doc() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/scripting.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The first column (`` `name` ``) of the table rows in the section with this heading.
+fn table_names(doc: &str, heading: &str) -> Vec<String> {
+    let start = doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("no section {heading}"));
+    let section = &doc[start + heading.len()..];
+    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+    section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|rest| rest.split('`').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_event_field_is_documented_in_order() {
+    let names = table_names(&doc(), "## The event (`ev`)");
+    assert_eq!(names, EVENT_FIELDS);
+}
+
+#[test]
+fn every_handler_is_documented() {
+    let doc = doc();
+    for (name, _) in known_handlers() {
+        assert!(doc.contains(&format!("`{name}")), "{name} missing");
+    }
+}
+
+#[test]
+fn every_action_function_is_documented() {
+    let names = table_names(&doc(), "## Actions");
+    let functions: Vec<&str> = names.iter().filter_map(|n| n.split('(').next()).collect();
+    for f in [
+        "animate",
+        "say",
+        "quest",
+        "notify",
+        "sound",
+        "xp",
+        "rest",
+        "companion_spawn",
+        "companion_leave",
+        "emit",
+        "log",
+        "run",
+    ] {
+        assert!(functions.contains(&f), "{f} missing from {functions:?}");
+    }
+    assert!(doc().contains("`once_per(key, seconds)`"));
+}
