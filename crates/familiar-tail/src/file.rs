@@ -549,3 +549,174 @@ impl Default for Timers {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discovery::describe;
+    use std::path::PathBuf;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/fixtures/real")
+            .join(name);
+        fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+    }
+
+    fn first_lines(bytes: &[u8], n: usize) -> &[u8] {
+        let end = bytes
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .nth(n - 1)
+            .map(|(i, _)| i + 1)
+            .expect("enough lines");
+        &bytes[..end]
+    }
+
+    struct Case {
+        _dir: tempfile::TempDir,
+        path: PathBuf,
+        tail: FileTail,
+        scratch: Vec<u8>,
+        t0: Instant,
+        wall: SystemTime,
+    }
+
+    impl Case {
+        fn new(content: &[u8], start: impl FnOnce(u64) -> Start) -> Case {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("s.jsonl");
+            fs::write(&path, content).expect("write");
+            let info = describe(&path).expect("a transcript");
+            let t0 = Instant::now();
+            let tail = FileTail::new(
+                info,
+                NormalizerConfig::default(),
+                start(content.len() as u64),
+                t0,
+            );
+            Case {
+                _dir: dir,
+                path,
+                tail,
+                scratch: Vec::new(),
+                t0,
+                wall: SystemTime::now(),
+            }
+        }
+
+        fn poll(&mut self, at: Duration) -> Vec<Event> {
+            let mut out = Vec::new();
+            let mut diagnostics = Vec::new();
+            self.tail
+                .poll(
+                    &mut self.scratch,
+                    u64::MAX,
+                    self.t0 + at,
+                    self.wall + at,
+                    &Timers::default(),
+                    &mut out,
+                    &mut diagnostics,
+                )
+                .expect("poll");
+            assert!(diagnostics.is_empty(), "{diagnostics:?}");
+            out
+        }
+
+        fn due(&mut self, at: Duration) -> Option<Status> {
+            self.tail
+                .due_status(self.t0 + at, self.wall + at, &Timers::default())
+                .map(|event| {
+                    assert_eq!(event.kind, EventKind::Status);
+                    event.status
+                })
+        }
+    }
+
+    const SUBAGENT: &str = "v2.1.39-spotter-subagent-agent-a881341.jsonl";
+
+    #[test]
+    fn a_quiet_text_only_turn_waits_for_input_then_goes_idle() {
+        let sub = fixture(SUBAGENT);
+        let mut case = Case::new(first_lines(&sub, 2), |_| Start::FromStart);
+        let events = case.poll(Duration::ZERO);
+        assert_eq!(events.last().map(|e| e.kind), Some(EventKind::Text));
+        assert_eq!(case.due(Duration::from_secs(4)), None);
+        assert_eq!(
+            case.tail.next_deadline(&Timers::default()),
+            Some(case.t0 + Duration::from_secs(5))
+        );
+        assert_eq!(
+            case.due(Duration::from_secs(6)),
+            Some(Status::WaitingForInput)
+        );
+        assert_eq!(
+            case.due(Duration::from_secs(7)),
+            None,
+            "once per quiet spell"
+        );
+        assert_eq!(case.tail.status(), Status::WaitingForInput);
+        assert_eq!(case.due(Duration::from_secs(301)), Some(Status::Idle));
+        assert_eq!(case.due(Duration::from_secs(900)), None);
+        assert_eq!(case.tail.next_deadline(&Timers::default()), None);
+    }
+
+    #[test]
+    fn a_pending_tool_use_is_not_a_quiet_turn() {
+        let sub = fixture(SUBAGENT);
+        let mut case = Case::new(first_lines(&sub, 3), |_| Start::FromStart);
+        let events = case.poll(Duration::ZERO);
+        assert_ne!(events.last().map(|e| e.kind), Some(EventKind::Text));
+        assert_eq!(case.due(Duration::from_secs(60)), None);
+        assert_eq!(case.due(Duration::from_secs(300)), Some(Status::Idle));
+
+        // New lines reset the timers.
+        let mut file = fs::OpenOptions::new()
+            .append(true)
+            .open(&case.path)
+            .expect("open");
+        std::io::Write::write_all(
+            &mut file,
+            &first_lines(&sub, 4)[first_lines(&sub, 3).len()..],
+        )
+        .expect("append");
+        case.poll(Duration::from_secs(400));
+        assert_ne!(case.tail.status(), Status::Idle);
+        assert_eq!(case.due(Duration::from_secs(600)), None);
+        assert_eq!(case.due(Duration::from_secs(701)), Some(Status::Idle));
+    }
+
+    #[test]
+    fn a_silent_warm_up_of_an_old_session_starts_idle_and_emits_nothing() {
+        let sub = fixture(SUBAGENT);
+        let mut case = Case::new(&sub, Start::Silent);
+        assert!(case.poll(Duration::ZERO).is_empty());
+        assert!(case.tail.warmed());
+        assert_eq!(case.tail.last_line(), 10);
+        // Its records are from February 2026: long idle by any clock this test runs on.
+        assert_eq!(case.tail.status(), Status::Idle);
+        assert_eq!(case.due(Duration::from_secs(1)), None);
+        assert_eq!(case.tail.next_deadline(&Timers::default()), None);
+    }
+
+    #[test]
+    fn subagent_links_come_from_progress_and_tool_results() {
+        let progress = br#"{"isSidechain":false,"type":"progress","parentToolUseID":"toolu_1","data":{"type":"agent_progress","agentId":"a1"}}"#;
+        assert_eq!(
+            subagent_link(progress),
+            Some(SubagentLink {
+                agent_id: "a1".into(),
+                tool_use_id: "toolu_1".into()
+            })
+        );
+        let result = br#"{"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"done"}]},"toolUseResult":{"status":"completed","agentId":"a2"}}"#;
+        assert_eq!(
+            subagent_link(result).map(|link| (link.agent_id, link.tool_use_id)),
+            Some(("a2".into(), "toolu_2".into()))
+        );
+        let sidechain = br#"{"isSidechain":true,"agentId":"a3","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3","content":"x"}]},"toolUseResult":{"agentId":"a3"}}"#;
+        assert_eq!(subagent_link(sidechain), None);
+        assert_eq!(subagent_link(b"{\"type\":\"user\"}"), None);
+    }
+}
