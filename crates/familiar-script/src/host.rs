@@ -206,6 +206,11 @@ impl ScriptHost {
         }
     }
 
+    /// Allow or forbid `run([...])` from now on (e.g. after the config changed).
+    pub fn set_allow_run(&mut self, allow: bool) {
+        self.shared.lock().allow_run = allow;
+    }
+
     /// File names of the loaded scripts, in call order.
     pub fn script_names(&self) -> Vec<String> {
         self.scripts.iter().map(|s| s.name.clone()).collect()
@@ -800,4 +805,16 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 fn same_file(a: &Path, b: &Path) -> bool {
     a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScriptHost;
+
+    /// The host moves into the thread that runs the pipeline.
+    #[test]
+    fn the_host_can_move_between_threads() {
+        fn assert_send<T: Send + 'static>() {}
+        assert_send::<ScriptHost>();
+    }
 }

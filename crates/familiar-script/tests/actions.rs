@@ -381,3 +381,19 @@ fn actions_queued_while_loading_are_dropped_with_a_warning() {
         }]
     );
 }
+
+#[test]
+fn permission_to_run_can_change_at_run_time() {
+    let (mut host, _) = host_with(false);
+    host.load_source("runner.rhai", RUN_SCRIPT, None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(host.handle_event(&bash_event()).0.len(), 0);
+    host.set_allow_run(true);
+    let kinds: Vec<&str> = host
+        .handle_event(&bash_event())
+        .0
+        .iter()
+        .map(|a| a.kind.name())
+        .collect();
+    assert_eq!(kinds, vec!["run"]);
+}
