@@ -7,7 +7,8 @@
 //!    thread and notify's inotify thread, from `/proc/self/task/*/schedstat`) as a share of
 //!    one core.
 //!
-//! Environment overrides: `TAIL_BENCH_APPENDS`, `TAIL_BENCH_SESSIONS`, `TAIL_BENCH_SECS`.
+//! Environment overrides: `TAIL_BENCH_APPENDS`, `TAIL_BENCH_SESSIONS`, `TAIL_BENCH_SECS`;
+//! `TAIL_BENCH_POLL=1` runs both parts with the 250 ms poll loop instead of inotify.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write as _;
@@ -56,6 +57,14 @@ fn real_lines() -> Vec<Vec<u8>> {
     lines
 }
 
+fn mode_name() -> &'static str {
+    if std::env::var_os("TAIL_BENCH_POLL").is_some() {
+        "poll 250 ms"
+    } else {
+        "inotify"
+    }
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[index.min(sorted.len() - 1)]
@@ -64,6 +73,9 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn start(config_dir: &Path) -> TailerHandle {
     let mut config = TailerConfig::new(config_dir.to_path_buf(), vec![Selector::All]);
     config.channel_capacity = 65_536;
+    if std::env::var_os("TAIL_BENCH_POLL").is_some() {
+        config.mode = familiar_tail::WatchMode::DEFAULT_POLL;
+    }
     let handle = familiar_tail::spawn(config).expect("start the tailer");
     loop {
         match handle.receiver().recv_timeout(Duration::from_secs(30)) {
@@ -115,9 +127,10 @@ fn latency(lines: &[Vec<u8>]) {
     }
     samples.sort();
     println!(
-        "append-to-event latency over {appends} appends ({} B line, inotify): \
+        "append-to-event latency over {appends} appends ({} B line, {}): \
          p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
         line.len(),
+        mode_name(),
         percentile(&samples, 0.50).as_secs_f64() * 1e3,
         percentile(&samples, 0.99).as_secs_f64() * 1e3,
         samples.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
@@ -251,9 +264,10 @@ fn load(lines: &[Vec<u8>]) {
     latencies.sort();
     let stats = handle.stats();
     println!(
-        "{sessions} sessions x {rate} lines/s for {:.1} s ({written} lines, {:.1} MB, {} events): \
+        "{} {sessions} sessions x {rate} lines/s for {:.1} s ({written} lines, {:.1} MB, {} events): \
          tailer CPU {:.3} s = {:.1} % of one core (of which notify's thread {:.1} %; \
          channel full {} times)",
+        mode_name(),
         wall.as_secs_f64(),
         bytes as f64 / 1e6,
         events.load(Ordering::Relaxed),

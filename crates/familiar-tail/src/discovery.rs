@@ -27,12 +27,21 @@ use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
 use serde::Deserialize;
 
 /// Open a file for reading without ever blocking: `O_NONBLOCK`, so a FIFO that slipped in
-/// under a transcript's name (between a stat and the open) cannot hang the tailer.
+/// under a transcript's name (between a stat and the open) cannot hang the tailer. Also
+/// `O_NOATIME` where allowed (our own files): a file being appended always has its atime
+/// behind its mtime, so with `relatime` every read would otherwise write its inode.
 pub fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
-    fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
+    let open = |flags| {
+        fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(flags)
+            .open(path)
+    };
+    match open(libc::O_NONBLOCK | libc::O_NOATIME) {
+        // O_NOATIME needs the file's owner (or CAP_FOWNER).
+        Err(err) if err.raw_os_error() == Some(libc::EPERM) => open(libc::O_NONBLOCK),
+        other => other,
+    }
 }
 
 /// Sub-directory of the config dir holding one directory per project.

@@ -740,10 +740,9 @@ impl Tailer {
         for (path, err) in errors {
             self.problem(&path, format!("cannot list: {err}"));
         }
+        // Followed files are polled by whoever asked for the scan, if it needs them polled.
         for path in files {
-            if self.files.contains_key(&path) {
-                self.poll_file(&path);
-            } else {
+            if !self.files.contains_key(&path) {
                 self.consider(&path, found);
             }
         }
