@@ -81,8 +81,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         selectors.push(Selector::Project(cwd));
     }
     tracing::info!(
-        "watching {} for {selectors:?}",
-        config_dir.join("projects").display()
+        "watching {selectors:?} (Claude Code config dir {})",
+        config_dir.display()
     );
 
     let mut config = TailerConfig::new(config_dir, selectors);
