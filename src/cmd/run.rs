@@ -68,8 +68,8 @@ pub fn replay(
     mut on_action: impl FnMut(&Action) -> io::Result<()>,
 ) -> anyhow::Result<u64> {
     let mut config = options.normalizer_config();
-    // Scripts may read `ev.raw`.
-    config.keep_raw = true;
+    // Keep each original record only when a script may read it as `ev.raw`.
+    config.keep_raw = host.uses_raw();
     let mut actions = Vec::new();
     let mut diagnostics = Vec::new();
     read_transcript(input, &config, |event| {

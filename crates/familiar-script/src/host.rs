@@ -220,18 +220,7 @@ impl ScriptHost {
     pub fn load_file(&mut self, path: &Path) -> Result<LoadReport, ScriptError> {
         let source = read(path)?;
         let name = file_name(path);
-        let id = self.next_id;
-        let (compiled, report) = self.compile(id, &name, source, path.parent())?;
-        self.next_id += 1;
-        self.scripts.push(Script {
-            id,
-            name,
-            path: Some(path.to_path_buf()),
-            compiled,
-            errors: BTreeMap::new(),
-            reported: HashSet::new(),
-        });
-        Ok(report)
+        self.add(&name, source, Some(path))
     }
 
     /// Load a script from text (tests, benchmarks, embedded scripts). `dir` is where its
@@ -244,16 +233,59 @@ impl ScriptHost {
     ) -> Result<LoadReport, ScriptError> {
         let id = self.next_id;
         let (compiled, report) = self.compile(id, name, source.to_owned(), dir)?;
+        Ok(self.push(id, name, None, compiled, report))
+    }
+
+    fn add(
+        &mut self,
+        name: &str,
+        source: String,
+        path: Option<&Path>,
+    ) -> Result<LoadReport, ScriptError> {
+        let id = self.next_id;
+        let dir = path.and_then(Path::parent);
+        let (compiled, report) = self.compile(id, name, source, dir)?;
+        Ok(self.push(id, name, path, compiled, report))
+    }
+
+    fn push(
+        &mut self,
+        id: usize,
+        name: &str,
+        path: Option<&Path>,
+        compiled: Compiled,
+        mut report: LoadReport,
+    ) -> LoadReport {
+        if self.scripts.iter().any(|s| s.name == name) {
+            report.warnings.push(ScriptDiagnostic::warning(
+                name,
+                "",
+                None,
+                format!(
+                    "another loaded script is also named {name}: their actions carry the same \
+                     tag; rename one to tell them apart"
+                ),
+            ));
+        }
         self.next_id += 1;
         self.scripts.push(Script {
             id,
             name: name.to_owned(),
-            path: None,
+            path: path.map(Path::to_path_buf),
             compiled,
             errors: BTreeMap::new(),
             reported: HashSet::new(),
         });
-        Ok(report)
+        report
+    }
+
+    /// Whether a loaded script may read `ev.raw`, so the caller knows to keep the original
+    /// records (`NormalizerConfig::keep_raw`). Conservative: any script whose text mentions
+    /// `raw` counts.
+    pub fn uses_raw(&self) -> bool {
+        self.scripts
+            .iter()
+            .any(|s| s.compiled.source.contains("raw"))
     }
 
     /// Hot reload: compile and initialise the file's new text; on success replace the loaded

@@ -397,3 +397,29 @@ fn permission_to_run_can_change_at_run_time() {
         .collect();
     assert_eq!(kinds, vec!["run"]);
 }
+
+#[test]
+fn two_scripts_with_one_name_get_a_warning_and_raw_use_is_detected() {
+    let (mut host, _) = host();
+    let first = host
+        .load_source("mine.rhai", "fn on_text(ev) { say(\"a\"); }", None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(first.warnings.is_empty());
+    assert!(!host.uses_raw());
+    let second = host
+        .load_source(
+            "mine.rhai",
+            "fn on_text(ev) { log(ev.raw.cwd ?? \"\"); }",
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let warnings: Vec<String> = second.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        vec![
+            "mine.rhai: warning: another loaded script is also named mine.rhai: their actions \
+             carry the same tag; rename one to tell them apart"
+        ]
+    );
+    assert!(host.uses_raw());
+}
