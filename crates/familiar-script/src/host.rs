@@ -2,7 +2,7 @@
 //! actions they queue, and reloads a script safely when its file changes.
 //!
 //! One Rhai `Engine` (configured by [`crate::sandbox`], with the getters of
-//! [`crate::script_event`] and the functions of [`crate::actions`]) serves every script. Each
+//! [`crate::script_event`] and the functions of `actions`) serves every script. Each
 //! script keeps its own compiled AST and its own `Scope`, which holds the script-level
 //! variables: this is the Rhai book's "scriptable event handler with state" pattern. Loading a
 //! script runs its body once (so `let count = 0;` at top level initialises state), then

@@ -1,7 +1,7 @@
 //! The sandbox every script runs in: resource [`Limits`], no `eval`, strict variables, and a
 //! module resolver that only reads `.rhai` files inside the importing script's directory.
 //!
-//! [`crate::host`] builds its one `Engine` with [`configure`]. Imports are resolved when a
+//! [`crate::host`] builds its one `Engine` with `configure`. Imports are resolved when a
 //! script is compiled (the AST is made self-contained), with the resolver's root set to that
 //! script's directory; at run time the root is unset, so a dynamic import path cannot reach
 //! the file system.
