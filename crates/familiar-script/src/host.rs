@@ -126,6 +126,8 @@ struct Script {
 struct Compiled {
     source: String,
     dir: Option<PathBuf>,
+    /// Canonical paths of the module files it imported (directly or not).
+    imports: Vec<PathBuf>,
     ast: AST,
     scope: Scope<'static>,
     on_event: bool,
@@ -309,35 +311,25 @@ impl ScriptHost {
     }
 
     /// Reload after the files in `changed` changed (as reported by [`crate::ScriptWatcher`]):
-    /// a changed script is reloaded; a changed `.rhai` file that is not a loaded script is
-    /// taken as a module, and every script in its directory is reloaded (imports are embedded
-    /// at load). Returns each reloaded script's path with its outcome.
+    /// a changed script is reloaded, and so is every script that imports a changed module
+    /// (imports are embedded at load). Other files are ignored. Returns each reloaded
+    /// script's path with its outcome.
     pub fn reload_changed(
         &mut self,
         changed: &[PathBuf],
     ) -> Vec<(PathBuf, Result<LoadReport, ScriptError>)> {
         let mut targets: Vec<PathBuf> = Vec::new();
         for path in changed {
-            let loaded = self
-                .scripts
-                .iter()
-                .filter_map(|s| s.path.as_ref())
-                .find(|p| same_file(p, path));
-            let matches: Vec<PathBuf> = match loaded {
-                Some(p) => vec![p.clone()],
-                None => self
-                    .scripts
-                    .iter()
-                    .filter_map(|s| s.path.clone())
-                    .filter(|p| match (p.parent(), path.parent()) {
-                        (Some(a), Some(b)) => same_dir(a, b),
-                        _ => false,
-                    })
-                    .collect(),
-            };
-            for p in matches {
-                if !targets.contains(&p) {
-                    targets.push(p);
+            let canonical = path.canonicalize().ok();
+            for script in &self.scripts {
+                let Some(script_path) = &script.path else {
+                    continue;
+                };
+                let imports_it = canonical
+                    .as_ref()
+                    .is_some_and(|c| script.compiled.imports.contains(c));
+                if (imports_it || same_file(script_path, path)) && !targets.contains(script_path) {
+                    targets.push(script_path.clone());
                 }
             }
         }
@@ -470,13 +462,13 @@ impl ScriptHost {
 
         // Pass 1, lenient: functions may use script-level variables that do not exist yet.
         // Imports are resolved now, inside the script's directory, and embedded in the AST.
-        self.root.set(dir.clone());
+        let _ = self.root.set(dir.clone());
         self.engine.set_strict_variables(false);
         let compiled = self
             .engine
             .compile_into_self_contained(&Scope::new(), &source);
         self.engine.set_strict_variables(true);
-        self.root.set(None);
+        let imports = self.root.set(None);
         let mut ast = compiled.map_err(|mut err| {
             // Imports resolved at compile time carry no position: find the import in the text.
             if let EvalAltResult::ErrorModuleNotFound(message, pos) = &mut *err
@@ -623,6 +615,7 @@ impl ScriptHost {
         let compiled = Compiled {
             source,
             dir,
+            imports,
             ast,
             scope,
             on_event: has("on_event", 1),
@@ -822,17 +815,6 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
-}
-
-fn same_dir(a: &Path, b: &Path) -> bool {
-    let norm = |p: &Path| {
-        if p.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            p.to_path_buf()
-        }
-    };
-    same_file(&norm(a), &norm(b))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -63,17 +63,34 @@ pub(crate) fn configure(engine: &mut Engine, limits: &Limits, root: &ImportRoot)
     engine.set_module_resolver(SandboxResolver { root: root.clone() });
 }
 
-/// The directory imports may read from, set by the host around each compile.
+/// The directory imports may read from, set by the host around each compile, and the files
+/// imported during that compile (so a change to one can reload the scripts that use it).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ImportRoot(Arc<Mutex<Option<PathBuf>>>);
+pub(crate) struct ImportRoot(Arc<Mutex<RootState>>);
+
+#[derive(Debug, Default)]
+struct RootState {
+    dir: Option<PathBuf>,
+    imported: Vec<PathBuf>,
+}
 
 impl ImportRoot {
-    pub fn set(&self, dir: Option<PathBuf>) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = dir;
+    /// Start (`Some`) or end (`None`) a compile; returns the files imported since the start.
+    pub fn set(&self, dir: Option<PathBuf>) -> Vec<PathBuf> {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        state.dir = dir;
+        std::mem::take(&mut state.imported)
     }
 
     fn get(&self) -> Option<PathBuf> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).dir.clone()
+    }
+
+    fn record(&self, file: PathBuf) {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if !state.imported.contains(&file) {
+            state.imported.push(file);
+        }
     }
 }
 
@@ -119,6 +136,7 @@ impl SandboxResolver {
         if !canonical_file.starts_with(&canonical_root) {
             return Err(not_found(path, "outside the script's directory", pos));
         }
+        self.root.record(canonical_file);
         let mut inner = FileModuleResolver::new_with_path(root);
         inner.enable_cache(false);
         Ok(inner)

@@ -106,7 +106,7 @@ fn reloading_an_unknown_or_vanished_file_is_an_error() {
 }
 
 #[test]
-fn a_changed_module_reloads_the_scripts_of_its_directory() {
+fn a_changed_module_reloads_the_script_that_imports_it() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let util = dir.path().join("util.rhai");
     let main = dir.path().join("main.rhai");
@@ -183,4 +183,43 @@ fn the_watcher_reports_real_edits_and_drives_reload() {
             .all(|p| p.extension().is_some_and(|e| e == "rhai")),
         "{changed:?}"
     );
+}
+
+#[test]
+fn only_scripts_importing_a_changed_module_are_reloaded() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let util = dir.path().join("util.rhai");
+    let user = dir.path().join("user.rhai");
+    let other = dir.path().join("other.rhai");
+    write(&util, "fn word() { \"old\" }\n");
+    write(
+        &user,
+        "fn on_bash(ev) { import \"util\" as u; say(u::word()); }\n",
+    );
+    write(
+        &other,
+        "let n = 0;\nfn on_bash(ev) { n += 1; say(`${n}`); }\n",
+    );
+    let (mut host, _) = host();
+    host.load_file(&user).unwrap_or_else(|e| panic!("{e}"));
+    host.load_file(&other).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(says(&mut host, 1), vec!["old", "1"]);
+
+    // An unrelated new .rhai file beside them reloads nothing (the counter keeps counting).
+    let unrelated = dir.path().join("scratch.rhai");
+    write(&unrelated, "fn x() {}\n");
+    assert!(host.reload_changed(&[unrelated]).is_empty());
+    assert_eq!(says(&mut host, 2), vec!["old", "2"]);
+
+    write(&util, "fn word() { \"new\" }\n");
+    let reloaded: Vec<PathBuf> = host
+        .reload_changed(std::slice::from_ref(&util))
+        .into_iter()
+        .map(|(p, r)| {
+            assert!(r.is_ok(), "{r:?}");
+            p
+        })
+        .collect();
+    assert_eq!(reloaded, vec![user]);
+    assert_eq!(says(&mut host, 3), vec!["new", "3"]);
 }
