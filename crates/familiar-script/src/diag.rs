@@ -184,7 +184,9 @@ impl ScriptDiagnostic {
             && runtime.event.is_some()
         {
             notes.push(
-                "imports are resolved when the script loads: use a string literal path".into(),
+                "import inside the function that uses the module (handlers do not see top-level \
+                 imports), with a string literal path"
+                    .into(),
             );
         }
         let handler = runtime.handler.clone();

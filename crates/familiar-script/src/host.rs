@@ -558,6 +558,16 @@ impl ScriptHost {
             .map_err(|err| load_error(ScriptDiagnostic::from_parse(name, &source, &err)))?;
 
         let mut warnings = handler_warnings(name, &source, &functions);
+        for (line, col) in top_level_imports(&source) {
+            warnings.push(ScriptDiagnostic::warning(
+                name,
+                &source,
+                Some((line, col)),
+                "handlers do not see modules imported at the top level; move this import into \
+                 the functions that use it"
+                    .into(),
+            ));
+        }
         {
             let mut state = self.shared.lock();
             let dropped = state.queue.len() + state.refusals.len();
@@ -776,6 +786,21 @@ fn handler_warnings(
     // Rhai lists functions in no useful order; source order reads best.
     warnings.sort_by_key(|w| (w.line, w.col));
     warnings
+}
+
+/// Positions of `import` statements outside any function (brace depth 0), found in the text.
+fn top_level_imports(source: &str) -> Vec<(usize, usize)> {
+    let mut depth: i64 = 0;
+    let mut found = Vec::new();
+    for (index, line) in source.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or_default();
+        let trimmed = code.trim_start();
+        if depth == 0 && trimmed.starts_with("import ") {
+            found.push((index + 1, code.len() - trimmed.len() + 1));
+        }
+        depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
+    }
+    found
 }
 
 /// Where `import "<path>"` is, for a "Module not found: <path> (why)" message.

@@ -43,8 +43,19 @@ fn a_module_beside_the_script_and_in_a_subdirectory_can_be_imported() {
          }\n",
     );
     let (mut host, _) = host();
-    host.load_file(&dir.path().join("main.rhai"))
+    let report = host
+        .load_file(&dir.path().join("main.rhai"))
         .unwrap_or_else(|e| panic!("{e}"));
+    // The top-level import works for the body but not for handlers: a warning says so.
+    let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        vec![
+            "main.rhai:1:1: warning: handlers do not see modules imported at the top level; \
+             move this import into the functions that use it\n  |\n1 | import \"greet\" as \
+             g;\n  | ^"
+        ]
+    );
     let (actions, diags) = run(&mut host, &ev(EventKind::Text, 1));
     assert_eq!(diags, Vec::<String>::new());
     assert_eq!(actions, vec![ActionKind::Say { text: "HI!".into() }]);
@@ -126,8 +137,9 @@ fn a_missing_module_and_a_dynamic_path_are_errors() {
         diags,
         vec![
             "dynamic.rhai:3:12: error in on_text (event text from line 1): Module not found: \
-             util\n  |\n3 |     import name as u;\n  |            ^\n  = note: imports are \
-             resolved when the script loads: use a string literal path"
+             util\n  |\n3 |     import name as u;\n  |            ^\n  = note: import inside \
+             the function that uses the module (handlers do not see top-level imports), with a \
+             string literal path"
         ]
     );
 }
