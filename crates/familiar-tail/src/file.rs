@@ -251,20 +251,28 @@ impl FileTail {
     /// Read what is new, at most about `budget` bytes, through `scratch` (a read buffer
     /// shared by all files, so 200 followed files do not hold 200 buffers). Events (tagged)
     /// go to `out`, skipped lines to `diagnostics`.
-    #[allow(clippy::too_many_arguments)]
     pub fn poll(
         &mut self,
         scratch: &mut Vec<u8>,
-        budget: u64,
-        now: Instant,
-        wall: SystemTime,
-        timers: &Timers,
+        at: &PollAt<'_>,
         out: &mut Vec<Event>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Result<Polled, FileError> {
+        let PollAt {
+            now,
+            wall,
+            timers,
+            budget,
+            check_path,
+        } = *at;
         let mut polled = Polled::default();
         let first = out.len();
-        let meta = fs::metadata(&self.info.path).map_err(not_found_is_gone)?;
+        // Only data changed (inotify said so): the held descriptor's fstat is enough and
+        // spares the path lookup. Otherwise the path decides (deleted? another inode?).
+        let meta = match self.file.as_ref() {
+            Some(file) if !check_path => file.metadata()?,
+            _ => fs::metadata(&self.info.path).map_err(not_found_is_gone)?,
+        };
         if !meta.is_file() {
             return Err(FileError::NotRegular);
         }
@@ -531,6 +539,19 @@ fn not_found_is_gone(err: io::Error) -> FileError {
     }
 }
 
+/// When and how a [`FileTail::poll`] runs.
+#[derive(Debug, Clone, Copy)]
+pub struct PollAt<'a> {
+    pub now: Instant,
+    pub wall: SystemTime,
+    pub timers: &'a Timers,
+    /// Bytes to read at most before returning ([`Polled::more`]).
+    pub budget: u64,
+    /// Stat the path (deleted? replaced by another inode?), not only the open file: needed
+    /// unless the watcher reported nothing but data changes for this path.
+    pub check_path: bool,
+}
+
 /// The two status timers.
 #[derive(Debug, Clone, Copy)]
 pub struct Timers {
@@ -609,16 +630,16 @@ mod tests {
         fn poll(&mut self, at: Duration) -> Vec<Event> {
             let mut out = Vec::new();
             let mut diagnostics = Vec::new();
+            let timers = Timers::default();
+            let poll_at = PollAt {
+                now: self.t0 + at,
+                wall: self.wall + at,
+                timers: &timers,
+                budget: u64::MAX,
+                check_path: true,
+            };
             self.tail
-                .poll(
-                    &mut self.scratch,
-                    u64::MAX,
-                    self.t0 + at,
-                    self.wall + at,
-                    &Timers::default(),
-                    &mut out,
-                    &mut diagnostics,
-                )
+                .poll(&mut self.scratch, &poll_at, &mut out, &mut diagnostics)
                 .expect("poll");
             assert!(diagnostics.is_empty(), "{diagnostics:?}");
             out

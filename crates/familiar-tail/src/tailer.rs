@@ -44,7 +44,7 @@ use crate::discovery::{
     Matcher, Selector, TranscriptInfo, Verdict, WatchRoot, describe, is_live, parse_timestamp,
     read_agent_type, read_head_of, transcript_of_meta, walk,
 };
-use crate::file::{FileError, FileTail, ResetReason, Start, Timers};
+use crate::file::{FileError, FileTail, PollAt, ResetReason, Start, Timers};
 
 /// Longest wait for room on a full channel before the loop looks at its other work.
 pub const SEND_WAIT: Duration = Duration::from_millis(20);
@@ -219,7 +219,8 @@ pub enum TailError {
 /// Paths the watcher saw change, shared between the `notify` callback and the tailer.
 #[derive(Debug, Default)]
 struct Inbox {
-    dirty: HashSet<PathBuf>,
+    /// Changed paths; `true` when more than data changed (created, removed, renamed, chmod).
+    dirty: HashMap<PathBuf, bool>,
     rescan: bool,
 }
 
@@ -361,14 +362,18 @@ fn note_change(inbox: &Mutex<Inbox>, result: notify::Result<notify::Event>) {
             if event.need_rescan() {
                 inbox.rescan = true;
             }
+            use notify::event::{AccessKind, AccessMode, ModifyKind};
             // Our own reads produce open/close events: only writes, creations, removals,
             // renames and attribute changes (chmod) matter.
-            if let notify::EventKind::Access(access) = event.kind
-                && access != notify::event::AccessKind::Close(notify::event::AccessMode::Write)
-            {
-                return;
+            let data_only = match event.kind {
+                notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+                notify::EventKind::Access(_) => return,
+                notify::EventKind::Modify(ModifyKind::Data(_)) => true,
+                _ => false,
+            };
+            for path in event.paths {
+                *inbox.dirty.entry(path).or_insert(false) |= !data_only;
             }
-            inbox.dirty.extend(event.paths);
         }
         Err(err) => {
             tracing::warn!("file watcher: {err}");
@@ -576,12 +581,12 @@ impl Tailer {
             tracing::debug!("watcher asked for a rescan");
             self.poll_everything();
         }
-        for path in dirty {
-            self.handle_path(&path);
+        for (path, names_changed) in dirty {
+            self.handle_path(&path, names_changed);
         }
     }
 
-    fn handle_path(&mut self, path: &Path) {
+    fn handle_path(&mut self, path: &Path, names_changed: bool) {
         let name = path
             .file_name()
             .map(|name| name.as_encoded_bytes())
@@ -591,7 +596,7 @@ impl Tailer {
             return;
         }
         if self.files.contains_key(path) {
-            self.poll_file(path);
+            self.poll_file_checking(path, names_changed);
             return;
         }
         match fs::symlink_metadata(path) {
@@ -817,6 +822,10 @@ impl Tailer {
     }
 
     fn poll_file(&mut self, path: &Path) {
+        self.poll_file_checking(path, true);
+    }
+
+    fn poll_file_checking(&mut self, path: &Path, check_path: bool) {
         let Some(tail) = self.files.get_mut(path) else {
             return;
         };
@@ -824,15 +833,14 @@ impl Tailer {
         let timers = self.config.timers;
         let mut events = Vec::new();
         let mut diagnostics = Vec::new();
-        let result = tail.poll(
-            &mut self.scratch,
-            READ_BUDGET,
-            clock.now(),
-            clock.wall(),
-            &timers,
-            &mut events,
-            &mut diagnostics,
-        );
+        let at = PollAt {
+            now: clock.now(),
+            wall: clock.wall(),
+            timers: &timers,
+            budget: READ_BUDGET,
+            check_path,
+        };
+        let result = tail.poll(&mut self.scratch, &at, &mut events, &mut diagnostics);
         match result {
             Ok(polled) => {
                 bump(&self.stats.bytes, polled.bytes);
