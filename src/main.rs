@@ -32,31 +32,32 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Print the normalized events of transcripts as NDJSON (`-` reads stdin).
-    Events(cmd::events::Args),
-    /// Summarize transcripts: events, errors, tools, tokens, cost.
-    Stats(cmd::stats::Args),
+    /// Follow live sessions (the current project by default) through the scripts, in the game
+    /// window or, with --headless, as NDJSON actions; the default when no command is given.
+    Watch(cmd::watch::Args),
     /// Play a transcript by its own timestamps (idle gaps shortened unless --realtime).
     Replay(cmd::replay::Args),
     /// Replay a bundled example session: see Familiar work before you have a session.
     Demo(cmd::demo::Args),
-    /// Check the setup (config, Claude Code dir, sessions, scripts, D-Bus, display).
-    Doctor(cmd::doctor::Args),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
-    Completions(cmd::completions::Args),
-    /// Print the man page (roff).
-    Man(cmd::completions::ManArgs),
-    /// Claude Code hook: hand hook input (stdin) to a running Familiar; `hook install` /
-    /// `hook uninstall` add or remove the hooks in settings.json.
-    Hook(cmd::hook::Args),
-    /// Follow live sessions and print their events as NDJSON until Ctrl-C.
-    Watch(cmd::watch::Args),
+    /// Print the normalized events of transcripts as NDJSON (`-` reads stdin).
+    Events(cmd::events::Args),
+    /// Summarize transcripts: events, errors, tools, tokens, cost.
+    Stats(cmd::stats::Args),
     /// Compile scripts, list their handlers and print warnings and errors with positions.
     Check(cmd::check::Args),
     /// Dry run: the actions scripts produce for a transcript, as NDJSON.
     Run(cmd::run::Args),
     /// Script unit test: compare the actions for a transcript with an expectation file.
     Test(cmd::test::Args),
+    /// Check the setup (config, Claude Code dir, sessions, scripts, D-Bus, display).
+    Doctor(cmd::doctor::Args),
+    /// Claude Code hook: hand hook input (stdin) to a running Familiar; `hook install` /
+    /// `hook uninstall` add or remove the hooks in settings.json.
+    Hook(cmd::hook::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::Args),
+    /// Print the man page (roff).
+    Man(cmd::completions::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -79,10 +80,8 @@ fn main() -> ExitCode {
         Some(Command::Man(args)) => {
             cmd::completions::man(args, <Cli as clap::CommandFactory>::command())
         }
-        None => {
-            eprintln!("familiar: no command given; try `familiar --help`");
-            return ExitCode::from(2);
-        }
+        // No command: watch the current directory's project, as most users want.
+        None => cmd::watch::run(cmd::watch::Args::current_project()),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,6 @@
-//! `familiar replay` and `familiar demo` end to end: with no pauses (`--max-gap 0`, so nothing
-//! sleeps) a replay prints exactly the events `familiar events` prints for the same file; the
+//! `familiar replay` and `familiar demo` end to end (headless): with no pauses (`--max-gap 0`,
+//! so nothing sleeps) a replay with `--events` prints exactly the events `familiar events`
+//! prints for the same file, each followed by the actions the shipped scripts make of it; the
 //! demo replays the bundled transcript; errors exit 1; a closed stdout ends a replay cleanly.
 
 mod common;
@@ -31,27 +32,96 @@ fn replay_prints_the_same_events_as_the_events_command() {
         let replayed = isolated()
             .arg("replay")
             .arg(&file)
-            .args(["--max-gap", "0", "--speed", "1000"])
+            .args([
+                "--headless",
+                "--events",
+                "--max-gap",
+                "0",
+                "--speed",
+                "1000",
+            ])
             .run();
         assert!(!events.stdout.is_empty());
+        let (event_lines, action_lines) = split_events_and_actions(&replayed.stdout);
         assert_eq!(
-            String::from_utf8_lossy(&replayed.stdout),
+            event_lines,
             String::from_utf8_lossy(&events.stdout),
             "{}",
+            file.display()
+        );
+        assert!(
+            !action_lines.is_empty(),
+            "the shipped scripts act on {}",
             file.display()
         );
     }
 }
 
+/// Event lines (they have `kind`) and action lines (they have `action`), each in order.
+fn split_events_and_actions(stdout: &[u8]) -> (String, Vec<serde_json::Value>) {
+    let mut events = String::new();
+    let mut actions = Vec::new();
+    for line in String::from_utf8_lossy(stdout).lines() {
+        let value: serde_json::Value = serde_json::from_str(line).expect("NDJSON");
+        if value.get("action").is_some() {
+            actions.push(value);
+        } else {
+            events.push_str(line);
+            events.push('\n');
+        }
+    }
+    (events, actions)
+}
+
+#[test]
+fn headless_replay_prints_the_actions_of_the_shipped_scripts() {
+    let out = isolated()
+        .args(["replay", "--headless", "--max-gap", "0"])
+        .arg(fixture("errors-each-kind.jsonl"))
+        .run();
+    let actions = ndjson(&out);
+    assert!(
+        actions.iter().all(|a| a.get("action").is_some()),
+        "only actions without --events"
+    );
+    let notify: Vec<_> = actions
+        .iter()
+        .filter(|a| a["action"] == "notify")
+        .map(|a| (a["line"].as_u64(), a["script"].as_str()))
+        .collect();
+    // The tool error (line 3), the API connection error (8) and the rate limit (9) notify;
+    // the rejection (5) and the interrupt (6) do not.
+    let script = Some("notify-errors.rhai");
+    assert_eq!(
+        notify,
+        [(Some(3), script), (Some(8), script), (Some(9), script)]
+    );
+    assert!(
+        actions
+            .iter()
+            .any(|a| a["action"] == "animate" && a["name"] == "hurt")
+    );
+}
+
 #[test]
 fn demo_replays_the_bundled_transcript() {
-    let demo = isolated().args(["demo", "--max-gap", "0"]).run();
+    let demo = isolated()
+        .args(["demo", "--headless", "--events", "--max-gap", "0"])
+        .run();
     let events = isolated().arg("events").arg(fixture("demo.jsonl")).run();
+    let (event_lines, actions) = split_events_and_actions(&demo.stdout);
     assert_eq!(
-        demo.stdout, events.stdout,
+        event_lines,
+        String::from_utf8_lossy(&events.stdout),
         "the demo is fixtures/demo.jsonl"
     );
-    let lines = ndjson(&demo);
+    for action in ["quest", "animate", "rest", "companion_spawn", "xp"] {
+        assert!(
+            actions.iter().any(|a| a["action"] == action),
+            "{action} missing"
+        );
+    }
+    let lines = ndjson(&events);
     let kinds: Vec<&str> = lines
         .iter()
         .filter_map(|event| event["kind"].as_str())
@@ -88,7 +158,7 @@ fn a_closed_stdout_ends_the_replay_cleanly() {
     let home = tempfile::tempdir().expect("home");
     let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
         // Realtime would take minutes: the reader leaves after the first line.
-        .args(["replay", "--realtime"])
+        .args(["replay", "--headless", "--events", "--realtime"])
         .arg(fixture("demo.jsonl"))
         .env("HOME", home.path())
         .env("CLAUDE_CONFIG_DIR", home.path().join(".claude"))

@@ -67,7 +67,8 @@ struct Watch {
 impl Watch {
     fn start(config: &Path, cwd: &Path, args: &[&str], read_stdout: bool) -> Watch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
-            .args(["-v", "watch", "--headless"])
+            // Events as well as the shipped scripts' actions; the tests compare the events.
+            .args(["-v", "watch", "--headless", "--events", "--no-notify"])
             .args(args)
             .env("CLAUDE_CONFIG_DIR", config)
             .env_remove("RUST_LOG")
@@ -99,6 +100,9 @@ impl Watch {
             let (tx, rx) = crossbeam_channel::unbounded();
             std::thread::spawn(move || {
                 for line in BufReader::new(out).lines().map_while(Result::ok) {
+                    if line.starts_with("{\"action\":") {
+                        continue;
+                    }
                     if tx.send(line).is_err() {
                         break;
                     }

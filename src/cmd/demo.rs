@@ -32,7 +32,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             diagnostic.kind
         );
     }
-    replay_events(&events, &args.pace, &args.pipeline, None)
+    replay_events(events, &args.pace, &args.pipeline, None, "Familiar: demo")
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod completions;
 pub mod demo;
 pub mod doctor;
 pub mod events;
+pub mod front;
 pub mod hook;
 pub mod pipeline;
 pub mod progress;
@@ -16,7 +17,7 @@ pub mod test;
 pub mod watch;
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, IsTerminal as _, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -44,7 +45,7 @@ pub fn init_logging_with(verbosity: i8, quiet: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
-        .with_ansi(std::env::var_os("NO_COLOR").is_none())
+        .with_ansi(std::env::var_os("NO_COLOR").is_none() && io::stderr().is_terminal())
         .try_init();
 }
 

@@ -4,13 +4,20 @@
 //! settings (`familiar-sink`). The script engine and the game plug in between the events and
 //! these sinks (see `replay::drive`).
 
-use std::io::IsTerminal as _;
+use std::io::{self, IsTerminal as _, Write};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context as _;
+use crossbeam_channel::{Receiver, Sender};
 use familiar_config::{Loaded, Overrides, Settings};
+use familiar_game::GameFeed;
+use familiar_model::{Action, Event};
+use familiar_script::{HostConfig, ScriptDiagnostic, ScriptHost, ScriptWatcher};
 use familiar_sink::{
     BellSink, ChildOutput, Fanout, NdjsonSink, NotifyOptions, NotifySink, RunPolicy, RunSink,
+    Sink as _,
 };
 
 /// Flags of every command that runs scripts and sinks.
@@ -28,6 +35,9 @@ pub struct PipelineArgs {
     /// Send no desktop notifications.
     #[arg(long)]
     pub no_notify: bool,
+    /// Also print every normalized event as NDJSON on stdout (the schema of `familiar events`).
+    #[arg(long)]
+    pub events: bool,
 }
 
 impl PipelineArgs {
@@ -83,4 +93,187 @@ pub fn sinks(settings: &Settings, ndjson_stdout: bool) -> Fanout {
         fanout.push(NdjsonSink::stdout());
     }
     fanout
+}
+
+/// What a [`Stage`] does with each event besides running the scripts.
+pub struct StageOptions {
+    /// Print each event as NDJSON on stdout (`--events`).
+    pub print_events: bool,
+    /// Print each action as NDJSON on stdout (headless).
+    pub print_actions: bool,
+    /// The game window's feed, when there is a window.
+    pub game: Option<Sender<GameFeed>>,
+    /// Time for `once_per`: the wall clock live, the events' own time in replays.
+    pub clock: Arc<dyn familiar_script::Clock>,
+    /// Recompile script files when they change on disk.
+    pub hot_reload: bool,
+}
+
+/// Everything after the source: events → scripts → actions → sinks (stdout, notifications,
+/// `run`) and the game window. Shared by `watch`, `replay` and `demo`.
+pub struct Stage {
+    host: ScriptHost,
+    sinks: Fanout,
+    game: Option<Sender<GameFeed>>,
+    print_events: bool,
+    print_actions: bool,
+    out: io::BufWriter<io::Stdout>,
+    watcher: Option<ScriptWatcher>,
+    actions: Vec<Action>,
+    diagnostics: Vec<ScriptDiagnostic>,
+}
+
+impl Stage {
+    /// Load the shipped scripts, then the configured ones, in order. A script that does not
+    /// compile stops the start with its located error: better told now than silently ignored.
+    pub fn new(settings: &Settings, options: StageOptions) -> anyhow::Result<Stage> {
+        let mut host = ScriptHost::new(HostConfig {
+            allow_run: settings.allow_run,
+            clock: options.clock,
+            ..HostConfig::default()
+        });
+        for (name, source) in familiar_script::SHIPPED {
+            let report = host
+                .load_source(name, source, None)
+                .map_err(|err| anyhow::anyhow!("shipped script {name}: {err}"))?;
+            print_warnings(&report.warnings);
+        }
+        for path in &settings.scripts {
+            let report = host
+                .load_file(path)
+                .map_err(|err| anyhow::anyhow!("{err}"))?;
+            print_warnings(&report.warnings);
+            tracing::info!("loaded {} ({})", path.display(), report.handlers.join(", "));
+        }
+        let watcher = match (options.hot_reload, settings.scripts.is_empty()) {
+            (true, false) => ScriptWatcher::new(&settings.scripts)
+                .map_err(|err| tracing::warn!("scripts will not hot-reload: {err}"))
+                .ok(),
+            _ => None,
+        };
+        Ok(Stage {
+            host,
+            sinks: sinks(settings, false),
+            game: options.game,
+            print_events: options.print_events,
+            print_actions: options.print_actions,
+            out: io::BufWriter::with_capacity(1 << 16, io::stdout()),
+            watcher,
+            actions: Vec::new(),
+            diagnostics: Vec::new(),
+        })
+    }
+
+    /// One event through the scripts and out to every sink. `Break` when stdout was closed
+    /// (the pipeline should end) — a failing notification or game never stops it.
+    pub fn on_event(&mut self, event: &Event) -> ControlFlow<()> {
+        self.reload_changed();
+        self.actions.clear();
+        self.diagnostics.clear();
+        self.host
+            .handle(event, &mut self.actions, &mut self.diagnostics);
+        print_warnings(&self.diagnostics);
+        if let Some(game) = &self.game {
+            let sent = game.send(GameFeed::Event(event.clone())).is_ok()
+                && self
+                    .actions
+                    .iter()
+                    .all(|action| game.send(GameFeed::Action(action.clone())).is_ok());
+            if !sent {
+                tracing::info!("the game window closed; carrying on without it");
+                self.game = None;
+            }
+        }
+        for action in &self.actions {
+            self.sinks.handle(action);
+        }
+        self.print(event)
+    }
+
+    fn print(&mut self, event: &Event) -> ControlFlow<()> {
+        if !self.print_events && !(self.print_actions && !self.actions.is_empty()) {
+            return ControlFlow::Continue(());
+        }
+        let mut written = Ok(());
+        if self.print_events {
+            written = write_line(&mut self.out, event);
+        }
+        if self.print_actions {
+            for action in &self.actions {
+                written = written.and_then(|()| write_line(&mut self.out, action));
+            }
+        }
+        match written.and_then(|()| self.out.flush()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ControlFlow::Break(()),
+            Err(err) => {
+                tracing::error!("cannot write to stdout: {err}");
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    /// Recompile scripts whose files changed; a broken change keeps the old version running.
+    pub fn reload_changed(&mut self) {
+        let Some(watcher) = &self.watcher else {
+            return;
+        };
+        let changed = watcher.try_changes();
+        if changed.is_empty() {
+            return;
+        }
+        for (path, outcome) in self.host.reload_changed(&changed) {
+            match outcome {
+                Ok(report) => {
+                    print_warnings(&report.warnings);
+                    eprintln!(
+                        "familiar: reloaded {} (its state starts afresh)",
+                        path.display()
+                    );
+                }
+                Err(err) => {
+                    eprintln!("{err}");
+                    eprintln!(
+                        "familiar: {} not reloaded; the previous version keeps running",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+
+    /// Changes of script files, for a caller that waits on several channels.
+    pub fn reload_events(&self) -> Option<Receiver<PathBuf>> {
+        self.watcher
+            .as_ref()
+            .map(|watcher| watcher.receiver().clone())
+    }
+
+    /// Wait for queued notifications and running programs; report failures.
+    pub fn finish(&mut self) {
+        let _ = self.out.flush();
+        self.sinks.flush();
+        for report in self.sinks.report() {
+            if report.failures > 0 {
+                tracing::info!(sink = %report.name, failures = report.failures, "sink failures");
+            }
+        }
+        for count in self.host.error_counts() {
+            eprintln!(
+                "familiar: {}: {} failed {} time(s)",
+                count.script, count.handler, count.count
+            );
+        }
+    }
+}
+
+fn write_line(out: &mut impl Write, value: &impl serde::Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")
+}
+
+fn print_warnings(diagnostics: &[ScriptDiagnostic]) {
+    for diagnostic in diagnostics {
+        eprintln!("{diagnostic}");
+    }
 }

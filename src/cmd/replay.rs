@@ -6,20 +6,20 @@
 //! [`wall_wait`] turns a gap into waiting time for a speed and a longest pause. [`drive`] waits
 //! through an injected [`Clock`] (tests use a fake one, never a real sleep) and reads pause and
 //! speed from [`ReplayControl`] at every tick, so the game window can pause or speed up a replay
-//! while it runs. What happens to each event is the caller's closure: today [`HeadlessStage`]
-//! prints events as NDJSON and hands actions to the sinks; the lead plugs the script host and
-//! the game in there.
+//! while it runs. Each event goes through the shared [`Stage`] (scripts → sinks and window).
 
-use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
-use familiar_model::{Action, Event, ReplayControl};
-use familiar_sink::{Fanout, Sink as _};
+use std::sync::Arc;
 
-use super::pipeline::{self, PipelineArgs};
+use familiar_model::{Event, ReplayControl};
+use familiar_script::EventClock;
+
+use super::front;
+use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
 use super::{InputOptions, read_transcript};
 
 #[derive(Debug, clap::Args)]
@@ -182,85 +182,20 @@ pub fn drive(
     events.len()
 }
 
-/// The stage used until the script engine and the game are wired in: each event as an NDJSON
-/// line on `out` (flushed, so it can be piped live), and each action, once there are any,
-/// through the sinks. The lead replaces [`HeadlessStage::on_event`]'s body (or the closure
-/// given to [`drive`]) with `script host → actions → sinks + game`.
-pub struct HeadlessStage<W: Write> {
-    pub out: W,
-    pub sinks: Fanout,
-    line: Vec<u8>,
-}
-
-impl<W: Write> HeadlessStage<W> {
-    pub fn new(out: W, sinks: Fanout) -> HeadlessStage<W> {
-        HeadlessStage {
-            out,
-            sinks,
-            line: Vec::with_capacity(512),
-        }
-    }
-
-    pub fn on_event(&mut self, event: &Event) -> ControlFlow<()> {
-        self.line.clear();
-        if let Err(err) = serde_json::to_writer(&mut self.line, event) {
-            tracing::warn!("cannot serialize an event: {err}");
-            return ControlFlow::Continue(());
-        }
-        self.line.push(b'\n');
-        match self
-            .out
-            .write_all(&self.line)
-            .and_then(|()| self.out.flush())
-        {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ControlFlow::Break(()),
-            Err(err) => {
-                tracing::error!("cannot write to stdout: {err}");
-                ControlFlow::Break(())
-            }
-        }
-    }
-
-    /// Hand actions (from the script host) to the sinks.
-    #[allow(dead_code, reason = "the seam where the lead plugs in the script host")]
-    pub fn on_actions(&mut self, actions: &[Action]) {
-        for action in actions {
-            self.sinks.handle(action);
-        }
-    }
-
-    /// Wait for the sinks (queued notifications, running programs) and report failures.
-    pub fn finish(&mut self) {
-        self.sinks.flush();
-        for report in self.sinks.report() {
-            if report.failures > 0 {
-                tracing::info!(sink = %report.name, failures = report.failures, "sink failures");
-            }
-        }
-    }
-}
-
-/// Replay events through the headless stage with real time; shared by `replay` and `demo`.
+/// Replay events through the scripts and sinks, with the window unless `--headless`; shared
+/// by `replay` and `demo`. `once_per` in scripts counts the replay's own (recorded) time.
 pub fn replay_events(
-    events: &[Event],
+    events: Vec<Event>,
     pace: &PaceArgs,
     pipeline_args: &PipelineArgs,
     context_limit: Option<u64>,
+    title: &str,
 ) -> anyhow::Result<ExitCode> {
     let settings = pipeline::settings(pipeline_args, context_limit)?;
-    if !settings.scripts.is_empty() {
-        tracing::warn!(
-            "scripts are not run by replay yet; printing events only ({} configured)",
-            settings.scripts.len()
-        );
-    }
-    // Headless is the only mode until the game is wired in; actions then go to stdout too.
-    let sinks = pipeline::sinks(&settings, true);
-    let mut stage = HeadlessStage::new(io::stdout().lock(), sinks);
     let control = pace.control();
     let pacing = pace.pacing();
-    let expected: Duration = recorded_gaps(events)
+    let print_events = pipeline_args.events;
+    let expected: Duration = recorded_gaps(&events)
         .into_iter()
         .map(|gap| wall_wait(gap, control.speed(), pacing))
         .sum();
@@ -271,14 +206,35 @@ pub fn replay_events(
         expected.as_secs_f64()
     );
     tracing::debug!(?pacing, "replay pacing");
-    let bar = super::progress::bar(events.len(), "events");
-    drive(events, pacing, &control, &mut SystemClock, |event| {
-        bar.inc(1);
-        stage.on_event(event)
-    });
-    bar.finish_and_clear();
-    stage.finish();
-    Ok(ExitCode::SUCCESS)
+    let window_control = control.clone();
+    front::run(
+        pipeline_args.headless,
+        title,
+        Some(window_control),
+        move |front| {
+            let mut stage = Stage::new(
+                &settings,
+                StageOptions {
+                    print_events,
+                    print_actions: front.headless,
+                    game: front.game,
+                    clock: Arc::new(EventClock::new()),
+                    hot_reload: false,
+                },
+            )?;
+            let bar = super::progress::bar(events.len(), "events");
+            drive(&events, pacing, &control, &mut SystemClock, |event| {
+                bar.inc(1);
+                if front.stop.is_set() {
+                    return ControlFlow::Break(());
+                }
+                stage.on_event(event)
+            });
+            bar.finish_and_clear();
+            stage.finish();
+            Ok(ExitCode::SUCCESS)
+        },
+    )
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -295,7 +251,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.file.display()
         );
     }
-    replay_events(&events, &args.pace, &args.pipeline, context_limit)
+    let title = format!("Familiar: {}", args.file.display());
+    replay_events(events, &args.pace, &args.pipeline, context_limit, &title)
 }
 
 #[cfg(test)]
@@ -515,18 +472,5 @@ mod tests {
         assert_eq!(played, 1);
         assert_eq!(count, 2);
         assert!(clock.slept.is_empty());
-    }
-
-    #[test]
-    fn headless_stage_prints_one_flushed_line_per_event() {
-        let mut stage = HeadlessStage::new(Vec::new(), Fanout::new());
-        let mut event = at(Some("2025-08-10T12:00:00Z"));
-        event.kind = EventKind::Bash;
-        event.target = Some("ls; echo $(pwd)".to_owned());
-        assert!(stage.on_event(&event).is_continue());
-        let text = String::from_utf8(stage.out.clone()).expect("utf-8");
-        let back: Event = serde_json::from_str(text.trim_end()).expect("parses");
-        assert_eq!(back, event);
-        assert_eq!(text.lines().count(), 1);
     }
 }

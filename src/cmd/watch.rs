@@ -1,25 +1,27 @@
-//! `familiar watch --headless`: follow live Claude Code sessions through `familiar-tail` and
-//! print their events as NDJSON (the schema of `familiar events`, `docs/events.md`) until
-//! Ctrl-C or until stdout is closed. Until the script engine is wired in, events are the only
-//! output (`--events` asks for them explicitly and will keep doing so).
+//! `familiar watch` (and `familiar` with no command): follow live Claude Code sessions through
+//! `familiar-tail`, run their events through the scripts and out to the sinks and the game
+//! window (`--headless`: actions as NDJSON on stdout; `--events`: events too, in the schema of
+//! `familiar events`) until Ctrl-C, the window closes, or stdout is closed. Script files
+//! hot-reload while it runs.
 
-use std::io::{self, IsTerminal as _, Read as _, Write};
+use std::io::{self, IsTerminal as _, Read as _};
 use std::os::fd::AsRawFd as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use crossbeam_channel::select;
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, select};
 use familiar_tail::{Selector, TailMessage, TailerConfig, Timers, WatchMode};
 
 use super::InputOptions;
+use super::front::{self, Front};
+use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Stay in the terminal (no window; the only mode until the window exists).
-    #[arg(long)]
-    pub headless: bool,
     /// Follow the sessions of the project at DIR (repeatable; default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Vec<PathBuf>,
@@ -41,20 +43,43 @@ pub struct Args {
     /// Poll file sizes instead of using inotify (NFS, WSL paths).
     #[arg(long)]
     pub poll: bool,
-    /// Poll interval with --poll.
+    /// Poll interval with --poll (or `poll = true` in the config).
     #[arg(long, value_name = "DURATION", default_value = "250ms", value_parser = humantime::parse_duration)]
     pub poll_interval: Duration,
-    /// A session without records this long becomes idle.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = humantime::parse_duration)]
-    pub idle_after: Duration,
+    /// A session without records this long becomes idle [default: 5m, or `idle_timeout` in the
+    /// config].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub idle_after: Option<Duration>,
     /// A text-only turn without a turn-end marker this quiet means waiting for input.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = humantime::parse_duration)]
     pub quiet_after: Duration,
-    /// Print normalized events as NDJSON (the only output for now).
-    #[arg(long)]
-    pub events: bool,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
     #[command(flatten)]
     pub input: InputOptions,
+}
+
+impl Args {
+    /// `familiar` with no command: the current directory's project, as a user would start it.
+    pub fn current_project() -> Args {
+        Args {
+            project: Vec::new(),
+            all: false,
+            session: Vec::new(),
+            file: Vec::new(),
+            hook: false,
+            from_start: false,
+            poll: false,
+            poll_interval: Duration::from_millis(250),
+            idle_after: None,
+            quiet_after: Duration::from_secs(5),
+            pipeline: PipelineArgs::default(),
+            input: InputOptions {
+                context_limit: None,
+                max_line_bytes: familiar_transcript::DEFAULT_MAX_LINE_BYTES,
+            },
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -85,9 +110,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         config_dir.display()
     );
 
+    let settings = pipeline::settings(&args.pipeline, args.input.context_limit)?;
     let mut config = TailerConfig::new(config_dir, selectors);
     config.from_start = args.from_start;
-    config.mode = if args.poll {
+    config.mode = if args.poll || settings.poll {
         WatchMode::Poll {
             interval: args.poll_interval,
         }
@@ -95,10 +121,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         WatchMode::Inotify
     };
     config.timers = Timers {
-        idle_after: args.idle_after,
+        idle_after: args
+            .idle_after
+            .or(settings.idle_timeout)
+            .unwrap_or(Duration::from_secs(300)),
         quiet_after: args.quiet_after,
     };
     config.normalizer = args.input.normalizer_config();
+    // Scripts may read `ev.raw`.
+    config.normalizer.keep_raw = true;
 
     let (interrupt_tx, interrupt) = crossbeam_channel::bounded(1);
     ctrlc::set_handler(move || {
@@ -106,23 +137,41 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
     .context("installing the Ctrl-C handler")?;
 
+    let print_events = args.pipeline.events;
+    front::run(args.pipeline.headless, "Familiar", None, move |front| {
+        let stage = Stage::new(
+            &settings,
+            StageOptions {
+                print_events,
+                print_actions: front.headless,
+                game: front.game.clone(),
+                clock: Arc::new(familiar_script::SystemClock::new()),
+                hot_reload: true,
+            },
+        )?;
+        follow(config, stage, &front, &interrupt)
+    })
+}
+
+/// The live loop: tailer messages through the stage until Ctrl-C, the window closing, or
+/// stdout closing.
+fn follow(
+    config: TailerConfig,
+    mut stage: Stage,
+    front: &Front,
+    interrupt: &Receiver<()>,
+) -> anyhow::Result<ExitCode> {
     let handle = familiar_tail::spawn(config)?;
-    let stdout = io::stdout();
     let interactive = io::stderr().is_terminal();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let receiver = handle.receiver().clone();
+    let never = crossbeam_channel::never();
+    let reloads = stage.reload_events().unwrap_or(never);
     let result = loop {
         select! {
             recv(receiver) -> message => match message {
                 Ok(TailMessage::Event(event)) => {
-                    let written = serde_json::to_writer(&mut out, &event)
-                        .map_err(io::Error::from)
-                        .and_then(|()| out.write_all(b"\n"))
-                        // Flush once the channel is drained: batches stay batched, a lone
-                        // event goes out at once.
-                        .and_then(|()| if receiver.is_empty() { out.flush() } else { Ok(()) });
-                    if let Err(err) = written {
-                        break closed_or_error(err);
+                    if stage.on_event(&event).is_break() {
+                        break Ok(());
                     }
                 }
                 Ok(TailMessage::Followed(followed)) => {
@@ -144,15 +193,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Ok(_) => {}
                 Err(_) => break Err(anyhow::anyhow!("the tailer stopped unexpectedly")),
             },
+            recv(reloads) -> _ => stage.reload_changed(),
             recv(interrupt) -> _ => break Ok(()),
-            default(Duration::from_millis(500)) => {
-                if stdout_closed() {
+            default(Duration::from_millis(250)) => {
+                if front.stop.is_set() || (front.headless && stdout_closed()) {
                     break Ok(());
                 }
             }
         }
     };
-    let _ = out.flush();
+    stage.finish();
     let stats = handle.stats();
     handle.stop();
     tracing::info!("stopped: {stats:?}");
@@ -164,15 +214,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     result.map(|()| ExitCode::SUCCESS)
-}
-
-/// A write failed: the reader went away (clean end) or something else broke.
-fn closed_or_error(err: io::Error) -> anyhow::Result<()> {
-    if err.kind() == io::ErrorKind::BrokenPipe {
-        Ok(())
-    } else {
-        Err(anyhow::Error::new(err).context("writing events"))
-    }
 }
 
 /// Has the reader of our stdout gone away? (A pipe whose read end is closed polls as an

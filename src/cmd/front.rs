@@ -1,0 +1,86 @@
+//! Which front end a pipeline command shows: the game window, or the terminal (`--headless`,
+//! or no display). The window must own the main thread (winit), so with a window the pipeline
+//! body runs on a worker thread and stops when the window closes.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context as _;
+use crossbeam_channel::Sender;
+use familiar_game::{GameFeed, GameOptions};
+use familiar_model::ReplayControl;
+
+/// Set when the window closed: the pipeline body should finish.
+#[derive(Debug, Clone, Default)]
+pub struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What the pipeline body gets: where the game feed goes (none when headless), whether
+/// actions should be printed (headless), and the stop flag.
+pub struct Front {
+    pub game: Option<Sender<GameFeed>>,
+    pub headless: bool,
+    pub stop: StopFlag,
+}
+
+/// Run `body` with a window unless `headless` or no display is available (then say so and
+/// run in the terminal). `replay` hands the window the replay's pause and speed.
+pub fn run(
+    headless: bool,
+    title: &str,
+    replay: Option<ReplayControl>,
+    body: impl FnOnce(Front) -> anyhow::Result<ExitCode> + Send + 'static,
+) -> anyhow::Result<ExitCode> {
+    let stop = StopFlag::default();
+    if headless {
+        return body(Front {
+            game: None,
+            headless: true,
+            stop,
+        });
+    }
+    if let Err(err) = familiar_game::display_available() {
+        eprintln!("familiar: {err}; staying in the terminal (actions as NDJSON on stdout)");
+        return body(Front {
+            game: None,
+            headless: true,
+            stop,
+        });
+    }
+    // Bounded: a stalled window slows the pipeline down (the tailer then pauses reading and
+    // loses nothing) instead of growing memory without end.
+    let (feed_tx, feed_rx) = crossbeam_channel::bounded(4096);
+    let worker_stop = stop.clone();
+    let worker = std::thread::Builder::new()
+        .name("familiar-pipeline".to_owned())
+        .spawn(move || {
+            body(Front {
+                game: Some(feed_tx),
+                headless: false,
+                stop: worker_stop,
+            })
+        })
+        .context("starting the pipeline thread")?;
+    let options = GameOptions {
+        replay,
+        title: title.to_owned(),
+        ..GameOptions::default()
+    };
+    let shown = familiar_game::run_game(feed_rx, options);
+    stop.set();
+    let outcome = worker
+        .join()
+        .map_err(|_| anyhow::anyhow!("the pipeline thread panicked"))?;
+    shown.context("the game window")?;
+    outcome
+}
