@@ -191,7 +191,8 @@ impl Stage {
     }
 
     fn print(&mut self, event: &Event) -> ControlFlow<()> {
-        if !self.print_events && !(self.print_actions && !self.actions.is_empty()) {
+        let actions_to_print = self.print_actions && !self.actions.is_empty();
+        if !self.print_events && !actions_to_print {
             return ControlFlow::Continue(());
         }
         let mut written = Ok(());
