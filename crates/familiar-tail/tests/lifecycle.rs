@@ -15,7 +15,7 @@ use familiar_model::{EventKind, Status};
 use familiar_tail::{
     ManualClock, ResetReason, Selector, TailMessage, TailerHandle, Timers, TranscriptKind,
 };
-use familiar_transcript::{Normalizer, NormalizerConfig};
+use familiar_transcript::{Normalizer, NormalizerConfig, normalize_bytes};
 
 const SUBAGENT: &str = "v2.1.39-spotter-subagent-agent-a881341.jsonl";
 const SHORT: &str = "v2.1.38-spotter-local-command-tool-errors.jsonl";
@@ -232,11 +232,21 @@ fn a_file_replaced_by_another_is_read_again_but_a_grown_copy_is_not() {
 
 #[test]
 fn deletion_is_reported_and_a_recreated_file_starts_over() {
+    for poll in [false, true] {
+        deletion_case(poll);
+    }
+}
+
+fn deletion_case(poll: bool) {
     let env = Env::new();
     let dir = env.project_dir(Path::new("/p"));
     let bytes = real(SHORT);
     let path = dir.join("s.jsonl");
-    let handle = start(env.tailer_config(vec![Selector::All]));
+    let mut config = env.tailer_config(vec![Selector::All]);
+    if poll {
+        config.mode = poll_mode();
+    }
+    let handle = start(config);
     append(&path, &bytes);
     append(&path, &sentinel("one"));
     events_until_sentinel(&handle, "one");
@@ -351,6 +361,56 @@ fn subagent_transcripts_appear_under_their_session() {
             .all(|e| e.session.as_deref() == Some(sid.as_str()))
     );
     assert_same_events(&got, &reference(&path, &bare), "bare subagent");
+
+    // A meta file that comes after its transcript: the subagent is announced again.
+    fs::write(
+        subagents.join("agent-b77.meta.json"),
+        br#"{"agentType":"Explore"}"#,
+    )
+    .expect("meta");
+    let messages = until(
+        &handle,
+        |m| matches!(m, TailMessage::Followed(f) if f.info.path == path),
+    )
+    .expect("announced again");
+    let Some(TailMessage::Followed(again)) = messages.last() else {
+        unreachable!("until stops on a Followed");
+    };
+    assert_eq!(again.info.agent_type.as_deref(), Some("Explore"));
+    assert_eq!(again.info.agent_id.as_deref(), Some("b77"));
+}
+
+#[test]
+fn over_long_lines_are_skipped_like_familiar_events_skips_them() {
+    let env = Env::new();
+    let dir = env.project_dir(Path::new("/p"));
+    let bytes = real(COMPACT);
+    let path = dir.join("s.jsonl");
+    let small = NormalizerConfig {
+        max_line_bytes: 4096,
+        ..NormalizerConfig::default()
+    };
+    let mut config = env.tailer_config(vec![Selector::All]);
+    config.normalizer = small.clone();
+    let handle = start(config);
+    // Long lines arrive in small pieces: the tailer must skip them without holding them.
+    for piece in bytes.chunks(1000) {
+        append(&path, piece);
+    }
+    append(&path, &sentinel("long"));
+    let got = events_until_sentinel(&handle, "long");
+    let (mut want, diagnostics) = normalize_bytes(&bytes, &small);
+    let info = familiar_tail::discovery::describe(&path).expect("transcript");
+    for event in &mut want {
+        familiar_tail::tag(event, &info);
+    }
+    let too_long = diagnostics
+        .iter()
+        .filter(|d| matches!(d.kind, familiar_transcript::DiagnosticKind::TooLong { .. }))
+        .count();
+    assert!(too_long > 10, "the fixture has long lines: {too_long}");
+    assert_same_events(&got, &want, "with a 4 KiB line cap");
+    assert_eq!(handle.stats().skipped_lines as usize, diagnostics.len());
 }
 
 #[test]
@@ -420,8 +480,18 @@ fn project_paths_with_spaces_dots_and_underscores_in_every_layout() {
 
 #[test]
 fn directories_created_after_start_are_picked_up() {
+    for poll in [false, true] {
+        late_directory_case(poll);
+    }
+}
+
+fn late_directory_case(poll: bool) {
     let env = Env::new(); // not even the config dir exists
-    let handle = start(env.tailer_config(vec![Selector::All]));
+    let mut config = env.tailer_config(vec![Selector::All]);
+    if poll {
+        config.mode = poll_mode();
+    }
+    let handle = start(config);
     until_caught_up(&handle);
     let bytes = real(SHORT);
     let dir = env.project_dir(Path::new("/later"));
@@ -439,7 +509,11 @@ fn directories_created_after_start_are_picked_up() {
         serde_json::to_string(&file.to_string_lossy()).expect("JSON")
     );
     let named = familiar_tail::transcript_path_from_hook(&hook).expect("a path");
-    let handle = start(env.tailer_config(vec![Selector::File(named)]));
+    let mut config = env.tailer_config(vec![Selector::File(named)]);
+    if poll {
+        config.mode = poll_mode();
+    }
+    let handle = start(config);
     until_caught_up(&handle);
     fs::create_dir_all(&elsewhere).expect("mkdir");
     append(&file, &bytes);
