@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
@@ -28,7 +29,10 @@ pub struct WatchError {
 pub struct ScriptWatcher {
     // Dropping the watcher stops the notifications; it is kept only for that.
     _watcher: RecommendedWatcher,
+    /// One message per change: lets a caller wake up in a `select!`.
     rx: Receiver<PathBuf>,
+    /// Every changed path until taken, so a message consumed by a `select!` loses nothing.
+    pending: Arc<Mutex<BTreeSet<PathBuf>>>,
     dirs: Vec<PathBuf>,
 }
 
@@ -57,6 +61,8 @@ impl ScriptWatcher {
     /// Watch the directories holding `scripts`.
     pub fn new(scripts: &[PathBuf]) -> Result<ScriptWatcher, WatchError> {
         let (tx, rx) = crossbeam_channel::unbounded();
+        let pending: Arc<Mutex<BTreeSet<PathBuf>>> = Arc::default();
+        let sink = Arc::clone(&pending);
         let mut watcher =
             notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
                 let Ok(event) = result else { return };
@@ -64,6 +70,7 @@ impl ScriptWatcher {
                     return;
                 }
                 for path in event.paths.into_iter().filter(|p| is_script(p)) {
+                    lock(&sink).insert(path.clone());
                     // The receiver is gone only when the watcher is being dropped.
                     let _ = tx.send(path);
                 }
@@ -92,6 +99,7 @@ impl ScriptWatcher {
         Ok(ScriptWatcher {
             _watcher: watcher,
             rx,
+            pending,
             dirs,
         })
     }
@@ -100,37 +108,37 @@ impl ScriptWatcher {
     /// one (an editor's save is several events). Returns the distinct changed files, empty on
     /// timeout.
     pub fn wait_changes(&self, timeout: Duration, settle: Duration) -> Vec<PathBuf> {
-        let mut changed = BTreeSet::new();
-        match self.rx.recv_timeout(timeout) {
-            Ok(path) => {
-                changed.insert(path);
-            }
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
-                return Vec::new();
-            }
+        if lock(&self.pending).is_empty() && self.rx.recv_timeout(timeout).is_err() {
+            return Vec::new();
         }
         let mut deadline = Instant::now() + settle;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
-                Ok(path) => {
-                    changed.insert(path);
-                    deadline = Instant::now() + settle;
-                }
-                Err(_) => break,
+                Ok(_) => deadline = Instant::now() + settle,
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
             }
         }
-        changed.into_iter().collect()
+        self.try_changes()
     }
 
-    /// Changes that arrived so far, without waiting.
+    /// The files changed since the last call, without waiting (including those whose message
+    /// a caller already took from [`ScriptWatcher::receiver`]).
     pub fn try_changes(&self) -> Vec<PathBuf> {
-        let changed: BTreeSet<PathBuf> = self.rx.try_iter().collect();
-        changed.into_iter().collect()
+        // Drop the wake-up messages first: a change arriving in between stays pending.
+        while self.rx.try_recv().is_ok() {}
+        std::mem::take(&mut *lock(&self.pending))
+            .into_iter()
+            .collect()
     }
 
-    /// The raw channel, for a `select!` loop in the caller.
+    /// Wakes up on each change, for a `select!` loop in the caller; then call
+    /// [`ScriptWatcher::try_changes`] for the paths.
     pub fn receiver(&self) -> &Receiver<PathBuf> {
         &self.rx
     }
+}
+
+fn lock(set: &Mutex<BTreeSet<PathBuf>>) -> std::sync::MutexGuard<'_, BTreeSet<PathBuf>> {
+    set.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

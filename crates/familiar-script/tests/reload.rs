@@ -223,3 +223,20 @@ fn only_scripts_importing_a_changed_module_are_reloaded() {
     assert_eq!(reloaded, vec![user]);
     assert_eq!(says(&mut host, 3), vec!["new", "3"]);
 }
+
+#[test]
+fn a_change_taken_from_the_receiver_is_still_reported() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("select.rhai");
+    write(&path, V1);
+    let watcher = ScriptWatcher::new(std::slice::from_ref(&path)).unwrap_or_else(|e| panic!("{e}"));
+    write(&path, V2);
+    // A select! loop wakes up on the first message (bounded wait so a failure cannot hang).
+    let woke = watcher.receiver().recv_timeout(Duration::from_secs(10));
+    assert!(woke.is_ok(), "no change seen");
+    let changed = watcher.try_changes();
+    assert!(
+        changed.iter().any(|p| p.ends_with("select.rhai")),
+        "{changed:?}"
+    );
+}
