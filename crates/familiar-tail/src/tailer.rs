@@ -13,6 +13,9 @@
 //! directory is picked up (and read from the start) once it appears; a once-a-second
 //! housekeeping pass re-checks them as well.
 //!
+//! A directory the watcher refuses (out of inotify watches, say) is reported as a
+//! [`TailMessage::Problem`] and the tailer falls back to the poll loop (250 ms) for everything.
+//!
 //! # When the channel is full
 //! The output channel is bounded ([`TailerConfig::channel_capacity`]). The tailer never
 //! blocks on it for long: messages wait in a small outbox, and each turn of the loop sends
@@ -334,6 +337,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         full: false,
         paused: false,
         catching_up: true,
+        fallback_poll: false,
         next_timer: None,
         next_housekeeping: now + HOUSEKEEPING,
         next_poll: now,
@@ -426,6 +430,8 @@ struct Tailer {
     full: bool,
     paused: bool,
     catching_up: bool,
+    /// A directory could not be watched: poll everything on the default interval.
+    fallback_poll: bool,
     next_timer: Option<Instant>,
     next_housekeeping: Instant,
     next_poll: Instant,
@@ -467,7 +473,7 @@ impl Tailer {
                     self.catching_up = false;
                     self.outbox.push_back(TailMessage::CaughtUp);
                 }
-                if let WatchMode::Poll { interval } = self.config.mode
+                if let Some(interval) = self.poll_interval()
                     && now >= self.next_poll
                 {
                     self.next_poll = now + interval;
@@ -490,6 +496,19 @@ impl Tailer {
         }
     }
 
+    /// How often to poll: the poll mode's interval, or the default one when a directory could
+    /// not be watched; `None` when inotify covers everything.
+    fn poll_interval(&self) -> Option<Duration> {
+        match self.config.mode {
+            WatchMode::Poll { interval } => Some(interval),
+            WatchMode::Inotify if self.fallback_poll => match WatchMode::DEFAULT_POLL {
+                WatchMode::Poll { interval } => Some(interval),
+                WatchMode::Inotify => None,
+            },
+            WatchMode::Inotify => None,
+        }
+    }
+
     /// Sleep until something may need doing; `false` when the receiver is gone.
     fn wait(&mut self) -> bool {
         let now = self.config.clock.now();
@@ -497,7 +516,7 @@ impl Tailer {
         if let Some(deadline) = self.next_timer {
             until = until.min(deadline);
         }
-        if let WatchMode::Poll { .. } = self.config.mode {
+        if self.poll_interval().is_some() {
             until = until.min(self.next_poll);
         }
         let mut timeout = until.saturating_duration_since(now);
@@ -685,11 +704,10 @@ impl Tailer {
             }
             let root = self.roots[index].root.clone();
             if root.path.is_dir() {
-                if self.watch(&root.path, root.recursive) {
-                    self.roots[index].active = true;
-                    tracing::debug!("watching {}", root.path.display());
-                    self.scan(&root.path, root.recursive, found);
-                }
+                self.watch(&root.path, root.recursive);
+                self.roots[index].active = true;
+                tracing::debug!("watching {}", root.path.display());
+                self.scan(&root.path, root.recursive, found);
             } else if let Some(anchor) = root.path.ancestors().skip(1).find(|dir| dir.is_dir()) {
                 let anchor = anchor.to_path_buf();
                 self.watch(&anchor, false);
@@ -711,11 +729,12 @@ impl Tailer {
         }
     }
 
-    /// Hand a directory to the watcher (a no-op in poll mode); `false` if that failed.
-    fn watch(&mut self, dir: &Path, recursive: bool) -> bool {
+    /// Hand a directory to the watcher (a no-op in poll mode). If the watcher refuses, the
+    /// tailer falls back to polling; either way the directory counts as covered.
+    fn watch(&mut self, dir: &Path, recursive: bool) {
         match self.watched.get(dir) {
-            Some(true) => return true,
-            Some(false) if !recursive => return true,
+            Some(true) => return,
+            Some(false) if !recursive => return,
             _ => {}
         }
         if let Some(watcher) = self.watcher.as_mut() {
@@ -725,12 +744,12 @@ impl Tailer {
                 RecursiveMode::NonRecursive
             };
             if let Err(err) = watcher.watch(dir, mode) {
-                self.problem(dir, format!("cannot watch: {err}"));
-                return false;
+                // Out of inotify watches, or not allowed: poll instead of missing changes.
+                self.problem(dir, format!("cannot watch ({err}); polling instead"));
+                self.fallback_poll = true;
             }
         }
         self.watched.insert(dir.to_path_buf(), recursive);
-        true
     }
 
     fn scan(&mut self, dir: &Path, recursive: bool, found: Found) {
