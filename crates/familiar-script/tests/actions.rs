@@ -423,3 +423,23 @@ fn two_scripts_with_one_name_get_a_warning_and_raw_use_is_detected() {
     );
     assert!(host.uses_raw());
 }
+
+#[test]
+fn actions_queued_before_a_failure_are_kept() {
+    let (mut host, _) = loaded(
+        "fn on_text(ev) {\n    say(\"before\");\n    let x = 1 / 0;\n    say(\"after\");\n}\n",
+    );
+    let (actions, diags) = run(&mut host, &ev(EventKind::Text, 1));
+    assert_eq!(
+        actions,
+        vec![ActionKind::Say {
+            text: "before".into()
+        }]
+    );
+    assert_eq!(diags.len(), 1);
+    assert!(
+        diags[0].starts_with("test.rhai:3:15: error in on_text"),
+        "{}",
+        diags[0]
+    );
+}
