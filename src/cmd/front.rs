@@ -8,8 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context as _;
 use crossbeam_channel::Sender;
-use familiar_game::{GameFeed, GameOptions};
+use std::path::PathBuf;
+
+use familiar_game::{GameFeed, GameOptions, ScreenshotOptions};
 use familiar_model::ReplayControl;
+
+/// Frames before a `--screenshot` capture: enough for the feed to arrive and animations to
+/// settle.
+const SCREENSHOT_AFTER_FRAMES: u32 = 90;
 
 /// Set when the window closed: the pipeline body should finish.
 #[derive(Debug, Clone, Default)]
@@ -33,12 +39,20 @@ pub struct Front {
     pub stop: StopFlag,
 }
 
+/// How the window should look and behave.
+pub struct WindowSpec<'a> {
+    pub title: &'a str,
+    /// The replay's pause and speed, driven by the window's keys.
+    pub replay: Option<ReplayControl>,
+    /// Save a screenshot after some frames and close (tests, docs).
+    pub screenshot: Option<PathBuf>,
+}
+
 /// Run `body` with a window unless `headless` or no display is available (then say so and
-/// run in the terminal). `replay` hands the window the replay's pause and speed.
+/// run in the terminal).
 pub fn run(
     headless: bool,
-    title: &str,
-    replay: Option<ReplayControl>,
+    window: WindowSpec<'_>,
     body: impl FnOnce(Front) -> anyhow::Result<ExitCode> + Send + 'static,
 ) -> anyhow::Result<ExitCode> {
     let stop = StopFlag::default();
@@ -72,8 +86,15 @@ pub fn run(
         })
         .context("starting the pipeline thread")?;
     let options = GameOptions {
-        replay,
-        title: title.to_owned(),
+        replay: window.replay,
+        title: window.title.to_owned(),
+        // A screenshot run draws every frame: under Xvfb no window manager focuses the window,
+        // and a reactive window would draw too few frames to reach the capture.
+        continuous: window.screenshot.is_some(),
+        screenshot: window.screenshot.map(|path| ScreenshotOptions {
+            path,
+            after_frames: SCREENSHOT_AFTER_FRAMES,
+        }),
         ..GameOptions::default()
     };
     let shown = familiar_game::run_game(feed_rx, options);

@@ -38,6 +38,9 @@ pub struct PipelineArgs {
     /// Also print every normalized event as NDJSON on stdout (the schema of `familiar events`).
     #[arg(long)]
     pub events: bool,
+    /// Save a PNG of the window after this many frames, then quit (tests and docs).
+    #[arg(long, value_name = "PNG", hide = true)]
+    pub screenshot: Option<PathBuf>,
 }
 
 impl PipelineArgs {

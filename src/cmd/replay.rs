@@ -206,11 +206,14 @@ pub fn replay_events(
         expected.as_secs_f64()
     );
     tracing::debug!(?pacing, "replay pacing");
-    let window_control = control.clone();
+    let window = front::WindowSpec {
+        title,
+        replay: Some(control.clone()),
+        screenshot: pipeline_args.screenshot.clone(),
+    };
     front::run(
         pipeline_args.headless,
-        title,
-        Some(window_control),
+        window,
         move |front| {
             let mut stage = Stage::new(
                 &settings,

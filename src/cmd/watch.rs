@@ -138,7 +138,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     .context("installing the Ctrl-C handler")?;
 
     let print_events = args.pipeline.events;
-    front::run(args.pipeline.headless, "Familiar", None, move |front| {
+    let window = front::WindowSpec {
+        title: "Familiar",
+        replay: None,
+        screenshot: args.pipeline.screenshot.clone(),
+    };
+    front::run(args.pipeline.headless, window, move |front| {
         let stage = Stage::new(
             &settings,
             StageOptions {
