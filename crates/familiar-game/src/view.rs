@@ -1057,7 +1057,9 @@ fn power_mode(
         return;
     }
     let wait = if activity.animating {
-        Duration::from_millis(33)
+        // 20 fps: the sprite sheets run at 2-10 fps, easing and floaters look smooth at 20,
+        // and each frame costs real CPU where rendering is software (llvmpipe).
+        Duration::from_millis(50)
     } else if familiars.iter().any(|(a, ..)| !a.0.calm()) {
         Duration::from_millis(333)
     } else {
