@@ -192,3 +192,36 @@ fn eval_and_deep_expressions_are_refused_at_load() {
         "{err}"
     );
 }
+
+#[test]
+fn a_raw_record_over_the_limits_fails_with_a_size_error() {
+    let limits = Limits {
+        max_string_size: 10,
+        ..Limits::default()
+    };
+    let mut host = ScriptHost::new(HostConfig {
+        limits,
+        clock: Arc::new(ManualClock::new()),
+        ..HostConfig::default()
+    });
+    host.load_source(
+        "raw.rhai",
+        "fn on_text(ev) { let r = ev.raw; log(`${r.type}`); }",
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut small = ev(EventKind::Text, 1);
+    small.raw = Some(r#"{"type":"user"}"#.into());
+    let (actions, diags) = run(&mut host, &small);
+    assert_eq!((actions.len(), diags.len()), (1, 0), "{diags:?}");
+    let mut big = ev(EventKind::Text, 2);
+    big.raw = Some(r#"{"type":"user","out":"0123456789abcdef"}"#.into());
+    let (actions, diags) = run(&mut host, &big);
+    assert_eq!(actions, vec![]);
+    assert_eq!(diags.len(), 1);
+    assert!(
+        diags[0].contains("Length of string too large (limit 10 bytes)"),
+        "{}",
+        diags[0]
+    );
+}
