@@ -65,8 +65,8 @@ measure() {
   local cpu fps first
   cpu=$(awk -v a="$t0" -v b="$t1" -v s0="$s0" -v s1="$s1" -v hz="$ticks" \
     'BEGIN { printf "%.1f", (b - a) / hz / (s1 - s0) * 100 }')
-  # fps lines come every 5 s; skip the first (it covers start-up).
-  fps=$(grep '^fps' "$log" | tail -n +2 | awk '{ s += $2; n++ } END { if (n) printf "%.1f", s / n; else print "?" }')
+  # fps lines come every 5 s from the first frame; skip those of the warm-up.
+  fps=$(grep '^fps' "$log" | tail -n +$((warmup_s / 5 + 1)) | awk '{ s += $2; n++ } END { if (n) printf "%.1f", s / n; else print "?" }')
   first=$(grep -m1 'first frame' "$log" | sed 's/first frame after //' || true)
   printf '%-28s cpu %5s%% of a core   fps %6s   first frame %s\n' "$name" "$cpu" "$fps" "${first:-?}"
   rm -f "$log"

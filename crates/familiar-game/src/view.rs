@@ -1155,11 +1155,15 @@ fn screenshot(
 /// Carries the pipeline's channel into the game and wakes the event loop when items arrive,
 /// so a reactive (idle) window reacts at once instead of at its next timeout.
 pub fn add_feed_bridge(app: &mut App, feed: Receiver<GameFeed>) {
-    let (tx, rx) = crossbeam_channel::unbounded();
+    // Bounded like the pipeline's own channel, so a stalled window still pushes back on the
+    // pipeline instead of the bridge buffering without end.
+    let (tx, rx) = crossbeam_channel::bounded(BRIDGE_CAPACITY);
     app.insert_resource(FeedChannel(rx))
         .insert_resource(BridgeStart(Mutex::new(Some((feed, tx)))))
         .add_systems(Startup, start_bridge);
 }
+
+const BRIDGE_CAPACITY: usize = 4096;
 
 #[derive(Resource)]
 struct BridgeStart(Mutex<Option<(Receiver<GameFeed>, Sender<GameFeed>)>>);
