@@ -71,6 +71,15 @@ impl Watch {
             .args(["-v", "watch", "--headless", "--events", "--no-notify"])
             .args(args)
             .env("CLAUDE_CONFIG_DIR", config)
+            // Isolated from the user's config, desktop bus and other running Familiars.
+            .env("HOME", config)
+            .env("XDG_CONFIG_HOME", config.join(".config"))
+            .env_remove("FAMILIAR_CONFIG")
+            .env("FAMILIAR_SOCKET", config.join("hook.sock"))
+            .env(
+                "DBUS_SESSION_BUS_ADDRESS",
+                "unix:path=/nonexistent/familiar-test-bus",
+            )
             .env_remove("RUST_LOG")
             .env("NO_COLOR", "1")
             .current_dir(cwd)
@@ -305,4 +314,133 @@ fn by_default_it_follows_the_current_directory_from_the_end() {
     watch.signal(libc::SIGTERM);
     let status = watch.wait_exit();
     assert!(status.success(), "{status:?}: {}", watch.stderr());
+}
+
+#[test]
+fn a_hook_permission_prompt_becomes_a_status_event() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    let dir = config.join("projects").join("-work-x");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join("session.jsonl");
+    let path_arg = path.to_str().expect("UTF-8 path");
+    let watch = Watch::start(&config, tmp.path(), &["--file", path_arg], true);
+    watch.wait_stderr("listening for Claude Code hooks");
+
+    // What Claude Code pipes into a Notification hook.
+    let hook_json = format!(
+        r#"{{"session_id":"hook-session","transcript_path":"{path_arg}","hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}}"#
+    );
+    let mut hook = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("hook")
+        .env("FAMILIAR_SOCKET", config.join("hook.sock"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run familiar hook");
+    hook.stdin
+        .take()
+        .expect("stdin")
+        .write_all(hook_json.as_bytes())
+        .expect("write hook input");
+    let output = hook.wait_with_output().expect("familiar hook ends");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    append(&path, sentinel("after-hook").as_bytes());
+    let got = watch.lines_until("after-hook");
+    let status: Vec<serde_json::Value> = got
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("NDJSON"))
+        .filter(|event: &serde_json::Value| event["kind"] == "status")
+        .collect();
+    assert_eq!(status.len(), 1, "{got:?}");
+    assert_eq!(status[0]["status"], "waiting_for_approval");
+    assert_eq!(status[0]["session"], "hook-session");
+    assert_eq!(
+        status[0]["text"],
+        "Claude needs your permission to use Bash"
+    );
+}
+
+/// A user prompt record, as Claude Code writes it.
+fn prompt_record(text: &str) -> String {
+    format!(
+        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\"}},\"sessionId\":\"s-reload\",\"isSidechain\":false,\"timestamp\":\"2026-02-11T10:00:00.000Z\"}}\n"
+    )
+}
+
+#[test]
+fn scripts_hot_reload_while_watching_and_a_broken_change_keeps_the_old_one() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    let dir = config.join("projects").join("-work-x");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join("session.jsonl");
+    let script = tmp.path().join("mine.rhai");
+    fs::write(
+        &script,
+        "fn on_prompt(ev) { emit(\"mine\", #{ version: 1, text: ev.text }); }\n",
+    )
+    .expect("script");
+    let mut watch = Watch::start(
+        &config,
+        tmp.path(),
+        &[
+            "--file",
+            path.to_str().expect("UTF-8"),
+            "--script",
+            script.to_str().expect("UTF-8"),
+        ],
+        false,
+    );
+    let (tx, lines) = crossbeam_channel::unbounded();
+    let out = watch.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if line.contains("\"name\":\"mine\"") && tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || -> serde_json::Value {
+        let line = lines.recv_timeout(WAIT).expect("a `mine` action in time");
+        serde_json::from_str(&line).expect("NDJSON")
+    };
+
+    append(&path, prompt_record("one").as_bytes());
+    let first = next();
+    assert_eq!(
+        (first["data"]["version"].as_i64(), first["script"].as_str()),
+        (Some(1), Some("mine.rhai"))
+    );
+
+    fs::write(
+        &script,
+        "fn on_prompt(ev) { emit(\"mine\", #{ version: 2, text: ev.text }); }\n",
+    )
+    .expect("script v2");
+    watch.wait_stderr("reloaded");
+    append(&path, prompt_record("two").as_bytes());
+    assert_eq!(next()["data"]["version"], 2);
+
+    fs::write(
+        &script,
+        "fn on_prompt(ev) { emit(\"mine\", #{ version: 3 }\n",
+    )
+    .expect("broken");
+    watch.wait_stderr("the previous version keeps running");
+    append(&path, prompt_record("three").as_bytes());
+    let third = next();
+    assert_eq!(
+        (
+            third["data"]["version"].as_i64(),
+            third["data"]["text"].as_str()
+        ),
+        (Some(2), Some("three"))
+    );
 }

@@ -4,6 +4,7 @@
 //! `familiar events`) until Ctrl-C, the window closes, or stdout is closed. Script files
 //! hot-reload while it runs.
 
+use std::collections::HashMap;
 use std::io::{self, IsTerminal as _, Read as _};
 use std::os::fd::AsRawFd as _;
 use std::path::PathBuf;
@@ -169,12 +170,17 @@ fn follow(
     let handle = familiar_tail::spawn(config)?;
     let interactive = io::stderr().is_terminal();
     let receiver = handle.receiver().clone();
-    let never = crossbeam_channel::never();
-    let reloads = stage.reload_events().unwrap_or(never);
+    let reloads = stage
+        .reload_events()
+        .unwrap_or_else(crossbeam_channel::never);
+    let hooks = listen_for_hooks();
+    // Last known context per session, so a hook's status event does not blank the mana bar.
+    let mut context: HashMap<Option<String>, (Option<u64>, u64)> = HashMap::new();
     let result = loop {
         select! {
             recv(receiver) -> message => match message {
                 Ok(TailMessage::Event(event)) => {
+                    context.insert(event.session.clone(), (event.context_used, event.context_limit));
                     if stage.on_event(&event).is_break() {
                         break Ok(());
                     }
@@ -199,6 +205,20 @@ fn follow(
                 Err(_) => break Err(anyhow::anyhow!("the tailer stopped unexpectedly")),
             },
             recv(reloads) -> _ => stage.reload_changed(),
+            recv(hooks) -> input => {
+                let Ok(input) = input else { continue };
+                if let Some(path) = &input.transcript_path {
+                    tracing::debug!("hook for {}", path.display());
+                }
+                if let Some(mut event) = familiar_hook::hook_event(&input) {
+                    if let Some((used, limit)) = context.get(&event.session) {
+                        (event.context_used, event.context_limit) = (*used, *limit);
+                    }
+                    if stage.on_event(&event).is_break() {
+                        break Ok(());
+                    }
+                }
+            }
             recv(interrupt) -> _ => break Ok(()),
             default(Duration::from_millis(250)) => {
                 if front.stop.is_set() || (front.headless && stdout_closed()) {
@@ -219,6 +239,27 @@ fn follow(
         );
     }
     result.map(|()| ExitCode::SUCCESS)
+}
+
+/// Hook messages from `familiar hook` (Claude Code's permission and idle prompts), when the
+/// socket can be had; another running Familiar or no runtime dir only costs this feature.
+fn listen_for_hooks() -> Receiver<familiar_hook::HookInput> {
+    let (tx, rx) = crossbeam_channel::bounded(64);
+    let listener =
+        familiar_hook::socket_path().and_then(|path| familiar_hook::HookListener::bind(&path));
+    match listener {
+        Ok(listener) => {
+            tracing::info!(
+                "listening for Claude Code hooks on {}",
+                listener.path().display()
+            );
+            if let Err(err) = listener.spawn(tx) {
+                tracing::warn!("cannot listen for hooks: {err}");
+            }
+        }
+        Err(err) => tracing::info!("not listening for hooks: {err}"),
+    }
+    rx
 }
 
 /// Has the reader of our stdout gone away? (A pipe whose read end is closed polls as an
