@@ -507,6 +507,9 @@ fn companion_busy(world: &mut World, owner: Entity, agent: &str) {
     }
 }
 
+/// Agent key of inline sidechain records, which carry no agent id.
+const SIDECHAIN_AGENT: &str = "sidechain";
+
 /// Session state (mana, status) that every event and action of the main agent carries.
 fn observe_state(world: &mut World, e: Entity, used: Option<u64>, limit: u64, status: Status) {
     if let Some(mut mana) = world.get_mut::<Mana>(e) {
@@ -526,7 +529,12 @@ fn observe_state(world: &mut World, e: Entity, used: Option<u64>, limit: u64, st
 
 fn apply_event(world: &mut World, ev: &Event, now: f32) {
     let e = familiar_for(world, ev.session.as_deref(), now);
-    if let Some(agent) = ev.agent.as_deref() {
+    // Old transcripts keep subagents inline: sidechain records without an agent id.
+    let agent = ev
+        .agent
+        .as_deref()
+        .or(ev.sidechain.then_some(SIDECHAIN_AGENT));
+    if let Some(agent) = agent {
         // A subagent's own activity animates its companion, not the familiar, and its context
         // is its own chain's, not the session's mana.
         if !matches!(ev.kind, EventKind::Status | EventKind::SessionStart) {

@@ -1274,6 +1274,38 @@ mod tests {
     }
 
     #[test]
+    fn the_bridge_carries_the_feed_without_a_window() {
+        use familiar_model::{Event, EventKind};
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins)
+            .add_plugins(crate::GameLogicPlugin);
+        let (tx, rx) = crossbeam_channel::bounded(8);
+        add_feed_bridge(&mut app, rx);
+        let mut ev = Event::new(EventKind::Text, 1);
+        ev.session = Some("bridged".into());
+        ev.context_used = Some(20_000);
+        // More items than either channel holds: the bridge must keep draining.
+        let sender = std::thread::spawn(move || {
+            (0..BRIDGE_CAPACITY + 100).all(|_| tx.send(GameFeed::Event(ev.clone())).is_ok())
+        });
+        let mut seen = false;
+        // Polls (up to ~20 s on a loaded machine); normally done in a few updates.
+        for _ in 0..10_000 {
+            app.update();
+            let mut q = app.world_mut().query::<(&Familiar, &Mana)>();
+            seen = q
+                .iter(app.world())
+                .any(|(f, m)| f.session == "bridged" && m.remaining() == Some(180_000));
+            if seen && sender.is_finished() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert!(seen, "the bridged event never arrived");
+        assert!(sender.join().unwrap_or(false), "the sender was cut off");
+    }
+
+    #[test]
     fn speeds_read_well() {
         assert_eq!(speed_label(1.0), "1");
         assert_eq!(speed_label(0.5), "0.5");

@@ -591,3 +591,34 @@ fn the_channel_is_drained_each_frame() {
     app.update();
     assert_eq!(mana(&mut app).remaining(), Some(160_000));
 }
+
+#[test]
+fn inline_sidechain_records_are_subagent_activity() {
+    let mut app = settled();
+    send(
+        &mut app,
+        GameFeed::Action(action(ActionKind::CompanionSpawn {
+            id: "toolu_9".into(),
+            kind: "Task".into(),
+        })),
+    );
+    send(
+        &mut app,
+        GameFeed::Event(event(EventKind::Text, Some(50_000))),
+    );
+    app.update();
+    let mut side = event(EventKind::Reading, Some(3_000));
+    side.sidechain = true;
+    send(&mut app, GameFeed::Event(side));
+    app.update();
+    assert_eq!(
+        mana(&mut app).remaining(),
+        Some(150_000),
+        "not the session's context"
+    );
+    let c = companions(&mut app);
+    assert!(
+        c[0].busy > 0.0 && c[0].agent.as_deref() == Some("sidechain"),
+        "{c:?}"
+    );
+}
