@@ -408,7 +408,9 @@ fn scripts_hot_reload_while_watching_and_a_broken_change_keeps_the_old_one() {
         }
     });
     let next = || -> serde_json::Value {
-        let line = lines.recv_timeout(WAIT).expect("a `mine` action in time");
+        let line = lines
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("no `mine` action in time: {}", watch.stderr()));
         serde_json::from_str(&line).expect("NDJSON")
     };
 
@@ -442,5 +444,40 @@ fn scripts_hot_reload_while_watching_and_a_broken_change_keeps_the_old_one() {
             third["data"]["text"].as_str()
         ),
         (Some(2), Some("three"))
+    );
+}
+
+#[test]
+fn with_no_session_yet_it_says_where_it_looked_and_picks_one_up_when_it_appears() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    let project = tmp.path().join("fresh_project");
+    fs::create_dir_all(&project).expect("mkdir");
+    let watch = Watch::start(&config, &project, &[], true);
+    let encoded = config.join("projects").join(
+        project
+            .to_str()
+            .expect("UTF-8")
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
+    );
+    watch.wait_stderr(&format!(
+        "no Claude Code session yet in {}",
+        encoded.display()
+    ));
+    watch.wait_stderr("the config dir comes from CLAUDE_CONFIG_DIR");
+    // Claude Code starts: the project dir and its first transcript appear. (The dash encoding
+    // is lossy, so the tailer confirms the project by the records' own `cwd`.)
+    fs::create_dir_all(&encoded).expect("mkdir project dir");
+    let record = format!(
+        "{{\"type\":\"user\",\"cwd\":{},\"sessionId\":\"s-new\",\"message\":{{\"role\":\"user\",\"content\":\"first-record\"}},\"timestamp\":\"2026-02-11T10:00:00.000Z\"}}\n",
+        serde_json::to_string(project.to_str().expect("UTF-8")).expect("JSON string")
+    );
+    append(&encoded.join("new-session.jsonl"), record.as_bytes());
+    let before = watch.lines_until("first-record");
+    assert!(
+        before
+            .iter()
+            .any(|line| line.contains("\"session_start\"") && line.contains("s-new")),
+        "{before:?}"
     );
 }

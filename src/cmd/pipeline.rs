@@ -218,11 +218,14 @@ impl Stage {
     }
 
     /// Recompile scripts whose files changed; a broken change keeps the old version running.
+    /// A save is often several writes (truncate, then write): changes are gathered until the
+    /// file has been quiet for a moment, so a half-written script is never loaded.
     pub fn reload_changed(&mut self) {
+        const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
         let Some(watcher) = &self.watcher else {
             return;
         };
-        let changed = watcher.try_changes();
+        let changed = watcher.wait_changes(std::time::Duration::ZERO, SETTLE);
         if changed.is_empty() {
             return;
         }

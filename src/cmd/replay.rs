@@ -211,33 +211,29 @@ pub fn replay_events(
         replay: Some(control.clone()),
         screenshot: pipeline_args.screenshot.clone(),
     };
-    front::run(
-        pipeline_args.headless,
-        window,
-        move |front| {
-            let mut stage = Stage::new(
-                &settings,
-                StageOptions {
-                    print_events,
-                    print_actions: front.headless,
-                    game: front.game,
-                    clock: Arc::new(EventClock::new()),
-                    hot_reload: false,
-                },
-            )?;
-            let bar = super::progress::bar(events.len(), "events");
-            drive(&events, pacing, &control, &mut SystemClock, |event| {
-                bar.inc(1);
-                if front.stop.is_set() {
-                    return ControlFlow::Break(());
-                }
-                stage.on_event(event)
-            });
-            bar.finish_and_clear();
-            stage.finish();
-            Ok(ExitCode::SUCCESS)
-        },
-    )
+    front::run(pipeline_args.headless, window, move |front| {
+        let mut stage = Stage::new(
+            &settings,
+            StageOptions {
+                print_events,
+                print_actions: front.headless,
+                game: front.game,
+                clock: Arc::new(EventClock::new()),
+                hot_reload: false,
+            },
+        )?;
+        let bar = super::progress::bar(events.len(), "events");
+        drive(&events, pacing, &control, &mut SystemClock, |event| {
+            bar.inc(1);
+            if front.stop.is_set() {
+                return ControlFlow::Break(());
+            }
+            stage.on_event(event)
+        });
+        bar.finish_and_clear();
+        stage.finish();
+        Ok(ExitCode::SUCCESS)
+    })
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

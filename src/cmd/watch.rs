@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::io::{self, IsTerminal as _, Read as _};
 use std::os::fd::AsRawFd as _;
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -112,6 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
 
     let settings = pipeline::settings(&args.pipeline, args.input.context_limit)?;
+    let looked_in = where_sessions_appear(&config_dir, &selectors);
     let mut config = TailerConfig::new(config_dir, selectors);
     config.from_start = args.from_start;
     config.mode = if args.poll || settings.poll {
@@ -155,8 +157,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 hot_reload: true,
             },
         )?;
-        follow(config, stage, &front, &interrupt)
+        follow(config, stage, &front, &interrupt, &looked_in)
     })
+}
+
+/// Where the transcripts of `selectors` will appear, for the "no session yet" message.
+fn where_sessions_appear(config_dir: &Path, selectors: &[Selector]) -> String {
+    let projects = config_dir.join("projects");
+    let places: Vec<String> = selectors
+        .iter()
+        .map(|selector| match selector {
+            Selector::All => projects.display().to_string(),
+            Selector::Project(dir) => format!(
+                "{} (for {})",
+                projects
+                    .join(familiar_tail::discovery::dash_encode(dir))
+                    .display(),
+                dir.display()
+            ),
+            Selector::Session(id) => format!("session {id} under {}", projects.display()),
+            Selector::File(path) => path.display().to_string(),
+        })
+        .collect();
+    let source = if std::env::var_os("CLAUDE_CONFIG_DIR").is_some() {
+        "the config dir comes from CLAUDE_CONFIG_DIR"
+    } else {
+        "set CLAUDE_CONFIG_DIR if Claude Code keeps its files elsewhere"
+    };
+    format!("{} ({source})", places.join(", "))
 }
 
 /// The live loop: tailer messages through the stage until Ctrl-C, the window closing, or
@@ -166,6 +194,7 @@ fn follow(
     mut stage: Stage,
     front: &Front,
     interrupt: &Receiver<()>,
+    looked_in: &str,
 ) -> anyhow::Result<ExitCode> {
     let handle = familiar_tail::spawn(config)?;
     let interactive = io::stderr().is_terminal();
@@ -196,7 +225,12 @@ fn follow(
                 Ok(TailMessage::CaughtUp) => {
                     let files = handle.stats().files;
                     tracing::info!("caught up: following {files} transcript(s)");
-                    if interactive {
+                    if files == 0 {
+                        eprintln!(
+                            "familiar: no Claude Code session yet in {looked_in}; \
+                             waiting for one to appear"
+                        );
+                    } else if interactive {
                         eprintln!("familiar: following {files} transcript(s); Ctrl-C to stop");
                     }
                 }

@@ -358,6 +358,13 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     })
 }
 
+fn nearest_existing_ancestor(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|dir| dir.is_dir())
+        .map(Path::to_path_buf)
+}
+
 /// The `notify` callback's part: remember what changed, cheaply, under a short lock.
 fn note_change(inbox: &Mutex<Inbox>, result: notify::Result<notify::Event>) {
     let mut inbox = inbox.lock().unwrap_or_else(|poison| poison.into_inner());
@@ -703,14 +710,25 @@ impl Tailer {
                 continue;
             }
             let root = self.roots[index].root.clone();
-            if root.path.is_dir() {
-                self.watch(&root.path, root.recursive);
-                self.roots[index].active = true;
-                tracing::debug!("watching {}", root.path.display());
-                self.scan(&root.path, root.recursive, found);
-            } else if let Some(anchor) = root.path.ancestors().skip(1).find(|dir| dir.is_dir()) {
-                let anchor = anchor.to_path_buf();
+            // A directory on the way may appear between looking and watching, unseen by the
+            // watch that comes too late: look again after each watch until nothing moved.
+            loop {
+                if root.path.is_dir() {
+                    self.watch(&root.path, root.recursive);
+                    self.roots[index].active = true;
+                    tracing::debug!("watching {}", root.path.display());
+                    self.scan(&root.path, root.recursive, found);
+                    break;
+                }
+                let Some(anchor) = nearest_existing_ancestor(&root.path) else {
+                    break;
+                };
                 self.watch(&anchor, false);
+                if nearest_existing_ancestor(&root.path).as_ref() == Some(&anchor)
+                    && !root.path.is_dir()
+                {
+                    break;
+                }
             }
         }
     }
