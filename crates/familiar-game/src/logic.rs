@@ -333,8 +333,31 @@ impl Plugin for GameLogicPlugin {
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LogicSet;
 
+/// Typographic characters common in prompts and replies, spelled in ASCII: Bevy's built-in
+/// font is an ASCII subset and would draw boxes.
+fn plain(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' => "'",
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' => "\"",
+        '\u{2013}' | '\u{2014}' | '\u{2212}' => "-",
+        '\u{2026}' => "...",
+        '\u{2022}' | '\u{00B7}' => "*",
+        '\u{2192}' => "->",
+        '\u{2190}' => "<-",
+        _ => return None,
+    })
+}
+
+/// Flattened whitespace, ASCII typography, at most `max` characters.
 fn trimmed(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut ascii = String::with_capacity(text.len());
+    for c in text.chars() {
+        match plain(c) {
+            Some(s) => ascii.push_str(s),
+            None => ascii.push(c),
+        }
+    }
+    let flat: String = ascii.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= max {
         flat
     } else {

@@ -448,7 +448,7 @@ fn say_quest_emit_and_log() {
     send(
         &mut app,
         GameFeed::Action(action(ActionKind::Say {
-            text: "Reading   the\ncode".into(),
+            text: "Let\u{2019}s read   the\ncode \u{2014} now\u{2026}".into(),
         })),
     );
     send(
@@ -473,7 +473,10 @@ fn say_quest_emit_and_log() {
     app.update();
     let e = familiar(&mut app, "s1");
     let said = app.world().get::<Speech>(e).and_then(|s| s.0.clone());
-    assert_eq!(said.map(|s| s.0), Some("Reading the code".to_string()));
+    assert_eq!(
+        said.map(|s| s.0),
+        Some("Let's read the code - now...".to_string())
+    );
     let quest = app
         .world()
         .get::<Quest>(e)
