@@ -23,8 +23,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (events, diagnostics) =
-        familiar_transcript::normalize_bytes(DEMO, &NormalizerConfig::default());
+    let config = NormalizerConfig {
+        // Scripts may read `ev.raw`; the window labels the familiar with the records' `cwd`.
+        keep_raw: true,
+        ..NormalizerConfig::default()
+    };
+    let (events, diagnostics) = familiar_transcript::normalize_bytes(DEMO, &config);
     if let Some(diagnostic) = diagnostics.first() {
         anyhow::bail!(
             "the bundled demo transcript does not read cleanly (line {}: {}); this is a bug",

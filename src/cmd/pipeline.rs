@@ -4,6 +4,7 @@
 //! settings (`familiar-sink`). The script engine and the game plug in between the events and
 //! these sinks (see `replay::drive`).
 
+use std::collections::HashSet;
 use std::io::{self, IsTerminal as _, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -124,6 +125,8 @@ pub struct Stage {
     watcher: Option<ScriptWatcher>,
     actions: Vec<Action>,
     diagnostics: Vec<ScriptDiagnostic>,
+    /// Sessions whose familiar already has a project label in the window.
+    labeled: HashSet<String>,
 }
 
 impl Stage {
@@ -164,6 +167,7 @@ impl Stage {
             watcher,
             actions: Vec::new(),
             diagnostics: Vec::new(),
+            labeled: HashSet::new(),
         })
     }
 
@@ -176,6 +180,7 @@ impl Stage {
         self.host
             .handle(event, &mut self.actions, &mut self.diagnostics);
         print_warnings(&self.diagnostics);
+        self.label_session(event);
         if let Some(game) = &self.game {
             let sent = game.send(GameFeed::Event(event.clone())).is_ok()
                 && self
@@ -191,6 +196,40 @@ impl Stage {
             self.sinks.handle(action);
         }
         self.print(event)
+    }
+
+    /// Name a session's familiar after its project (the records' `cwd`) once it is known, so
+    /// several familiars (`--all`) can be told apart: `my-project 258c72`.
+    fn label_session(&mut self, event: &Event) {
+        #[derive(serde::Deserialize)]
+        struct Cwd {
+            cwd: Option<String>,
+        }
+        let (Some(game), Some(session), Some(raw)) = (&self.game, &event.session, &event.raw)
+        else {
+            return;
+        };
+        if self.labeled.contains(session) {
+            return;
+        }
+        let Some(cwd) = serde_json::from_str::<Cwd>(raw)
+            .ok()
+            .and_then(|record| record.cwd)
+        else {
+            return;
+        };
+        let project = std::path::Path::new(&cwd)
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or(cwd);
+        let short: String = session.chars().take(6).collect();
+        let label = GameFeed::SessionLabel {
+            session: session.clone(),
+            label: format!("{project} {short}"),
+        };
+        if game.send(label).is_ok() {
+            self.labeled.insert(session.clone());
+        }
     }
 
     fn print(&mut self, event: &Event) -> ControlFlow<()> {

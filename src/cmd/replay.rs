@@ -238,7 +238,9 @@ pub fn replay_events(
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let context_limit = args.input.context_limit;
-    let config = args.input.normalizer_config();
+    let mut config = args.input.normalizer_config();
+    // Scripts may read `ev.raw`; the window labels familiars with the records' `cwd`.
+    config.keep_raw = true;
     let mut events = Vec::new();
     read_transcript(&args.file, &config, |event| {
         events.push(event);
