@@ -57,7 +57,10 @@ fn bench(c: &mut Criterion) {
     group.sample_size(20);
     for (name, scripts) in [
         ("default", &["default.rhai"][..]),
-        ("default+notify", &["default.rhai", "notify-errors.rhai"][..]),
+        (
+            "default+notify",
+            &["default.rhai", "notify-errors.rhai"][..],
+        ),
     ] {
         let mut host = host(scripts);
         let mut actions = Vec::with_capacity(events.len() * 2);
