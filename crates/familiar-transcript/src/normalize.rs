@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::metrics::Metrics;
-use crate::record::{self, Block, Content, MessageField, Record};
+use crate::record::{self, Block, Content, Record, TextOr};
 use crate::tools::{self, ToolInput};
 use crate::{Diagnostic, DiagnosticKind};
 
@@ -345,9 +345,9 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         match &record.message {
-            Some(MessageField::Object(message)) => match &message.content {
-                Some(Content::Text(text)) => self.user_text(chain, record, text, origin, out),
-                Some(Content::Blocks(blocks)) => {
+            Some(TextOr::Value(message)) => match &message.content {
+                Some(TextOr::Text(text)) => self.user_text(chain, record, text, origin, out),
+                Some(TextOr::Value(blocks)) => {
                     let mut texts: Vec<&str> = Vec::new();
                     for block in blocks {
                         match block.kind.as_deref() {
@@ -374,7 +374,7 @@ impl Normalizer {
                 }
                 None => {}
             },
-            Some(MessageField::Text(text)) => self.user_text(chain, record, text, origin, out),
+            Some(TextOr::Text(text)) => self.user_text(chain, record, text, origin, out),
             None => {}
         }
     }
@@ -455,8 +455,8 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         let message = match &record.message {
-            Some(MessageField::Object(message)) => message,
-            Some(MessageField::Text(text)) => {
+            Some(TextOr::Value(message)) => message,
+            Some(TextOr::Text(text)) => {
                 self.chains[chain].1.status = Status::Working;
                 let mut event = self.event(chain, EventKind::Text, origin);
                 event.text = Some(text.to_string());
@@ -491,12 +491,12 @@ impl Normalizer {
         }
         let model_name = (!model.is_empty()).then(|| model.to_owned());
         match &message.content {
-            Some(Content::Blocks(blocks)) => {
+            Some(TextOr::Value(blocks)) => {
                 for block in blocks {
                     self.assistant_block(chain, block, &model_name, origin, out);
                 }
             }
-            Some(Content::Text(text)) if !text.trim().is_empty() => {
+            Some(TextOr::Text(text)) if !text.trim().is_empty() => {
                 self.chains[chain].1.status = Status::Working;
                 let mut event = self.event(chain, EventKind::Text, origin);
                 event.text = Some(text.to_string());
@@ -942,8 +942,8 @@ pub fn think_level(text: &str) -> u8 {
 
 fn first_text<'a>(content: Option<&'a Content<'_>>) -> Option<&'a str> {
     match content? {
-        Content::Text(text) => Some(text),
-        Content::Blocks(blocks) => blocks
+        TextOr::Text(text) => Some(text),
+        TextOr::Value(blocks) => blocks
             .iter()
             .find(|block| block.kind.as_deref() == Some("text"))
             .and_then(|block| block.text.as_deref()),

@@ -107,12 +107,16 @@ pub struct CompactMetadata<'a> {
     pub post_tokens: Option<u64>,
 }
 
-/// `message`: an API message object, or a plain string in the older flat shape.
+/// A JSON string, or a structured value `T`, decided by the value itself in one pass (serde's
+/// untagged enums would buffer the whole value first).
 #[derive(Debug)]
-pub enum MessageField<'a> {
-    Object(Message<'a>),
+pub enum TextOr<'a, T> {
     Text(Cow<'a, str>),
+    Value(T),
 }
+
+/// `message`: an API message object, or a plain string in the older flat shape.
+pub type MessageField<'a> = TextOr<'a, Message<'a>>;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -129,11 +133,7 @@ pub struct Message<'a> {
 }
 
 /// `message.content`: a string, or an array of blocks.
-#[derive(Debug)]
-pub enum Content<'a> {
-    Text(Cow<'a, str>),
-    Blocks(Vec<Block<'a>>),
-}
+pub type Content<'a> = TextOr<'a, Vec<Block<'a>>>;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -183,58 +183,31 @@ impl Usage {
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for MessageField<'a> {
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for TextOr<'a, T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MessageVisitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for MessageVisitor<'a> {
-            type Value = MessageField<'a>;
+        struct TextOrVisitor<'a, T>(std::marker::PhantomData<(&'a (), T)>);
+        impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for TextOrVisitor<'a, T> {
+            type Value = TextOr<'a, T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a message object or string")
+                f.write_str("a string, an object or an array")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(MessageField::Text(Cow::Borrowed(v)))
+                Ok(TextOr::Text(Cow::Borrowed(v)))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(MessageField::Text(Cow::Owned(v.to_owned())))
+                Ok(TextOr::Text(Cow::Owned(v.to_owned())))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(MessageField::Text(Cow::Owned(v)))
+                Ok(TextOr::Text(Cow::Owned(v)))
             }
             fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-                Message::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(MessageField::Object)
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(TextOr::Value)
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Self::Value, S::Error> {
+                T::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(TextOr::Value)
             }
         }
-        deserializer.deserialize_any(MessageVisitor(std::marker::PhantomData))
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for ContentVisitor<'a> {
-            type Value = Content<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("message content as a string or an array of blocks")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(v)))
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(1));
-                while let Some(block) = seq.next_element::<Block<'a>>()? {
-                    blocks.push(block);
-                }
-                Ok(Content::Blocks(blocks))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor(std::marker::PhantomData))
+        deserializer.deserialize_any(TextOrVisitor(std::marker::PhantomData))
     }
 }
 
