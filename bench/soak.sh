@@ -221,6 +221,8 @@ print(f"lost / doubled      {sum(lost.values())} / {sum(doubled.values())}; same
 print(f"watcher RSS (MiB)   min {min(kb) / 1024:.1f}  max {max(kb) / 1024:.1f}  "
       f"first 10% median {sorted(kb[:tenth])[tenth // 2] / 1024:.1f}  "
       f"last 10% median {sorted(kb[-tenth:])[tenth // 2] / 1024:.1f}  ({len(kb)} samples, every 2 s)")
+step = max(1, len(rss) // 12)
+print("RSS over time       " + "  ".join(f"{t:.0f}s:{k / 1024:.1f}" for t, k in rss[::step]))
 (tmp / "rss.tsv").write_text("".join(f"{t:.1f}\t{k}\n" for t, k in rss))
 if not same or status != 0:
     for line in list(lost)[:3]:
