@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Peak RSS of `familiar events` on 10 MB, 100 MB and 1 GB transcripts built from the real
+# fixtures (generated into bench/out/, never committed). Memory must not grow with file size.
+# Also prints the binary's own baseline (`familiar --version`): it links the Bevy game, whose
+# code and relocated data pages are part of every run's RSS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet --bin familiar
+bin=target/release/familiar
+/usr/bin/time -f "baseline (familiar --version): peak RSS %M KB" "$bin" --version >/dev/null
+for size in 10 100 1000; do
+  corpus=bench/out/corpus-$size.jsonl
+  [ -f "$corpus" ] || bench/make-corpus.sh "$corpus" "$size" >/dev/null
+  /usr/bin/time -f "events, $size MB: %e s, peak RSS %M KB" "$bin" events "$corpus" >/dev/null
+done
