@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,37 +24,35 @@ impl Drop for Xvfb {
     }
 }
 
+/// Start an Xvfb that picks a free display itself (`-displayfd`) and says which once it is
+/// ready, so tests running in parallel never race for a display number.
 fn start_xvfb() -> Xvfb {
-    let n = (400..700)
-        .find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })
-        .expect("a free X display number");
-    let child = Command::new("Xvfb")
+    let mut child = Command::new("Xvfb")
         .args([
-            &format!(":{n}"),
+            "-displayfd",
+            "1",
             "-screen",
             "0",
             "1024x768x24",
             "-nolisten",
             "tcp",
         ])
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap_or_else(|err| panic!("Xvfb could not start ({err}): install the `xvfb` package"));
-    let server = Xvfb {
+    let stdout = child.stdout.take().expect("Xvfb stdout");
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
+        .expect("Xvfb reports its display");
+    let number: u32 = line
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("Xvfb said {line:?}"));
+    Xvfb {
         child,
-        display: format!(":{n}"),
-    };
-    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !socket.exists() {
-        assert!(Instant::now() < deadline, "Xvfb :{n} never came up");
-        std::thread::sleep(Duration::from_millis(50));
+        display: format!(":{number}"),
     }
-    server
 }
 
 #[test]
@@ -98,4 +96,72 @@ fn demo_in_a_window_renders_the_familiar_and_its_mana_bar() {
         &shot,
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("demo-window.png"),
     );
+}
+
+#[test]
+fn ctrl_c_ends_a_live_watch_with_its_window() {
+    let xvfb = start_xvfb();
+    let home = tempfile::tempdir().expect("temp home");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .args(["-v", "watch", "--all"])
+        .env("DISPLAY", &xvfb.display)
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .env("CLAUDE_CONFIG_DIR", home.path().join(".claude"))
+        .env("FAMILIAR_SOCKET", home.path().join("hook.sock"))
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/familiar-test-bus",
+        )
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("FAMILIAR_CONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("familiar watch starts");
+    // Wait until the pipeline runs (it says so at info level), then press Ctrl-C.
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while !seen.iter().any(|line: &String| line.contains("caught up")) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = rx
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("never caught up: {seen:?}"));
+        seen.push(line);
+    }
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    // SAFETY: signalling our own child.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still running after Ctrl-C: {seen:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let late: Vec<String> = rx.try_iter().collect();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "signal {:?}; {seen:?} {late:?}",
+        std::os::unix::process::ExitStatusExt::signal(&status)
+    );
+    let stdout = std::io::read_to_string(child.stdout.take().expect("stdout")).expect("stdout");
+    assert_eq!(stdout, "", "with a window, nothing goes to stdout");
 }

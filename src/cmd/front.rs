@@ -46,6 +46,9 @@ pub struct WindowSpec<'a> {
     pub replay: Option<ReplayControl>,
     /// Save a screenshot after some frames and close (tests, docs).
     pub screenshot: Option<PathBuf>,
+    /// Close the window when the pipeline ends (live watching, where the pipeline ends on
+    /// Ctrl-C), rather than leaving it open on the last scene (a finished replay).
+    pub close_with_pipeline: bool,
 }
 
 /// Run `body` with a window unless `headless` or no display is available (then say so and
@@ -75,14 +78,22 @@ pub fn run(
     // loses nothing) instead of growing memory without end.
     let (feed_tx, feed_rx) = crossbeam_channel::bounded(4096);
     let worker_stop = stop.clone();
+    let close_with_pipeline = window.close_with_pipeline;
+    let quit = feed_tx.clone();
     let worker = std::thread::Builder::new()
         .name("familiar-pipeline".to_owned())
         .spawn(move || {
-            body(Front {
+            let outcome = body(Front {
                 game: Some(feed_tx),
                 headless: false,
-                stop: worker_stop,
-            })
+                stop: worker_stop.clone(),
+            });
+            if close_with_pipeline && !worker_stop.is_set() {
+                // The pipeline ended on its own (Ctrl-C): close the window too. A full feed
+                // only delays this; a window already gone makes it moot.
+                let _ = quit.send(GameFeed::Quit);
+            }
+            outcome
         })
         .context("starting the pipeline thread")?;
     let options = GameOptions {

@@ -210,6 +210,7 @@ pub fn replay_events(
         title,
         replay: Some(control.clone()),
         screenshot: pipeline_args.screenshot.clone(),
+        close_with_pipeline: false,
     };
     front::run(pipeline_args.headless, window, move |front| {
         let mut stage = Stage::new(

@@ -145,6 +145,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         title: "Familiar",
         replay: None,
         screenshot: args.pipeline.screenshot.clone(),
+        close_with_pipeline: true,
     };
     front::run(args.pipeline.headless, window, move |front| {
         let stage = Stage::new(

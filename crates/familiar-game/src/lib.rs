@@ -47,6 +47,8 @@ pub enum GameFeed {
     /// A human label for a session's familiar (e.g. `familiar:3f2a1b`), optional.
     /// Bevy's built-in font covers ASCII only, so keep labels ASCII.
     SessionLabel { session: String, label: String },
+    /// Close the window: the pipeline ended (Ctrl-C while watching live).
+    Quit,
 }
 
 /// Take a screenshot from inside the game after some frames, save it, and quit.

@@ -407,6 +407,9 @@ pub fn ingest(world: &mut World) {
                     f.label = trimmed(&label, 40);
                 }
             }
+            GameFeed::Quit => {
+                world.write_message(bevy::app::AppExit::Success);
+            }
         }
     }
 }
