@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every benchmark behind the README's figures, one after the other (about 15 minutes on the
+# 2-core machine after the release build). Each part can also be run on its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+section() { printf '\n== %s\n' "$*"; }
+
+section "throughput: familiar events / stats vs jq (bench/throughput.sh)"
+bench/throughput.sh
+section "memory: peak RSS at 10 MB, 100 MB, 1 GB (bench/memory.sh)"
+bench/memory.sh
+section "scripts: familiar run default.rhai vs familiar events"
+bin=target/release/familiar
+/usr/bin/time -f "familiar run scripts/default.rhai: %e s" "$bin" run scripts/default.rhai \
+  --input bench/out/corpus-100.jsonl >/dev/null
+/usr/bin/time -f "familiar events: %e s" "$bin" events bench/out/corpus-100.jsonl >/dev/null
+section "normalizer in memory (criterion)"
+cargo bench -q -p familiar-transcript 2>&1 | grep -E "time:|thrpt:"
+section "events -> actions through default.rhai (criterion)"
+cargo bench -q -p familiar-script --bench events_to_actions 2>&1 | grep -E "^[a-z_/]+ +time:|thrpt:"
+section "tailer: append -> event latency, 200 sessions x 10 lines/s"
+cargo bench -q -p familiar-tail --bench tail_latency
+section "game window under Xvfb (bench/game.sh)"
+bench/game.sh
