@@ -309,7 +309,10 @@ fn a_script_deleted_while_watching_keeps_its_old_version_running() {
     assert_eq!(mine("after-one")["data"]["text"], "one");
 
     fs::remove_file(&script).expect("delete the script");
-    // A prompt after the deletion: the host must not have dropped (or half-reloaded) it.
+    // Told clearly, once the deletion has settled...
+    watch.wait_stderr("cannot read script");
+    watch.wait_stderr("the previous version keeps running");
+    // ...and a prompt after the deletion: the host must not have dropped (or half-reloaded) it.
     append(&path, prompt_record("two").as_bytes());
     append(&path, sentinel("after-two").as_bytes());
     let second = mine("after-two");

@@ -46,7 +46,7 @@ impl std::fmt::Debug for ScriptWatcher {
 
 fn is_change(kind: &EventKind) -> bool {
     match kind {
-        EventKind::Create(_) => true,
+        EventKind::Create(_) | EventKind::Remove(_) => true,
         EventKind::Modify(ModifyKind::Metadata(_)) => false,
         EventKind::Modify(_) => true,
         _ => false,

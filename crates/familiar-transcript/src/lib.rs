@@ -233,34 +233,50 @@ pub fn normalize_read<R: std::io::Read>(
     let mut chunk = vec![0u8; CHUNK];
     let mut splitter = LineSplitter::new(normalizer.config().max_line_bytes);
     let mut batch = Batch::default();
-    let mut first_chunk = true;
-    loop {
-        let read = match reader.read(&mut chunk) {
+    // Decide between JSONL and one pretty-printed JSON document on the whole first line, which
+    // a short read (a pipe) may deliver in pieces.
+    let mut head = Vec::new();
+    let cap = normalizer.config().max_line_bytes;
+    while memchr::memchr(b'\n', &head).is_none() && head.len() <= cap {
+        match reader.read(&mut chunk) {
             Ok(0) => break,
-            Ok(read) => read,
+            Ok(read) => head.extend_from_slice(&chunk[..read]),
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(err) => return Err(err),
-        };
-        if first_chunk {
-            first_chunk = false;
-            if multiline_array(&chunk[..read]).is_some() {
-                // A pretty-printed JSON document: it is one value, so read it whole (capped).
-                let mut whole = chunk[..read].to_vec();
-                let cap = normalizer.config().max_line_bytes as u64;
-                (&mut reader)
-                    .take(cap.saturating_sub(read as u64) + 1)
-                    .read_to_end(&mut whole)?;
-                let mut events = Vec::new();
-                let mut diagnostics = Vec::new();
-                feed(normalizer, &whole, &mut events, &mut diagnostics);
-                diagnostics.into_iter().for_each(&mut on_diagnostic);
-                for event in events {
-                    on_event(event)?;
-                }
-                return Ok(());
-            }
         }
-        splitter.push(&chunk[..read], |line| match line {
+    }
+    if multiline_array(&head).is_some() {
+        let mut whole = head;
+        (&mut reader)
+            .take((cap as u64).saturating_sub(whole.len() as u64) + 1)
+            .read_to_end(&mut whole)?;
+        let mut events = Vec::new();
+        let mut diagnostics = Vec::new();
+        feed(normalizer, &whole, &mut events, &mut diagnostics);
+        diagnostics.into_iter().for_each(&mut on_diagnostic);
+        for event in events {
+            on_event(event)?;
+        }
+        return Ok(());
+    }
+    let mut first = Some(head);
+    loop {
+        let head;
+        let bytes: &[u8] = match first.take() {
+            Some(taken) if taken.is_empty() => break,
+            Some(taken) => {
+                head = taken;
+                &head
+            }
+            None => match reader.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(read) => &chunk[..read],
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            },
+        };
+        let short_read = bytes.len() < CHUNK;
+        splitter.push(bytes, |line| match line {
             Line::Complete { bytes, number } => {
                 let start = batch.bytes.len();
                 batch.bytes.extend_from_slice(bytes);
@@ -271,7 +287,7 @@ pub fn normalize_read<R: std::io::Read>(
             }
             Line::TooLong { len, number } => batch.items.push(BatchItem::TooLong { len, number }),
         });
-        if batch.bytes.len() >= BATCH_BYTES || read < CHUNK {
+        if batch.bytes.len() >= BATCH_BYTES || short_read {
             batch.flush(normalizer, &mut on_event, &mut on_diagnostic)?;
         }
     }

@@ -127,3 +127,79 @@ fn bulk_reads_parsed_on_two_threads_keep_every_event_in_order() {
         "bulk read differs from the line-by-line read"
     );
 }
+
+/// A pipe that hands out a few bytes per read.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    step: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(buf.len()).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn regression_short_reads_of_a_pretty_printed_array_are_not_read_as_lines() {
+    for name in [
+        "json-mode-array-pretty.json",
+        "json-mode-array.json",
+        "errors-each-kind.jsonl",
+    ] {
+        let bytes = common::own_fixture(name);
+        let (whole, _) = normalize_bytes(&bytes, &NormalizerConfig::default());
+        for step in [1, 2, 7, 64] {
+            let mut streamed = Vec::new();
+            let mut normalizer = Normalizer::default();
+            normalize_read(
+                Trickle {
+                    bytes: &bytes,
+                    step,
+                },
+                &mut normalizer,
+                |event| {
+                    streamed.push(event);
+                    Ok(())
+                },
+                |diagnostic| panic!("{name}: {diagnostic}"),
+            )
+            .expect("in-memory read");
+            assert_eq!(streamed, whole, "{name} read {step} bytes at a time");
+        }
+    }
+    // One record per line inside `[ ... ]`: the first line has `]`s of its own, and a read
+    // that stops right after one must not look like a complete one-line array.
+    let records: Vec<serde_json::Value> =
+        serde_json::from_slice(&common::own_fixture("json-mode-array.json")).expect("array");
+    let lines: Vec<String> = records.iter().map(|r| r.to_string()).collect();
+    let bytes = format!("[{}]\n", lines.join(",\n")).into_bytes();
+    let (whole, diagnostics) = normalize_bytes(&bytes, &NormalizerConfig::default());
+    assert!(
+        diagnostics.is_empty() && whole.len() == 4,
+        "{diagnostics:?} {whole:?}"
+    );
+    let first_bracket = bytes
+        .iter()
+        .position(|&b| b == b']')
+        .expect("a ] on line 1")
+        + 1;
+    let mut streamed = Vec::new();
+    normalize_read(
+        Trickle {
+            bytes: &bytes,
+            step: first_bracket,
+        },
+        &mut Normalizer::default(),
+        |event| {
+            streamed.push(event);
+            Ok(())
+        },
+        |diagnostic| panic!("{diagnostic}"),
+    )
+    .expect("in-memory read");
+    assert_eq!(streamed, whole);
+}
