@@ -8,229 +8,16 @@
 //! Every wait is generous and nothing is timed: the tests wait for what the binary prints.
 
 use std::collections::HashMap;
-use std::fs::{self, OpenOptions};
+use std::fs::{self};
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 
 use crossbeam_channel::Receiver;
 
-const WAIT: Duration = Duration::from_secs(20);
-const FIXTURE: &str = "v2.1.38-spotter-slash-command-queue.jsonl";
+mod common;
 
-fn real_fixture(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real")
-        });
-    let path = dir.join(name);
-    fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
-}
-
-/// Replace the `cwd` of every record: a project's sessions name it, and the tailer checks it.
-fn with_cwd(bytes: &[u8], cwd: &Path) -> Vec<u8> {
-    let text = std::str::from_utf8(bytes).expect("fixtures are UTF-8");
-    let cwd_json = serde_json::to_string(&cwd.to_string_lossy()).expect("a JSON string");
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("\"cwd\":\"") {
-        out.push_str(&rest[..at]);
-        out.push_str("\"cwd\":");
-        out.push_str(&cwd_json);
-        let after = &rest[at + 7..];
-        let end = after.find('"').expect("a closing quote");
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out.into_bytes()
-}
-
-/// The project directory Claude Code uses for `project` (every other character a dash).
-fn encoded_project_dir(config: &Path, project: &Path) -> PathBuf {
-    config.join("projects").join(
-        project
-            .to_str()
-            .expect("UTF-8")
-            .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
-    )
-}
-
-/// A `summary` record naming a point in the test, as in `tests/watch.rs`.
-fn sentinel(text: &str) -> String {
-    format!("{{\"type\":\"summary\",\"summary\":\"{text}\",\"leafUuid\":\"sentinel\"}}\n")
-}
-
-/// A user prompt record, as Claude Code writes it.
-fn prompt_record(text: &str) -> String {
-    format!(
-        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\"}},\"sessionId\":\"s-faults\",\"isSidechain\":false,\"timestamp\":\"2026-02-11T10:00:00.000Z\"}}\n"
-    )
-}
-
-fn append(path: &Path, bytes: &[u8]) {
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .expect("open for append");
-    file.write_all(bytes).expect("append");
-}
-
-/// `familiar events FILE` lines.
-fn familiar_events(file: &Path) -> Vec<String> {
-    let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .arg("events")
-        .arg(file)
-        .output()
-        .expect("run familiar events");
-    assert!(output.status.success());
-    String::from_utf8(output.stdout)
-        .expect("UTF-8")
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
-/// A running `familiar watch --headless --events` with its stdout lines on a channel (all of
-/// them: events and actions) and its stderr kept.
-struct Watch {
-    child: Child,
-    lines: Receiver<String>,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Watch {
-    fn start(config: &Path, cwd: &Path, args: &[&str], bus: Option<&str>) -> Watch {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_familiar"));
-        command
-            .args(["-v", "watch", "--headless", "--events"])
-            .args(args)
-            .env("CLAUDE_CONFIG_DIR", config)
-            // Isolated from the user's config, desktop bus and other running Familiars.
-            .env("HOME", config)
-            .env("XDG_CONFIG_HOME", config.join(".config"))
-            .env_remove("FAMILIAR_CONFIG")
-            .env("FAMILIAR_SOCKET", config.join("hook.sock"))
-            .env_remove("RUST_LOG")
-            .env("NO_COLOR", "1")
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        match bus {
-            Some(address) => command.env("DBUS_SESSION_BUS_ADDRESS", address),
-            None => command.arg("--no-notify").env(
-                "DBUS_SESSION_BUS_ADDRESS",
-                "unix:path=/nonexistent/familiar-test-bus",
-            ),
-        };
-        let mut child = command.spawn().expect("start familiar watch");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let err_pipe = child.stderr.take().expect("stderr pipe");
-        let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            for line in BufReader::new(err_pipe).lines().map_while(Result::ok) {
-                let mut text = sink.lock().unwrap_or_else(|p| p.into_inner());
-                text.push_str(&line);
-                text.push('\n');
-            }
-        });
-        let out: ChildStdout = child.stdout.take().expect("stdout pipe");
-        let (tx, lines) = crossbeam_channel::unbounded();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let watch = Watch {
-            child,
-            lines,
-            stderr,
-        };
-        watch.wait_stderr("caught up");
-        watch
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
-
-    fn wait_stderr(&self, needle: &str) {
-        let deadline = Instant::now() + WAIT;
-        while !self.stderr().contains(needle) {
-            assert!(
-                Instant::now() < deadline,
-                "no {needle:?} on stderr within {WAIT:?}: {}",
-                self.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Stdout lines up to (without) the first one containing `needle`.
-    fn lines_until(&self, needle: &str) -> Vec<String> {
-        let deadline = Instant::now() + WAIT;
-        let mut got = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.lines.recv_timeout(left).unwrap_or_else(|_| {
-                panic!(
-                    "{needle:?} not printed within {WAIT:?}; got {} lines; stderr: {}",
-                    got.len(),
-                    self.stderr()
-                )
-            });
-            if line.contains(needle) {
-                return got;
-            }
-            got.push(line);
-        }
-    }
-
-    /// Only the events of [`Watch::lines_until`] (actions and timer status events left out).
-    fn events_until(&self, needle: &str) -> Vec<String> {
-        self.lines_until(needle)
-            .into_iter()
-            .filter(|line| line.starts_with("{\"kind\":") && !line.contains("\"kind\":\"status\""))
-            .collect()
-    }
-
-    /// SIGINT, then the exit status (Ctrl-C is a normal way to stop watching).
-    fn interrupt(&mut self) -> std::process::ExitStatus {
-        let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
-        // SAFETY: sending a signal to our own child process.
-        assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!(
-                    "familiar watch did not end within {WAIT:?}: {}",
-                    self.stderr()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::watch::*;
 
 #[test]
 fn the_project_directory_deleted_and_recreated_is_followed_again() {
@@ -242,9 +29,9 @@ fn the_project_directory_deleted_and_recreated_is_followed_again() {
     let dir = encoded_project_dir(&config, &project);
     fs::create_dir_all(&dir).expect("mkdir project dir");
     let project_arg = project.to_str().expect("UTF-8");
-    let mut watch = Watch::start(&config, &project, &["--project", project_arg], None);
+    let mut watch = Watch::start(&config, &project, &["--project", project_arg]);
 
-    let bytes = with_cwd(&real_fixture(FIXTURE), &project);
+    let bytes = with_cwd(&real_fixture_bytes(FIXTURE), &project);
     let first = dir.join("first.jsonl");
     append(&first, &bytes);
     append(&first, sentinel("before-delete").as_bytes());
@@ -258,7 +45,7 @@ fn the_project_directory_deleted_and_recreated_is_followed_again() {
     let second = dir.join("second.jsonl");
     append(&second, &bytes);
     append(&second, sentinel("after-recreate").as_bytes());
-    let got = watch.events_until("after-recreate");
+    let got = without_status(watch.events_until("after-recreate"));
 
     let copy = tmp.path().join("second.jsonl");
     fs::write(&copy, &bytes).expect("copy");
@@ -291,7 +78,6 @@ fn a_script_deleted_while_watching_keeps_its_old_version_running() {
             "--script",
             script.to_str().expect("UTF-8"),
         ],
-        None,
     );
     let mine = |needle: &str| -> serde_json::Value {
         let line = watch
@@ -333,7 +119,7 @@ fn events_from_stdin_stop_quietly_when_the_reader_goes_away_mid_stream() {
     // `cat big.jsonl | familiar events - | head -1`: the reader closes while familiar is still
     // reading stdin and printing. (`tests/events_and_stats.rs` closes stdout before anything is
     // printed, on a file.)
-    let bytes = real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl");
+    let bytes = real_fixture_bytes("v2.1.39-spotter-compact-queue-progress.jsonl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
         .args(["events", "-"])
         .stdin(Stdio::piped())
@@ -373,7 +159,7 @@ fn events_from_stdin_stop_quietly_when_the_reader_goes_away_mid_stream() {
 fn run_stops_quietly_when_the_reader_goes_away() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let input = tmp.path().join("big.jsonl");
-    let bytes = real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl");
+    let bytes = real_fixture_bytes("v2.1.39-spotter-compact-queue-progress.jsonl");
     fs::write(&input, bytes.repeat(4)).expect("input");
     let script = tmp.path().join("every.rhai");
     // An action for every event: far more output than a pipe buffer holds.
@@ -537,7 +323,7 @@ fn the_session_bus_dying_mid_run_leaves_the_pipeline_running() {
         "fn on_prompt(ev) { notify(\"prompt\", ev.text); }\n",
     )
     .expect("script");
-    let mut watch = Watch::start(
+    let mut watch = Watch::start_on_bus(
         &config,
         tmp.path(),
         &[
@@ -546,7 +332,7 @@ fn the_session_bus_dying_mid_run_leaves_the_pipeline_running() {
             "--script",
             script.to_str().expect("UTF-8"),
         ],
-        Some(&daemon.address),
+        &daemon.address,
     );
 
     append(&path, prompt_record("while-the-bus-lives").as_bytes());

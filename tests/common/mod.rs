@@ -4,6 +4,8 @@
 //! `CLAUDE_CONFIG_DIR`, so nothing on the machine (and nothing under `~/.claude`) is touched.
 #![allow(dead_code)]
 
+pub mod watch;
+
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::{Path, PathBuf};

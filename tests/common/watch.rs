@@ -1,0 +1,275 @@
+//! The running-`familiar watch` harness shared by `tests/watch.rs` and `tests/faults.rs`: a
+//! child process with its own temporary Claude dir, config, hook socket and bus, stdout lines on
+//! a channel and stderr kept, plus helpers to write transcripts the way Claude Code does.
+
+use std::fs::{self, OpenOptions};
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+
+/// Only the lines that are not `status` events (timer events come and go with timing).
+pub fn without_status(lines: Vec<String>) -> Vec<String> {
+    lines
+        .into_iter()
+        .filter(|line| !line.contains("\"kind\":\"status\""))
+        .collect()
+}
+
+/// How long to wait for something the binary should print. Generous: nothing is timed.
+pub const WAIT: Duration = Duration::from_secs(20);
+/// A small real transcript with prompts, tools and errors.
+pub const FIXTURE: &str = "v2.1.38-spotter-slash-command-queue.jsonl";
+
+/// The bytes of a real transcript.
+pub fn real_fixture_bytes(name: &str) -> Vec<u8> {
+    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real")
+        });
+    let path = dir.join(name);
+    fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// Replace the `cwd` of every record: a project's sessions name it, and the tailer checks it.
+pub fn with_cwd(bytes: &[u8], cwd: &Path) -> Vec<u8> {
+    let text = std::str::from_utf8(bytes).expect("fixtures are UTF-8");
+    let cwd_json = serde_json::to_string(&cwd.to_string_lossy()).expect("a JSON string");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("\"cwd\":\"") {
+        out.push_str(&rest[..at]);
+        out.push_str("\"cwd\":");
+        out.push_str(&cwd_json);
+        let after = &rest[at + 7..];
+        let end = after.find('"').expect("a closing quote");
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out.into_bytes()
+}
+
+/// The project directory Claude Code uses for `project` (every other character a dash).
+pub fn encoded_project_dir(config: &Path, project: &Path) -> PathBuf {
+    config.join("projects").join(
+        project
+            .to_str()
+            .expect("UTF-8")
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
+    )
+}
+
+/// A `summary` record naming a point in the test, as in `tests/watch.rs`.
+pub fn sentinel(text: &str) -> String {
+    format!("{{\"type\":\"summary\",\"summary\":\"{text}\",\"leafUuid\":\"sentinel\"}}\n")
+}
+
+/// A user prompt record, as Claude Code writes it.
+pub fn prompt_record(text: &str) -> String {
+    format!(
+        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\"}},\"sessionId\":\"s-watch\",\"isSidechain\":false,\"timestamp\":\"2026-02-11T10:00:00.000Z\"}}\n"
+    )
+}
+
+pub fn append(path: &Path, bytes: &[u8]) {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("open for append");
+    file.write_all(bytes).expect("append");
+}
+
+/// `familiar events FILE` lines.
+pub fn familiar_events(file: &Path) -> Vec<String> {
+    let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("events")
+        .arg(file)
+        .output()
+        .expect("run familiar events");
+    assert!(output.status.success());
+    String::from_utf8(output.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A running `familiar watch --headless --events` with its stdout lines on a channel (all of
+/// them: events and actions) and its stderr kept.
+pub struct Watch {
+    child: Child,
+    lines: Option<Receiver<String>>,
+    stdout: Option<ChildStdout>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Watch {
+    /// Start watching with stdout read line by line ([`Watch::lines_until`]).
+    pub fn start(config: &Path, cwd: &Path, args: &[&str]) -> Watch {
+        Watch::spawn(config, cwd, args, None, true)
+    }
+
+    /// Start on a session bus at `address` (notifications on).
+    pub fn start_on_bus(config: &Path, cwd: &Path, args: &[&str], address: &str) -> Watch {
+        Watch::spawn(config, cwd, args, Some(address), true)
+    }
+
+    /// Start with stdout left to the test ([`Watch::take_stdout`]).
+    pub fn start_raw(config: &Path, cwd: &Path, args: &[&str]) -> Watch {
+        Watch::spawn(config, cwd, args, None, false)
+    }
+
+    fn spawn(config: &Path, cwd: &Path, args: &[&str], bus: Option<&str>, read: bool) -> Watch {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_familiar"));
+        command
+            .args(["-v", "watch", "--headless", "--events"])
+            .args(args)
+            .env("CLAUDE_CONFIG_DIR", config)
+            // Isolated from the user's config, desktop bus and other running Familiars.
+            .env("HOME", config)
+            .env("XDG_CONFIG_HOME", config.join(".config"))
+            .env_remove("FAMILIAR_CONFIG")
+            .env("FAMILIAR_SOCKET", config.join("hook.sock"))
+            .env_remove("RUST_LOG")
+            .env("NO_COLOR", "1")
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        match bus {
+            Some(address) => command.env("DBUS_SESSION_BUS_ADDRESS", address),
+            None => command.arg("--no-notify").env(
+                "DBUS_SESSION_BUS_ADDRESS",
+                "unix:path=/nonexistent/familiar-test-bus",
+            ),
+        };
+        let mut child = command.spawn().expect("start familiar watch");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let err_pipe = child.stderr.take().expect("stderr pipe");
+        let sink = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            for line in BufReader::new(err_pipe).lines().map_while(Result::ok) {
+                let mut text = sink.lock().unwrap_or_else(|p| p.into_inner());
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        let mut stdout = child.stdout.take();
+        let mut lines = None;
+        if read {
+            let out: ChildStdout = stdout.take().expect("stdout pipe");
+            let (tx, rx) = crossbeam_channel::unbounded();
+            std::thread::spawn(move || {
+                for line in BufReader::new(out).lines().map_while(Result::ok) {
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            lines = Some(rx);
+        }
+        let watch = Watch {
+            child,
+            lines,
+            stdout,
+            stderr,
+        };
+        watch.wait_stderr("caught up");
+        watch
+    }
+
+    /// The raw stdout of a watch started with [`Watch::start_raw`].
+    pub fn take_stdout(&mut self) -> ChildStdout {
+        self.stdout.take().expect("started with start_raw")
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn wait_stderr(&self, needle: &str) {
+        let deadline = Instant::now() + WAIT;
+        while !self.stderr().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "no {needle:?} on stderr within {WAIT:?}: {}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stdout lines (events and actions) up to (without) the first one containing `needle`.
+    pub fn lines_until(&self, needle: &str) -> Vec<String> {
+        let lines = self.lines.as_ref().expect("stdout is read");
+        let deadline = Instant::now() + WAIT;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = lines.recv_timeout(left).unwrap_or_else(|_| {
+                panic!(
+                    "{needle:?} not printed within {WAIT:?}; got {} lines; stderr: {}",
+                    got.len(),
+                    self.stderr()
+                )
+            });
+            if line.contains(needle) {
+                return got;
+            }
+            got.push(line);
+        }
+    }
+
+    /// Only the events of [`Watch::lines_until`] (actions left out).
+    pub fn events_until(&self, needle: &str) -> Vec<String> {
+        self.lines_until(needle)
+            .into_iter()
+            .filter(|line| line.starts_with("{\"kind\":"))
+            .collect()
+    }
+
+    /// SIGINT, then the exit status (Ctrl-C is a normal way to stop watching).
+    pub fn interrupt(&mut self) -> std::process::ExitStatus {
+        self.signal(libc::SIGINT);
+        self.wait_exit()
+    }
+
+    pub fn signal(&self, signal: libc::c_int) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
+        // SAFETY: sending a signal to our own child process.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    }
+
+    /// Wait for the process to end (after a signal, or on its own).
+    pub fn wait_exit(&mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!(
+                    "familiar watch did not end within {WAIT:?}: {}",
+                    self.stderr()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
