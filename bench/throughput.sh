@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Throughput and peak memory of `familiar events` and `familiar stats` on a ~100 MB transcript
-# built from the real fixtures, next to jq doing a simpler extraction (tool_use names).
+# built from the real fixtures, next to a plain Python loop making the same counts
+# (bench/py_counts.py) and jq doing a simpler extraction (tool_use names).
 # Usage: bench/throughput.sh [SIZE_MB]   (needs jq and GNU time; builds the release binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,7 @@ report() {
 report "familiar events" "$bin" events "$corpus"
 report "familiar stats" "$bin" stats "$corpus"
 report "familiar stats --json" "$bin" stats --json "$corpus"
+report "python3 json.loads loop (counts)" python3 bench/py_counts.py "$corpus"
 if command -v jq >/dev/null; then
   report "jq -c (tool_use names only)" jq -c 'select(.type=="assistant") | .message.content[]? | select(.type=="tool_use") | .name' "$corpus"
 fi
