@@ -20,5 +20,7 @@ section "events -> actions through default.rhai (criterion)"
 cargo bench -q -p familiar-script --bench events_to_actions 2>&1 | grep -E "^[a-z_/]+ +time:|thrpt:"
 section "tailer: append -> event latency, 200 sessions x 10 lines/s"
 cargo bench -q -p familiar-tail --bench tail_latency
+section "append -> action latency through familiar watch --headless"
+python3 bench/action_latency.py 1000 target/release/familiar
 section "game window under Xvfb (bench/game.sh)"
 bench/game.sh
