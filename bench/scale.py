@@ -1,0 +1,78 @@
+"""Scale of the headless watcher: N live sessions (a quarter of them with a subagent
+transcript) each appended at 10 lines/s with real fixture lines, for a fixed time, while
+`familiar watch --headless --all` follows them through the shipped scripts. Reports the
+watcher's CPU (share of one core) and peak RSS for each N.
+Usage: python3 bench/scale.py [SECONDS] [BINARY]   (default 20 s, target/release/familiar)"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
+binary = sys.argv[2] if len(sys.argv) > 2 else "target/release/familiar"
+here = os.path.dirname(os.path.abspath(__file__))
+fixtures = os.environ.get("FAMILIAR_REAL_FIXTURES", os.path.join(here, "../../shared/fixtures/real"))
+lines = []
+for path in sorted(glob.glob(os.path.join(fixtures, "v2.1.*.jsonl"))):
+    with open(path, "rb") as f:
+        lines.extend(l for l in f if len(l) < 20000)
+ticks = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+print(f"{'sessions':>8} {'files':>6} {'lines/s':>8} {'CPU % of a core':>16} {'peak RSS MB':>12}")
+for sessions in (1, 10, 100, 200):
+    home = tempfile.mkdtemp(prefix="familiar-scale-")
+    project = os.path.join(home, ".claude", "projects", "-work-scale")
+    os.makedirs(project)
+    files = []
+    for n in range(sessions):
+        sid = f"00000000-0000-4000-8000-{n:012d}"
+        files.append(open(os.path.join(project, f"{sid}.jsonl"), "ab"))
+        if n % 4 == 0:
+            sub = os.path.join(project, sid, "subagents")
+            os.makedirs(sub)
+            files.append(open(os.path.join(sub, f"agent-a{n:06d}.jsonl"), "ab"))
+    env = dict(os.environ, HOME=home, CLAUDE_CONFIG_DIR=os.path.join(home, ".claude"),
+               XDG_CONFIG_HOME=os.path.join(home, ".config"),
+               FAMILIAR_SOCKET=os.path.join(home, "sock"),
+               DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent")
+    watch = subprocess.Popen([binary, "watch", "--headless", "--no-notify", "--all"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    time.sleep(1.5)
+    start_cpu, start = cpu_seconds(watch.pid), time.monotonic()
+    written, i = 0, 0
+    # Each file gets 10 lines per second, spread evenly.
+    interval = 1.0 / (10 * len(files))
+    next_at = start
+    while time.monotonic() - start < seconds:
+        f = files[i % len(files)]
+        f.write(lines[i % len(lines)])
+        f.flush()
+        i += 1
+        written += 1
+        next_at += interval
+        delay = next_at - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    elapsed = time.monotonic() - start
+    cpu = (cpu_seconds(watch.pid) - start_cpu) / elapsed * 100
+    rss = rss_kb(watch.pid) / 1024
+    watch.terminate()
+    watch.wait()
+    print(f"{sessions:>8} {len(files):>6} {written / elapsed:>8.0f} {cpu:>16.1f} {rss:>12.1f}")
