@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak RSS of `familiar events` on 10 MB, 100 MB and 1 GB transcripts built from the real
+# Peak RSS of `familiar events` and `familiar replay --headless` on 10 MB, 100 MB and 1 GB transcripts built from the real
 # fixtures (generated into bench/out/, never committed). Memory must not grow with file size.
 # Also prints the binary's own baseline (`familiar --version`): it links the Bevy game, whose
 # code and relocated data pages are part of every run's RSS.
@@ -12,4 +12,6 @@ for size in 10 100 1000; do
   corpus=bench/out/corpus-$size.jsonl
   [ -f "$corpus" ] || bench/make-corpus.sh "$corpus" "$size" >/dev/null
   /usr/bin/time -f "events, $size MB: %e s, peak RSS %M KB" "$bin" events "$corpus" >/dev/null
+  /usr/bin/time -f "replay --headless (scripts + sinks), $size MB: %e s, peak RSS %M KB" \
+    "$bin" replay --headless --max-gap 0 --no-notify "$corpus" >/dev/null 2>/dev/null
 done

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use familiar_transcript::NormalizerConfig;
 
 use super::pipeline::PipelineArgs;
-use super::replay::{PaceArgs, replay_events};
+use super::replay::{PaceArgs, ReplaySource, replay_events};
 
 /// The bundled demo transcript.
 pub const DEMO: &[u8] = include_bytes!("../../fixtures/demo.jsonl");
@@ -28,15 +28,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         keep_raw: true,
         ..NormalizerConfig::default()
     };
-    let (events, diagnostics) = familiar_transcript::normalize_bytes(DEMO, &config);
-    if let Some(diagnostic) = diagnostics.first() {
-        anyhow::bail!(
-            "the bundled demo transcript does not read cleanly (line {}: {}); this is a bug",
-            diagnostic.line,
-            diagnostic.kind
-        );
-    }
-    replay_events(events, &args.pace, &args.pipeline, None, "Familiar: demo")
+    replay_events(
+        ReplaySource::Bytes(DEMO),
+        config,
+        &args.pace,
+        &args.pipeline,
+        "Familiar: demo",
+    )
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! speed from [`ReplayControl`] at every tick, so the game window can pause or speed up a replay
 //! while it runs. Each event goes through the shared [`Stage`] (scripts → sinks and window).
 
+#[cfg(test)]
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,8 +16,11 @@ use std::time::{Duration, SystemTime};
 
 use std::sync::Arc;
 
+use std::io;
+
 use familiar_model::{Event, ReplayControl};
 use familiar_script::EventClock;
+use familiar_transcript::NormalizerConfig;
 
 use super::front;
 use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
@@ -81,32 +85,44 @@ pub struct Pacing {
     pub max_gap: Option<Duration>,
 }
 
-/// Recorded time between each event and the one before it: zero for the first, for events
-/// without a timestamp, for events of the same record, and when the clock went backwards.
+/// Recorded time since the previous event, one event at a time: zero for the first, for
+/// events without a timestamp, for events of the same record, and when the clock went
+/// backwards.
+#[derive(Debug, Default)]
+pub struct RecordedTime {
+    last: Option<SystemTime>,
+}
+
+impl RecordedTime {
+    pub fn gap_before(&mut self, event: &Event) -> Duration {
+        let Some(at) = event.ts.as_deref().and_then(parse_ts) else {
+            return Duration::ZERO;
+        };
+        let gap = self
+            .last
+            .and_then(|last| at.duration_since(last).ok())
+            .unwrap_or_default();
+        if self.last.is_none_or(|last| at > last) {
+            self.last = Some(at);
+        }
+        gap
+    }
+}
+
+/// [`RecordedTime`] over a whole slice.
+#[cfg(test)]
 pub fn recorded_gaps(events: &[Event]) -> Vec<Duration> {
-    let mut last: Option<SystemTime> = None;
-    events
-        .iter()
-        .map(|event| {
-            let Some(at) = event.ts.as_deref().and_then(parse_ts) else {
-                return Duration::ZERO;
-            };
-            let gap = last
-                .and_then(|last| at.duration_since(last).ok())
-                .unwrap_or_default();
-            if last.is_none_or(|last| at > last) {
-                last = Some(at);
-            }
-            gap
-        })
-        .collect()
+    let mut time = RecordedTime::default();
+    events.iter().map(|event| time.gap_before(event)).collect()
 }
 
 fn parse_ts(ts: &str) -> Option<SystemTime> {
     humantime::parse_rfc3339_weak(ts.trim()).ok()
 }
 
-/// Waiting time for a recorded gap at a speed, capped by the pacing.
+/// Waiting time for a recorded gap at a speed, capped by the pacing (what a [`Pacer`] waits
+/// when nothing changes mid-gap).
+#[cfg(test)]
 pub fn wall_wait(gap: Duration, speed: f64, pacing: Pacing) -> Duration {
     let scaled = gap.div_f64(sane_speed(speed));
     match pacing.max_gap {
@@ -140,30 +156,36 @@ impl Clock for SystemClock {
 /// Longest single sleep, so pause and speed changes take effect quickly.
 pub const TICK: Duration = Duration::from_millis(50);
 
-/// Play `events` in order, waiting before each as its recorded gap, the current speed and the
-/// pacing say; while paused, wait in ticks. `on_event` gets each event and may stop the replay
-/// (`ControlFlow::Break`, e.g. stdout closed). Returns how many events were played.
-pub fn drive(
-    events: &[Event],
+/// Waits before each event of a replay as its recorded gap, the current speed and the pacing
+/// say; while paused, waits in ticks. Fed one event at a time, so a replay streams its input.
+pub struct Pacer<'a> {
     pacing: Pacing,
-    control: &ReplayControl,
-    clock: &mut dyn Clock,
-    mut on_event: impl FnMut(&Event) -> ControlFlow<()>,
-) -> usize {
-    let gaps = recorded_gaps(events);
-    for (played, (event, gap)) in events.iter().zip(gaps).enumerate() {
+    control: &'a ReplayControl,
+    time: RecordedTime,
+}
+
+impl<'a> Pacer<'a> {
+    pub fn new(pacing: Pacing, control: &'a ReplayControl) -> Pacer<'a> {
+        Pacer {
+            pacing,
+            control,
+            time: RecordedTime::default(),
+        }
+    }
+
+    pub fn wait_before(&mut self, event: &Event, clock: &mut dyn Clock) {
         // Recorded time still to wait. Each tick re-reads the speed and uses up `step × speed`
         // of it, so a speed change mid-gap applies to the rest of the gap; the longest pause
         // clips what is left to `max_gap × speed` (clipping is idempotent, so it holds
         // across ticks).
-        let mut left = gap;
+        let mut left = self.time.gap_before(event);
         loop {
-            if control.paused() {
+            if self.control.paused() {
                 clock.sleep(TICK);
                 continue;
             }
-            let speed = sane_speed(control.speed());
-            if let Some(max) = pacing.max_gap {
+            let speed = sane_speed(self.control.speed());
+            if let Some(max) = self.pacing.max_gap {
                 left = left.min(max.mul_f64(speed));
             }
             let wait = left.div_f64(speed);
@@ -175,6 +197,22 @@ pub fn drive(
             clock.sleep(step);
             left = left.saturating_sub(step.mul_f64(speed));
         }
+    }
+}
+
+/// Play `events` in order through a [`Pacer`]. `on_event` gets each event and may stop the
+/// replay (`ControlFlow::Break`, e.g. stdout closed). Returns how many events were played.
+#[cfg(test)]
+pub fn drive(
+    events: &[Event],
+    pacing: Pacing,
+    control: &ReplayControl,
+    clock: &mut dyn Clock,
+    mut on_event: impl FnMut(&Event) -> ControlFlow<()>,
+) -> usize {
+    let mut pacer = Pacer::new(pacing, control);
+    for (played, event) in events.iter().enumerate() {
+        pacer.wait_before(event, clock);
         if on_event(event).is_break() {
             return played;
         }
@@ -182,35 +220,38 @@ pub fn drive(
     events.len()
 }
 
-/// Replay events through the scripts and sinks, with the window unless `--headless`; shared
-/// by `replay` and `demo`. `once_per` in scripts counts the replay's own (recorded) time.
+/// Where a replay's records come from.
+pub enum ReplaySource {
+    File(PathBuf),
+    /// A transcript built into the binary (the demo).
+    Bytes(&'static [u8]),
+}
+
+/// Replay a transcript through the scripts and sinks, with the window unless `--headless`;
+/// shared by `replay` and `demo`. The transcript streams (memory does not grow with its size);
+/// `once_per` in scripts counts the replay's own (recorded) time.
 pub fn replay_events(
-    events: Vec<Event>,
+    source: ReplaySource,
+    normalizer: NormalizerConfig,
     pace: &PaceArgs,
     pipeline_args: &PipelineArgs,
-    context_limit: Option<u64>,
     title: &str,
 ) -> anyhow::Result<ExitCode> {
-    let settings = pipeline::settings(pipeline_args, context_limit)?;
+    let settings = pipeline::settings(pipeline_args, normalizer.context_limit)?;
     let control = pace.control();
     let pacing = pace.pacing();
     let print_events = pipeline_args.events;
-    let expected: Duration = recorded_gaps(&events)
-        .into_iter()
-        .map(|gap| wall_wait(gap, control.speed(), pacing))
-        .sum();
-    tracing::info!(
-        events = events.len(),
-        speed = control.speed(),
-        "replay starting, about {:.1} s",
-        expected.as_secs_f64()
-    );
+    tracing::info!(speed = control.speed(), "replay starting");
     tracing::debug!(?pacing, "replay pacing");
     let window = front::WindowSpec {
         title,
         replay: Some(control.clone()),
         screenshot: pipeline_args.screenshot.clone(),
         close_with_pipeline: false,
+    };
+    let name = match &source {
+        ReplaySource::File(path) => path.display().to_string(),
+        ReplaySource::Bytes(_) => "the demo".to_owned(),
     };
     front::run(pipeline_args.headless, window, move |front| {
         let mut stage = Stage::new(
@@ -223,38 +264,76 @@ pub fn replay_events(
                 hot_reload: false,
             },
         )?;
-        let bar = super::progress::bar(events.len(), "events");
-        drive(&events, pacing, &control, &mut SystemClock, |event| {
-            bar.inc(1);
-            if front.stop.is_set() {
-                return ControlFlow::Break(());
+        let mut pacer = Pacer::new(pacing, &control);
+        let mut played = 0u64;
+        let mut on_event = |event: Event| -> io::Result<()> {
+            pacer.wait_before(&event, &mut SystemClock);
+            played += 1;
+            if front.stop.is_set() || stage.on_event(&event).is_break() {
+                // Stop reading: the window closed or stdout went away.
+                return Err(io::Error::new(io::ErrorKind::Interrupted, StopReplay));
             }
-            stage.on_event(event)
-        });
-        bar.finish_and_clear();
+            Ok(())
+        };
+        let read = match source {
+            ReplaySource::File(path) => read_transcript(&path, &normalizer, &mut on_event),
+            ReplaySource::Bytes(bytes) => {
+                let mut reader = familiar_transcript::Normalizer::new(normalizer);
+                familiar_transcript::normalize_read(bytes, &mut reader, &mut on_event, |d| {
+                    eprintln!("familiar: {name}:{}: {}", d.line, d.kind)
+                })
+                .map(|_| reader)
+                .map_err(anyhow::Error::from)
+            }
+        };
         stage.finish();
+        match read {
+            Err(err) if !stopped(&err) => return Err(err),
+            _ => {}
+        }
+        if played == 0 {
+            anyhow::bail!("{name} has no events to replay (is it a Claude Code transcript?)");
+        }
         Ok(ExitCode::SUCCESS)
     })
 }
 
+/// Marks the error that ends a replay early on purpose.
+#[derive(Debug)]
+struct StopReplay;
+
+impl std::fmt::Display for StopReplay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("replay stopped")
+    }
+}
+
+impl std::error::Error for StopReplay {}
+
+fn stopped(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .and_then(|io| io.get_ref())
+            .is_some_and(|inner| inner.is::<StopReplay>())
+    })
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let context_limit = args.input.context_limit;
     let mut config = args.input.normalizer_config();
     // Scripts may read `ev.raw`; the window labels familiars with the records' `cwd`.
     config.keep_raw = true;
-    let mut events = Vec::new();
-    read_transcript(&args.file, &config, |event| {
-        events.push(event);
-        Ok(())
-    })?;
-    if events.is_empty() {
-        anyhow::bail!(
-            "{} has no events to replay (is it a Claude Code transcript?)",
-            args.file.display()
-        );
+    if let Err(err) = std::fs::File::open(&args.file) {
+        anyhow::bail!("cannot open {}: {err}", args.file.display());
     }
     let title = format!("Familiar: {}", args.file.display());
-    replay_events(events, &args.pace, &args.pipeline, context_limit, &title)
+    replay_events(
+        ReplaySource::File(args.file.clone()),
+        config,
+        &args.pace,
+        &args.pipeline,
+        &title,
+    )
 }
 
 #[cfg(test)]
