@@ -131,6 +131,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_full_disk_is_an_error_and_the_remembered_geometry_survives() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("tempdir");
+        };
+        let path = dir.path().join("window.json");
+        let before = WindowMemory {
+            width: 640,
+            height: 400,
+            x: Some(1),
+            y: Some(2),
+        };
+        assert!(save(&path, &before).is_ok());
+        // Every write to /dev/full fails with ENOSPC, as on a full disk.
+        let tmp = path.with_extension("json.tmp");
+        assert!(std::os::unix::fs::symlink("/dev/full", &tmp).is_ok());
+        let after = WindowMemory {
+            width: 800,
+            ..before
+        };
+        let err = save(&path, &after).err();
+        assert_eq!(err.map(|e| e.kind()), Some(std::io::ErrorKind::StorageFull));
+        assert_eq!(load(&path), Some(before));
+    }
+
+    #[test]
     fn save_then_load_round_trips() {
         let dir = tempfile::tempdir().map_err(|e| e.to_string());
         let Ok(dir) = dir else {
