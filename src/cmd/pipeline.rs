@@ -4,7 +4,7 @@
 //! settings (`familiar-sink`). The script engine and the game plug in between the events and
 //! these sinks (see `replay::drive`).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::{self, IsTerminal as _, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -125,8 +125,9 @@ pub struct Stage {
     watcher: Option<ScriptWatcher>,
     actions: Vec<Action>,
     diagnostics: Vec<ScriptDiagnostic>,
-    /// Sessions whose familiar already has a project label in the window.
-    labeled: HashSet<String>,
+    /// Sessions whose familiar has its project label in the window (`None`), or how many
+    /// records have been looked at for a `cwd` so far (the search gives up after a few).
+    label_search: HashMap<String, Option<u8>>,
 }
 
 impl Stage {
@@ -167,7 +168,7 @@ impl Stage {
             watcher,
             actions: Vec::new(),
             diagnostics: Vec::new(),
-            labeled: HashSet::new(),
+            label_search: HashMap::new(),
         })
     }
 
@@ -209,9 +210,15 @@ impl Stage {
         else {
             return;
         };
-        if self.labeled.contains(session) {
+        const MAX_TRIES: u8 = 32;
+        let tries = self.label_search.entry(session.clone()).or_insert(Some(0));
+        let Some(count) = tries else {
+            return;
+        };
+        if *count >= MAX_TRIES {
             return;
         }
+        *count += 1;
         let Some(cwd) = serde_json::from_str::<Cwd>(raw)
             .ok()
             .and_then(|record| record.cwd)
@@ -228,7 +235,7 @@ impl Stage {
             label: format!("{project} {short}"),
         };
         if game.send(label).is_ok() {
-            self.labeled.insert(session.clone());
+            self.label_search.insert(session.clone(), None);
         }
     }
 
