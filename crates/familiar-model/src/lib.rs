@@ -9,6 +9,7 @@
 mod action;
 mod control;
 mod event;
+pub mod text;
 
 pub use action::{Action, ActionKind, Urgency};
 pub use control::ReplayControl;
