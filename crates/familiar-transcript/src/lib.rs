@@ -11,11 +11,13 @@
 //! - [`record`]: typed, borrowed serde views of the records.
 //! - [`normalize`]: records → events and session state.
 //! - [`tools`]: tool names → event kinds and targets.
+//! - [`links`]: what a record says beyond its events (subagent links, `cwd`, branch).
 //! - [`metrics`]: tokens, cost, counts.
 
 use std::io::Read as _;
 
 pub mod lines;
+pub mod links;
 pub mod metrics;
 pub mod normalize;
 pub mod record;
@@ -23,6 +25,7 @@ pub mod tools;
 
 pub use familiar_model::{ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
+pub use links::{RecordIdentity, SubagentLink, record_identity, subagent_link};
 pub use metrics::{Metrics, Price, PriceTable, Summary, Tokens};
 pub use normalize::{
     DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT, Normalizer, NormalizerConfig, ParsedLine,
