@@ -208,7 +208,7 @@ impl FileTail {
                 return Ok(polled);
             }
             polled.generations += 1;
-            self.read(scratch, budget, &mut polled, out)?;
+            self.drain(scratch, budget, &mut polled, out)?;
             return Ok(polled);
         }
         // Looked at before draining: a rename after this look is seen on the next poll.
@@ -221,8 +221,7 @@ impl FileTail {
         } else {
             None
         };
-        self.check_truncation(&mut polled, out)?;
-        self.read(scratch, budget, &mut polled, out)?;
+        self.drain(scratch, budget, &mut polled, out)?;
         if polled.more {
             return Ok(polled);
         }
@@ -255,12 +254,7 @@ impl FileTail {
             }
         }
         polled.generations += 1;
-        self.read(
-            scratch,
-            budget.saturating_sub(polled.bytes),
-            &mut polled,
-            out,
-        )?;
+        self.drain(scratch, budget, &mut polled, out)?;
         Ok(polled)
     }
 
@@ -382,16 +376,39 @@ impl FileTail {
         Ok(())
     }
 
-    /// Read the open generation to its end (or until the budget is spent).
-    fn read(
+    /// Read the open descriptor to its end (or until the budget is spent), starting a new
+    /// generation first if it was truncated, and again if it is truncated while being read.
+    fn drain(
         &mut self,
         scratch: &mut [u8],
         budget: u64,
         polled: &mut Polled,
         out: &mut Vec<TailMessage>,
     ) -> Result<(), FileError> {
+        // A writer that truncates faster than this is read gets the rest on the next poll.
+        for _ in 0..4 {
+            self.check_truncation(polled, out)?;
+            let budget = budget.saturating_sub(polled.bytes);
+            if !self.read(scratch, budget, polled, out)? {
+                return Ok(());
+            }
+        }
+        polled.more = true;
+        Ok(())
+    }
+
+    /// Read the open generation to its end (or until the budget is spent). `Ok(true)` when
+    /// reading stopped because the first bytes changed under it: the last chunk read may
+    /// belong to a new generation, so it was not used.
+    fn read(
+        &mut self,
+        scratch: &mut [u8],
+        budget: u64,
+        polled: &mut Polled,
+        out: &mut Vec<TailMessage>,
+    ) -> Result<bool, FileError> {
         let Some(open) = self.open.as_mut() else {
-            return Ok(());
+            return Ok(false);
         };
         let mut batch = Batch {
             path: &self.path,
@@ -407,14 +424,26 @@ impl FileTail {
         let result = loop {
             if spent >= budget {
                 polled.more = true;
-                break Ok(());
+                break Ok(false);
             }
             let read = match open.file.read_at(scratch, open.offset) {
-                Ok(0) => break Ok(()),
+                Ok(0) => break Ok(false),
                 Ok(read) => read,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(err) => break Err(FileError::Unreadable(err)),
             };
+            // Truncated and rewritten between the last check and this read: the chunk may
+            // come from the new content at the old offset. Checked after the read, so an
+            // unchanged prefix proves the chunk is the old generation's.
+            match prefix_matches(&open.file, &open.prefix) {
+                Ok(true) => {}
+                Ok(false) => {
+                    // Counted as cut before it could be read (it may have been).
+                    open.seen_size = open.seen_size.max(open.offset + read as u64);
+                    break Ok(true);
+                }
+                Err(err) => break Err(FileError::Unreadable(err)),
+            }
             let chunk = &scratch[..read];
             if open.prefix.len() < FINGERPRINT_BYTES && open.offset == open.prefix.len() as u64 {
                 let take = (FINGERPRINT_BYTES - open.prefix.len()).min(read);
