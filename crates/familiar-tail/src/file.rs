@@ -212,21 +212,20 @@ impl FileTail {
             return Ok(polled);
         }
         // Looked at before draining: a rename after this look is seen on the next poll.
-        let at_path = if check_path {
-            match fs::metadata(&self.path) {
-                Ok(meta) => Some(Some(meta)),
-                Err(err) if err.kind() == io::ErrorKind::NotFound => Some(None),
-                Err(err) => return Err(err.into()),
-            }
-        } else {
-            None
-        };
+        let at_path = check_path.then(|| fs::metadata(&self.path));
         self.drain(scratch, budget, &mut polled, out)?;
         if polled.more {
             return Ok(polled);
         }
-        let Some(at_path) = at_path else {
-            return Ok(polled);
+        let at_path = match at_path {
+            None => return Ok(polled),
+            Some(Ok(meta)) => Some(meta),
+            Some(Err(err)) if err.kind() == io::ErrorKind::NotFound => None,
+            Some(Err(err)) => {
+                // Drained, but the path cannot be looked at any more (a directory's mode).
+                self.remove(out);
+                return Err(err.into());
+            }
         };
         let same = match (&at_path, &self.open) {
             (Some(meta), Some(open)) => identity(meta) == open.identity,
