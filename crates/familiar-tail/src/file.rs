@@ -10,7 +10,10 @@
 //!    its first bytes differ from the ones read (truncated and rewritten past the offset, even
 //!    before a whole line was read). A new generation starts at byte 0 and line 1
 //!    ([`OpenReason::Truncated`], with the bytes that could not be read counted).
-//! 2. **Drain** the open descriptor to its end (within the byte budget).
+//! 2. **Drain** the open descriptor to its end (within the byte budget). The first bytes are
+//!    compared again after every read, so a truncate-and-rewrite that lands between the check
+//!    and the read cannot slip new bytes into the old generation: the chunk is dropped (and
+//!    counted as cut) and step 1 runs again.
 //! 3. **Rename or delete**: only then is the path looked at. Gone: [`TailMessage::Removed`].
 //!    Another device or inode: the new file is opened as the next generation
 //!    ([`OpenReason::Replaced`]) and read. A deleted or renamed file stays readable through

@@ -458,9 +458,9 @@ fn check(seed: u64, writer: &Writer, messages: &[TailMessage], tally: &mut Tally
                         tally.stray += 1;
                         continue;
                     };
-                    let genuine = expected.get(&w).and_then(|(lines, _)| {
-                        lines.get((n as usize).checked_sub(1)?).copied()
-                    });
+                    let genuine = expected
+                        .get(&w)
+                        .and_then(|(lines, _)| lines.get((n as usize).checked_sub(1)?).copied());
                     if genuine != Some(line.bytes.as_slice()) {
                         tally.stray += 1;
                         continue;
