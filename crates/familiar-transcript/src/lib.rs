@@ -8,6 +8,7 @@
 //! [`Normalizer::push_line`].
 //!
 //! - [`lines`]: byte chunks → complete lines, bounded memory.
+//! - [`head`]: the `cwd`, session id and timestamp of a record, for the tailer's discovery.
 //! - [`record`]: typed, borrowed serde views of the records.
 //! - [`normalize`]: records → events and session state.
 //! - [`tools`]: tool names → event kinds and targets.
@@ -16,6 +17,7 @@
 
 use std::io::Read as _;
 
+pub mod head;
 pub mod lines;
 pub mod links;
 pub mod metrics;
