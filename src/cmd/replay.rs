@@ -24,7 +24,9 @@ use familiar_transcript::NormalizerConfig;
 
 use super::front;
 use anyhow::Context as _;
-use familiar_session::{FileInfo, Input as SessionInput, ModelConfig, Output, SessionModel, Timers};
+use familiar_session::{
+    FileInfo, Input as SessionInput, ModelConfig, Output, SessionModel, Timers,
+};
 use familiar_transcript::ReadLine;
 
 use super::InputOptions;
@@ -306,9 +308,9 @@ fn model_events(
         ReplaySource::Bytes(_) => PathBuf::from("demo.jsonl"),
     };
     let reader: Box<dyn io::Read> = match source {
-        ReplaySource::File(file) => Box::new(
-            std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?,
-        ),
+        ReplaySource::File(file) => {
+            Box::new(std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?)
+        }
         ReplaySource::Bytes(bytes) => Box::new(bytes),
     };
     let mut model = SessionModel::new(ModelConfig {

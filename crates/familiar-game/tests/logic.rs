@@ -273,9 +273,7 @@ fn a_snapshot_brings_a_familiar_with_its_mana_status_and_project() {
     let mana = world.get::<Mana>(e).expect("mana");
     assert_eq!((mana.used, mana.limit), (Some(150_000), 1_000_000));
     assert!(
-        world
-            .get::<Animation>(e)
-            .is_some_and(|a| a.0.sleeping()),
+        world.get::<Animation>(e).is_some_and(|a| a.0.sleeping()),
         "an idle session sleeps from the first frame"
     );
 }
@@ -336,7 +334,10 @@ fn sleeps_only_when_the_session_model_says_idle() {
             .get::<Animation>(e)
             .is_some_and(|a| a.0.sleeping())
     };
-    assert!(!asleep(&app), "ten quiet minutes are not idle by themselves");
+    assert!(
+        !asleep(&app),
+        "ten quiet minutes are not idle by themselves"
+    );
     let mut idle = event(EventKind::Status, None);
     idle.status = Status::Idle;
     send(&mut app, GameFeed::Event(idle));
