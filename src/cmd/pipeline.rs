@@ -1,8 +1,7 @@
-//! What every command that runs the pipeline shares (`replay`, `demo`, and `watch`/`run` once
-//! they take them): the `--script`/`--headless`/`--allow-run`/`--no-notify` flags, the config
-//! file merged with those flags (`familiar-config`), and the sinks built from the merged
-//! settings (`familiar-sink`). The script engine and the game plug in between the events and
-//! these sinks (see `replay::drive`).
+//! What every command that runs the pipeline shares (`watch`, `replay`, `demo`): the
+//! `--script`/`--headless`/`--allow-run`/`--no-notify` flags, the config file merged with those
+//! flags (`familiar-config`), the sinks built from the merged settings (`familiar-sink`), and
+//! the [`Stage`] where the session model's events meet the scripts, the sinks and the window.
 
 use std::io::{self, IsTerminal as _, Write};
 use std::ops::ControlFlow;

@@ -2,10 +2,12 @@
 //! default) with idle gaps shortened, through the pipeline. `familiar demo` (see `demo.rs`)
 //! replays the bundled transcript the same way.
 //!
-//! Timing is pure: [`recorded_gaps`] reads the gaps between records from their timestamps and
-//! [`wall_wait`] turns a gap into waiting time for a speed and a longest pause. [`drive`] waits
-//! through an injected [`Clock`] (tests use a fake one, never a real sleep) and reads pause and
-//! speed from [`ReplayControl`] at every tick, so the game window can pause or speed up a replay
+//! The transcript's lines go through the session model (`familiar-session`), as live lines
+//! do, so a replay shows the same events a watcher would have (without timers). Timing is
+//! pure: [`RecordedTime`] reads the gaps between records from their timestamps, and a
+//! [`Pacer`] turns each gap into waiting time for the current speed and longest pause, waiting
+//! through an injected [`Sleep`] (tests use a fake one, never a real sleep) and reading pause
+//! and speed from [`ReplayControl`] at every tick, so the window can pause or speed up a replay
 //! while it runs. Each event goes through the shared [`Stage`] (scripts → sinks and window).
 
 #[cfg(test)]
@@ -145,15 +147,16 @@ fn sane_speed(speed: f64) -> f64 {
     }
 }
 
-/// Time as the driver sees it: real sleeps in the binary, a fake in tests.
-pub trait Clock {
+/// Waiting, as the pacer does it: real sleeps in the binary, a fake in tests. (Not a clock:
+/// the only clock of session state is the session model's.)
+pub trait Sleep {
     fn sleep(&mut self, duration: Duration);
 }
 
-/// The real clock.
-pub struct SystemClock;
+/// Real sleeps.
+pub struct RealSleep;
 
-impl Clock for SystemClock {
+impl Sleep for RealSleep {
     fn sleep(&mut self, duration: Duration) {
         std::thread::sleep(duration);
     }
@@ -179,7 +182,7 @@ impl<'a> Pacer<'a> {
         }
     }
 
-    pub fn wait_before(&mut self, event: &Event, clock: &mut dyn Clock) {
+    pub fn wait_before(&mut self, event: &Event, clock: &mut dyn Sleep) {
         // Recorded time still to wait. Each tick re-reads the speed and uses up `step × speed`
         // of it, so a speed change mid-gap applies to the rest of the gap; the longest pause
         // clips what is left to `max_gap × speed` (clipping is idempotent, so it holds
@@ -213,7 +216,7 @@ pub fn drive(
     events: &[Event],
     pacing: Pacing,
     control: &ReplayControl,
-    clock: &mut dyn Clock,
+    clock: &mut dyn Sleep,
     mut on_event: impl FnMut(&Event) -> ControlFlow<()>,
 ) -> usize {
     let mut pacer = Pacer::new(pacing, control);
@@ -273,7 +276,7 @@ pub fn replay_events(
         let mut pacer = Pacer::new(pacing, &control);
         let mut played = 0u64;
         let mut on_event = |event: Event| -> io::Result<()> {
-            pacer.wait_before(&event, &mut SystemClock);
+            pacer.wait_before(&event, &mut RealSleep);
             played += 1;
             if front.stop.is_set() || stage.on_event(&event).is_break() {
                 // Stop reading: the window closed or stdout went away.
@@ -422,7 +425,7 @@ mod tests {
         on_tick: F,
     }
 
-    impl<F: FnMut(usize)> Clock for FakeClock<F> {
+    impl<F: FnMut(usize)> Sleep for FakeClock<F> {
         fn sleep(&mut self, duration: Duration) {
             self.slept.push(duration);
             (self.on_tick)(self.slept.len());

@@ -258,9 +258,9 @@ mod tests {
         };
         assert_eq!(
             table(&[snapshot], now),
-            "PROJECT                       SESSION   MODEL            STATUS                CONTEXT              LAST ACTIVITY\n\
-             spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  waiting_for_input 1m  150k/1.0M (15%)      7s ago\n\
-             \u{20} └ Explore                   a881341                    working               ?/200k\n"
+            "PROJECT                   SESSION   MODEL            STATUS                CONTEXT          LAST ACTIVITY\n\
+             spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  waiting_for_input 1m  150k/1.0M (15%)  7s ago\n\
+             \u{20} └ Explore               a881341                    working               ?/200k\n"
         );
         assert_eq!(table(&[], now), "no sessions\n");
     }

@@ -228,6 +228,20 @@ impl Watch {
         }
     }
 
+    /// The next `count` stdout lines.
+    pub fn next_lines(&self, count: usize) -> Vec<String> {
+        let lines = self.lines.as_ref().expect("stdout is read");
+        let deadline = Instant::now() + WAIT;
+        (0..count)
+            .map(|n| {
+                let left = deadline.saturating_duration_since(Instant::now());
+                lines.recv_timeout(left).unwrap_or_else(|_| {
+                    panic!("only {n} of {count} lines within {WAIT:?}: {}", self.stderr())
+                })
+            })
+            .collect()
+    }
+
     /// Only the events of [`Watch::lines_until`] (actions left out).
     pub fn events_until(&self, needle: &str) -> Vec<String> {
         self.lines_until(needle)

@@ -1049,11 +1049,22 @@ fn power_mode(
     activity: Res<Activity>,
     familiars: Query<(&Animation, &Speech, &Mana)>,
     settings: Option<ResMut<WinitSettings>>,
+    mut opened: Local<Option<std::time::Instant>>,
 ) {
     let Some(mut settings) = settings else {
         return;
     };
     if options.0.continuous {
+        return;
+    }
+    // Regression: under Xvfb the window stayed a blank rectangle in 3 of 5 starts, because
+    // the few frames drawn before the window was mapped were all the low-power mode drew
+    // until something happened. Draw at full rate for the first moments, then go reactive.
+    let opened = *opened.get_or_insert_with(std::time::Instant::now);
+    if opened.elapsed() < FIRST_FRAMES_AT_FULL_RATE {
+        if settings.focused_mode != UpdateMode::Continuous {
+            *settings = WinitSettings::game();
+        }
         return;
     }
     let wait = if activity.animating {
@@ -1086,6 +1097,9 @@ fn power_mode(
         *settings = idle_settings(wait);
     }
 }
+
+/// How long a new window draws at full rate before it may go reactive.
+const FIRST_FRAMES_AT_FULL_RATE: Duration = Duration::from_millis(1500);
 
 fn count_frames(options: Res<Options>) {
     if let Some(counter) = &options.0.frame_counter {

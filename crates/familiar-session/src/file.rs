@@ -5,7 +5,8 @@ use std::time::SystemTime;
 
 use familiar_model::time::{elapsed, parse_timestamp};
 use familiar_model::{Event, EventKind, Status};
-use familiar_transcript::{Normalizer, NormalizerConfig, RecordIdentity};
+use familiar_transcript::head::HeadFields;
+use familiar_transcript::{Normalizer, NormalizerConfig};
 
 use crate::input::{FileInfo, FileKind};
 use crate::timers::{Timers, timer_status};
@@ -24,7 +25,8 @@ pub struct FileState {
     /// The session of its records (the first record that names one).
     pub session: Option<String>,
     pub held: Vec<Event>,
-    pub identity: Option<RecordIdentity>,
+    /// Where the session runs (`cwd`, branch), from the first record that says.
+    pub identity: Option<HeadFields>,
     pub identity_tries: u16,
     pub last_line: u64,
     pub last_kind: Option<EventKind>,

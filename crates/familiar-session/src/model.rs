@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use familiar_model::time::elapsed;
 use familiar_model::{Event, EventKind};
-use familiar_transcript::{NormalizerConfig, record_identity, subagent_link};
+use familiar_transcript::{NormalizerConfig, head, subagent_link};
 
 use crate::file::{FileState, IDENTITY_TRIES, MAX_HELD};
 use crate::input::{FileInfo, FileKind, Input, Output};
@@ -131,7 +131,10 @@ impl SessionModel {
         file.last_line = number;
         if file.identity.is_none() && file.identity_tries < IDENTITY_TRIES {
             file.identity_tries += 1;
-            file.identity = record_identity(bytes);
+            // Most lines are rejected by one substring search; only candidates are parsed.
+            file.identity = memchr::memmem::find(bytes, b"\"cwd\"")
+                .map(|_| head::fields(bytes))
+                .filter(|fields| fields.cwd.as_deref().is_some_and(|cwd| !cwd.is_empty()));
         }
         if file.info.kind == FileKind::Session
             && let Some(link) = subagent_link(bytes)

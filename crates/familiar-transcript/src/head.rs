@@ -13,6 +13,8 @@ pub struct HeadFields {
     pub cwd: Option<String>,
     /// `sessionId` (or `session_id` in headless `stream-json` output).
     pub session_id: Option<String>,
+    /// The git branch of `cwd`, when the CLI recorded one.
+    pub git_branch: Option<String>,
 }
 
 /// The `cwd` and session id of one line (without its newline). A line that is not a JSON
@@ -25,11 +27,14 @@ pub fn fields(line: &[u8]) -> HeadFields {
         session_id: Option<String>,
         #[serde(rename = "session_id")]
         session_id_snake: Option<String>,
+        #[serde(rename = "gitBranch")]
+        git_branch: Option<String>,
     }
     match serde_json::from_slice::<Envelope>(line) {
         Ok(envelope) => HeadFields {
             cwd: envelope.cwd,
             session_id: envelope.session_id.or(envelope.session_id_snake),
+            git_branch: envelope.git_branch.filter(|branch| !branch.is_empty()),
         },
         Err(_) => HeadFields::default(),
     }

@@ -4,8 +4,9 @@
 //! `progress`, ...; headless runs write `stream-json` with `init` and `result`). This crate turns
 //! those bytes into the small event vocabulary of `familiar-model`, with the session state each
 //! event carries (context-window use, status) and the metrics behind `familiar stats`.
-//! It does no I/O: the tailer and the CLI feed it bytes through [`LineSplitter`] and
-//! [`Normalizer::push_line`].
+//! It opens no file and keeps no clock: callers hand it bytes ([`LineSplitter`],
+//! [`Normalizer::push_line`]) or a reader they opened ([`normalize_read`], [`read_lines`]);
+//! `normalize_read` parses batches of lines on two scoped threads and applies them in order.
 //!
 //! - [`lines`]: byte chunks → complete lines, bounded memory.
 //! - [`head`]: the `cwd`, session id and timestamp of a record, for the tailer's discovery.
@@ -27,7 +28,7 @@ pub mod tools;
 
 pub use familiar_model::{ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
-pub use links::{RecordIdentity, SubagentLink, record_identity, subagent_link};
+pub use links::{SubagentLink, subagent_link};
 pub use metrics::{Metrics, Price, PriceTable, Summary, Tokens};
 pub use normalize::{
     DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT, Normalizer, NormalizerConfig, ParsedLine,

@@ -1,8 +1,7 @@
 //! What a record says about the session around it, beyond its events: the subagent a
-//! parent's records tie to a Task/Agent call ([`subagent_link`]) and where the session runs
-//! ([`record_identity`]: `cwd`, git branch, CLI version). The session model
-//! (`familiar-session`) reads these per line; they live here because they parse the record
-//! format, which only this crate knows.
+//! parent's records tie to a Task/Agent call ([`subagent_link`]). The session model
+//! (`familiar-session`) reads it per line (and where the session runs from [`crate::head`]);
+//! it lives here because it parses the record format, which only this crate knows.
 
 use memchr::memmem;
 use serde::Deserialize;
@@ -90,38 +89,6 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
     })
 }
 
-/// Where a session runs, from the envelope fields most records carry.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RecordIdentity {
-    pub session_id: Option<String>,
-    pub cwd: Option<String>,
-    pub git_branch: Option<String>,
-    pub version: Option<String>,
-}
-
-/// The identity fields of one record line (`None` when the line carries none of them, or is
-/// not a JSON object). Lines without `"cwd"` are rejected by one substring search.
-pub fn record_identity(line: &[u8]) -> Option<RecordIdentity> {
-    #[derive(Deserialize)]
-    struct Envelope {
-        #[serde(rename = "sessionId")]
-        session_id: Option<String>,
-        cwd: Option<String>,
-        #[serde(rename = "gitBranch")]
-        git_branch: Option<String>,
-        version: Option<String>,
-    }
-    memmem::find(line, b"\"cwd\"")?;
-    let envelope: Envelope = serde_json::from_slice(line).ok()?;
-    let identity = RecordIdentity {
-        session_id: envelope.session_id,
-        cwd: envelope.cwd.filter(|cwd| !cwd.is_empty()),
-        git_branch: envelope.git_branch.filter(|branch| !branch.is_empty()),
-        version: envelope.version,
-    };
-    (identity.cwd.is_some()).then_some(identity)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,25 +111,5 @@ mod tests {
         let sidechain = br#"{"isSidechain":true,"agentId":"a3","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3","content":"x"}]},"toolUseResult":{"agentId":"a3"}}"#;
         assert_eq!(subagent_link(sidechain), None);
         assert_eq!(subagent_link(b"{\"type\":\"user\"}"), None);
-    }
-
-    #[test]
-    fn identity_comes_from_the_envelope() {
-        let line = br#"{"type":"user","sessionId":"s1","cwd":"/home/u/proj","gitBranch":"main","version":"2.1.59","message":{"role":"user","content":"hi"}}"#;
-        assert_eq!(
-            record_identity(line),
-            Some(RecordIdentity {
-                session_id: Some("s1".into()),
-                cwd: Some("/home/u/proj".into()),
-                git_branch: Some("main".into()),
-                version: Some("2.1.59".into()),
-            })
-        );
-        assert_eq!(
-            record_identity(br#"{"type":"summary","summary":"x"}"#),
-            None
-        );
-        assert_eq!(record_identity(br#"{"cwd":""}"#), None);
-        assert_eq!(record_identity(b"not json \"cwd\""), None);
     }
 }

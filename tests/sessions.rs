@@ -1,0 +1,104 @@
+//! `familiar sessions` against `familiar watch`: both read the same transcripts through the
+//! same session model, so the table `sessions --json` prints is exactly the `snapshot` events
+//! `watch` starts with. And a replay of a summary-first transcript is one session.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::watch::Watch;
+use common::{Test, ndjson, real_fixture};
+use serde_json::Value;
+
+/// A config dir with three real sessions in two projects, one with a finished subagent.
+fn config_with_real_sessions() -> tempfile::TempDir {
+    let config = tempfile::tempdir().expect("temp config");
+    let projects = config.path().join("projects");
+    let spotter = projects.join("-home-u-spotter");
+    let session = "258c7280-ae70-4798-800f-63464d01a85d";
+    let subagents = spotter.join(session).join("subagents");
+    std::fs::create_dir_all(&subagents).expect("dirs");
+    let copy = |name: &str, to: PathBuf| {
+        std::fs::copy(real_fixture(name), to).expect("copy fixture");
+    };
+    copy(
+        "v2.1.39-spotter-compact-queue-progress.jsonl",
+        spotter.join(format!("{session}.jsonl")),
+    );
+    copy(
+        "v2.1.39-spotter-subagent-agent-a881341.jsonl",
+        subagents.join("agent-a881341.jsonl"),
+    );
+    let erk = projects.join("-home-u-erk");
+    std::fs::create_dir_all(&erk).expect("dirs");
+    copy(
+        "v2.1.56-erk-api-error-turn-duration.jsonl",
+        erk.join("393e5f27-e608-4173-adcc-fcef1abcc750.jsonl"),
+    );
+    copy(
+        "v2.0.65-slopometry-api-error-compact-summary.jsonl",
+        erk.join("b2c9a6e4-d0e7-4b6f-a1b4-2f6f0f3d9a11.jsonl"),
+    );
+    config
+}
+
+#[test]
+fn sessions_json_agrees_with_the_snapshots_watch_starts_with() {
+    let config = config_with_real_sessions();
+    let output = Test::new()
+        .args(["sessions", "--all", "--json"])
+        .env("CLAUDE_CONFIG_DIR", config.path())
+        .run();
+    let table: Value = serde_json::from_slice(&output.stdout).expect("one JSON array");
+    let rows = table.as_array().expect("an array");
+    assert_eq!(rows.len(), 3, "{table:#}");
+    for row in rows {
+        assert_eq!(row["status"], "idle", "months-old sessions are idle");
+        assert!(row["cwd"].is_string() && row["context_used"].is_u64(), "{row:#}");
+        assert_eq!(row["subagents"], serde_json::json!([]), "the subagent finished");
+    }
+
+    let watch = Watch::start(config.path(), config.path(), &["--all"]);
+    let snapshot_events: Vec<Value> = watch
+        .next_lines(rows.len())
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    assert!(
+        snapshot_events.iter().all(|event| event["kind"] == "snapshot"),
+        "watch starts with the snapshots and replays no old event: {snapshot_events:#?}"
+    );
+    drop(watch);
+    for row in rows {
+        let event = snapshot_events
+            .iter()
+            .find(|event| event["session"] == row["session"])
+            .unwrap_or_else(|| panic!("no snapshot event for {}", row["session"]));
+        for field in ["status", "context_used", "context_limit", "model", "cwd", "git_branch", "line"] {
+            assert_eq!(event[field], row[field], "{field} of {}", row["session"]);
+        }
+        assert_eq!(event["ts"], row["last_record"]);
+    }
+}
+
+#[test]
+fn a_summary_first_transcript_replays_as_one_session() {
+    // Regression: replaying a transcript that opens with `summary` records showed a phantom
+    // second familiar for the summaries, which name no session.
+    let output = Test::new()
+        .args(["replay", "--headless", "--events", "--no-notify", "--max-gap", "0"])
+        .arg(real_fixture("v2.0.65-slopometry-api-error-compact-summary.jsonl"))
+        .run();
+    let lines = ndjson(&output);
+    let sessions: std::collections::BTreeSet<String> = lines
+        .iter()
+        .filter(|line| line.get("kind").is_some() && line["sidechain"] == false)
+        .map(|line| line["session"].to_string())
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert!(!sessions.contains("null"));
+    assert!(
+        lines.iter().any(|line| line["action"].is_string() && line["session"] != Value::Null),
+        "actions follow their events' session"
+    );
+}
