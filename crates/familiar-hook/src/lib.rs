@@ -20,4 +20,4 @@ pub use settings::{
     Installed, Plan, SettingsEdit, SettingsError, hook_command, install, installed,
     status_line_command, uninstall,
 };
-pub use socket::{HookError, HookGuard, HookListener, MAX_MESSAGE, send, socket_path};
+pub use socket::{HookError, HookGuard, HookListener, MAX_MESSAGE, probe, send, socket_path};

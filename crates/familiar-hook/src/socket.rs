@@ -165,6 +165,26 @@ pub fn send(path: &Path, message: &[u8], timeout: Duration) -> Result<(), HookEr
     stream.shutdown(std::net::Shutdown::Write).map_err(io_err)
 }
 
+/// Is a Familiar listening at `path`? Connects (within `timeout`) and closes without a
+/// message, which the listener takes as a probe and ignores.
+pub fn probe(path: &Path, timeout: Duration) -> Result<(), HookError> {
+    if let Some(dir) = parent(path) {
+        check_private_dir(dir).map_err(|err| match err {
+            HookError::Io { source, .. } => HookError::NotListening {
+                path: path.to_owned(),
+                source,
+            },
+            err => err,
+        })?;
+    }
+    connect(path, timeout)
+        .map(drop)
+        .map_err(|source| HookError::NotListening {
+            path: path.to_owned(),
+            source,
+        })
+}
+
 /// The uid of the process at the other end of `stream`.
 fn peer_uid(stream: &UnixStream) -> io::Result<u32> {
     let mut cred = libc::ucred {
@@ -255,7 +275,10 @@ impl HookListener {
             path: self.path().to_owned(),
             source,
         })?;
-        read_message(self.path(), stream)
+        read_message(self.path(), stream)?.ok_or_else(|| HookError::Io {
+            path: self.path().to_owned(),
+            source: io::Error::new(io::ErrorKind::InvalidData, "an empty message (a probe)"),
+        })
     }
 
     /// Accept hook messages on a thread, each connection read on a thread of its own, and
@@ -297,9 +320,10 @@ fn serve(listener: &UnixListener, path: &Path, tx: &Sender<HookInput>) {
             .name("familiar-hook-conn".to_owned())
             .spawn(move || {
                 match read_message(&path, stream) {
-                    Ok(input) => {
+                    Ok(Some(input)) => {
                         let _ = tx.send(input);
                     }
+                    Ok(None) => tracing::debug!("hook socket probed (`familiar doctor`)"),
                     Err(err) => tracing::warn!("{err}"),
                 }
                 counter.fetch_sub(1, Ordering::AcqRel);
@@ -311,8 +335,9 @@ fn serve(listener: &UnixListener, path: &Path, tx: &Sender<HookInput>) {
     }
 }
 
-/// Check the peer, then read one message within [`READ_DEADLINE`].
-fn read_message(path: &Path, mut stream: UnixStream) -> Result<HookInput, HookError> {
+/// Check the peer, then read one message within [`READ_DEADLINE`]; `None` for a connection
+/// closed without a byte (a [`probe`]).
+fn read_message(path: &Path, mut stream: UnixStream) -> Result<Option<HookInput>, HookError> {
     let io_err = |source| HookError::Io {
         path: path.to_owned(),
         source,
@@ -362,7 +387,10 @@ fn read_message(path: &Path, mut stream: UnixStream) -> Result<HookInput, HookEr
             Err(err) => return Err(io_err(err)),
         }
     }
-    HookInput::parse(&bytes).map_err(|err| {
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    HookInput::parse(&bytes).map(Some).map_err(|err| {
         io_err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("hook message is not hook JSON: {err}"),

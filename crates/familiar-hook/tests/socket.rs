@@ -48,6 +48,8 @@ fn messages_cross_the_socket_and_a_second_familiar_is_refused() {
         HookListener::bind(&path),
         Err(HookError::InUse(_))
     ));
+    // A probe (`familiar doctor`) sends nothing, and nothing arrives for it.
+    familiar_hook::probe(&path, Duration::from_secs(5)).expect("someone listens");
     send(&path, STOP, Duration::from_secs(5)).expect("sent");
     let got = rx.recv_timeout(HANG).expect("received");
     assert_eq!(got.hook_event_name.as_deref(), Some("Stop"));
@@ -56,6 +58,10 @@ fn messages_cross_the_socket_and_a_second_familiar_is_refused() {
     let nobody = dir.path().join("nobody.sock");
     assert!(matches!(
         send(&nobody, b"{}", Duration::from_secs(1)),
+        Err(HookError::NotListening { .. })
+    ));
+    assert!(matches!(
+        familiar_hook::probe(&nobody, Duration::from_secs(1)),
         Err(HookError::NotListening { .. })
     ));
 }
