@@ -313,3 +313,44 @@ fn an_unparsable_settings_file_is_refused_and_left_alone() {
     );
     assert_eq!(std::fs::read_to_string(&settings).expect("read"), broken);
 }
+
+#[test]
+fn socket_left_behind_after_term_int_or_hup_is_gone_and_a_stale_one_is_taken_over() {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let config = tmp.path().join("claude");
+        std::fs::create_dir_all(config.join("projects")).expect("mkdir");
+        let socket = config.join("run/hook.sock");
+        let mut watch = common::watch::Watch::start(&config, tmp.path(), &[]);
+        watch.wait_stderr("listening for Claude Code hooks");
+        assert!(socket.exists());
+        watch.signal(signal);
+        let status = watch.wait_exit();
+        assert!(
+            status.success(),
+            "signal {signal}: {status:?}: {}",
+            watch.stderr()
+        );
+        assert!(
+            !socket.exists(),
+            "signal {signal}: the socket file is removed"
+        );
+    }
+
+    // A Familiar killed outright leaves its file; the next one takes it over quietly.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    std::fs::create_dir_all(config.join("projects")).expect("mkdir");
+    let socket = config.join("run/hook.sock");
+    let mut first = common::watch::Watch::start(&config, tmp.path(), &[]);
+    first.wait_stderr("listening for Claude Code hooks");
+    first.signal(libc::SIGKILL);
+    first.wait_exit();
+    assert!(socket.exists(), "left behind by SIGKILL");
+    let mut second = common::watch::Watch::start(&config, tmp.path(), &[]);
+    second.wait_stderr("listening for Claude Code hooks");
+    assert!(!second.stderr().contains("WARN"), "{}", second.stderr());
+    second.signal(libc::SIGTERM);
+    assert!(second.wait_exit().success());
+    assert!(!socket.exists());
+}
