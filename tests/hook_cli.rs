@@ -354,3 +354,110 @@ fn socket_left_behind_after_term_int_or_hup_is_gone_and_a_stale_one_is_taken_ove
     assert!(second.wait_exit().success());
     assert!(!socket.exists());
 }
+
+/// Run `familiar ARGS` on a pseudo-terminal (util-linux `script`), typing `answer`.
+fn on_a_terminal(args: &str, answer: &str) -> String {
+    use std::io::Write as _;
+    let command = format!("{} {args}", env!("CARGO_BIN_EXE_familiar"));
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(answer.as_bytes())
+        .expect("answer typed");
+    let out = child.wait_with_output().expect("script ends");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn install_asks_on_a_terminal_and_writes_only_on_yes() {
+    let (_dir, claude) = claude_dir(Some("{}\n"));
+    let settings = claude.join("settings.json");
+    let args = format!("hook install --settings '{}'", settings.display());
+    let shown = on_a_terminal(&args, "n\n");
+    assert!(shown.contains("? [y/N] "), "{shown}");
+    assert!(shown.contains("is as it was"), "{shown}");
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{}\n");
+    let shown = on_a_terminal(&args, "y\n");
+    assert!(
+        shown.contains("undo with `familiar hook uninstall`"),
+        "{shown}"
+    );
+    assert!(
+        std::fs::read_to_string(&settings)
+            .expect("read")
+            .contains(" hook\"")
+    );
+}
+
+#[test]
+fn the_hook_does_not_hang_on_a_stopped_familiar_with_a_full_backlog() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let socket = tmp.path().join("run/hook.sock");
+    // Bound and never accepting, as a Familiar under SIGSTOP.
+    let _stopped = HookListener::bind(&socket).expect("binds");
+    let address = {
+        let path = socket.to_str().expect("UTF-8").as_bytes();
+        // SAFETY: sockaddr_un is plain data; zeroed is a valid value.
+        let mut address: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        address.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        for (slot, byte) in address.sun_path.iter_mut().zip(path) {
+            *slot = *byte as libc::c_char;
+        }
+        address
+    };
+    let mut held = Vec::new();
+    loop {
+        // SAFETY: plain socket calls on a fd owned here; the address is a valid sockaddr_un.
+        let fd = unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_NONBLOCK, 0) };
+        assert!(fd >= 0);
+        let rc = unsafe {
+            libc::connect(
+                fd,
+                (&raw const address).cast(),
+                std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t,
+            )
+        };
+        // SAFETY: fd is ours.
+        held.push(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+        if rc != 0 {
+            break;
+        }
+        assert!(held.len() < 10_000, "the backlog never filled");
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("hook")
+        .env("FAMILIAR_SOCKET", &socket)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("familiar hook runs");
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(br#"{"hook_event_name":"Stop"}"#)
+            .expect("input");
+    }
+    // A hang guard only: the hook gives up after 300 ms.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("familiar hook hangs on a stopped Familiar");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
+}
