@@ -82,3 +82,34 @@ fn a_closed_pipe_ends_every_command_quietly() {
         assert_eq!(stderr, "", "{args:?}");
     }
 }
+
+#[test]
+fn check_escapes_control_characters_in_script_names() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("evil\x1b]0;pwned\x07\nforged.rhai");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/default.rhai"),
+        &script,
+    )
+    .expect("script");
+    let out = familiar(
+        &["check".to_owned(), script.display().to_string()],
+        dir.path(),
+        Stdio::piped(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with(&format!(
+            "{}/evil\\e]0;pwned\\x07\\nforged.rhai: ok",
+            dir.path().display()
+        )),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\x1b') && !stdout.contains('\x07'));
+}

@@ -8,7 +8,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use familiar_model::text::printable;
+use familiar_model::text::{printable, printable_line};
 use familiar_script::{HostConfig, ScriptHost};
 
 use super::run::print_diagnostics;
@@ -28,7 +28,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Written with `?`: a closed pipe ends quietly (main.rs) and a full disk is an error.
     let mut out = std::io::stdout().lock();
     for path in &args.scripts {
-        let shown = printable(&path.display().to_string()).into_owned();
+        let shown = printable_line(&path.display().to_string()).into_owned();
         let mut host = ScriptHost::new(HostConfig::default());
         match host.load_file(path) {
             Ok(report) => {
@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     if items.is_empty() {
                         "none".to_owned()
                     } else {
-                        printable(&items.join(", ")).into_owned()
+                        printable_line(&items.join(", ")).into_owned()
                     }
                 };
                 writeln!(out, "  handlers: {}", list(&report.handlers))?;
@@ -57,7 +57,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Err(err) => {
                 writeln!(out, "{shown}: error")?;
                 out.flush()?;
-                eprintln!("{err}");
+                eprintln!("{}", printable(&err.to_string()));
                 failed = true;
             }
         }

@@ -5,7 +5,7 @@
 //! and notification server (`familiar-sink`'s probes), the display for the game window, and
 //! Claude Code's hooks and status line in its `settings.json` with the hook socket
 //! (`familiar-hook`). Facts are gathered first and rendered by a pure function, so the output
-//! is golden-tested; names from the disk pass through `printable` on the way out.
+//! is golden-tested; names from the disk pass through `printable_line` on the way out.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
-use familiar_model::text::printable;
+use familiar_model::text::printable_line;
 
 use familiar_config::{Settings, Source};
 use familiar_tail::discovery::{self, Selector, TranscriptKind};
@@ -56,15 +56,20 @@ pub fn render(checks: &[Check], settings: Option<&Settings>) -> String {
     let mut out = String::new();
     for check in checks {
         let mark = if check.ok { "[ok]" } else { "[!!]" };
-        let _ = writeln!(out, "{mark} {}: {}", check.what, printable(&check.detail));
+        let _ = writeln!(
+            out,
+            "{mark} {}: {}",
+            check.what,
+            printable_line(&check.detail)
+        );
         for line in &check.more {
-            let _ = writeln!(out, "       {}", printable(line));
+            let _ = writeln!(out, "       {}", printable_line(line));
         }
     }
     if let Some(settings) = settings {
         let _ = writeln!(out, "\nsettings (config file merged with defaults):");
         for line in settings.to_string().lines() {
-            let _ = writeln!(out, "  {}", printable(line));
+            let _ = writeln!(out, "  {}", printable_line(line));
         }
     }
     out

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context as _;
 use familiar_hook::{MAX_MESSAGE, Plan, SettingsEdit};
-use familiar_model::text::printable;
+use familiar_model::text::{printable, printable_line};
 
 /// Backups of settings.json kept beside it; older ones are removed.
 const BACKUPS_KEPT: usize = 5;
@@ -158,7 +158,7 @@ fn edit_settings(
 ) -> anyhow::Result<ExitCode> {
     let named = settings_path(args.settings.as_deref())?;
     let path = resolve(&named)?;
-    let shown = printable(&named.display().to_string()).into_owned();
+    let shown = printable_line(&named.display().to_string()).into_owned();
     let current = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
@@ -179,7 +179,7 @@ fn edit_settings(
     }
     write!(out, "{}", masked_diff(&shown, &result))?;
     for change in &result.changes {
-        writeln!(out, "# {}", printable(change))?;
+        writeln!(out, "# {}", printable_line(change))?;
     }
     if result.after.is_none() {
         writeln!(out, "# remove {shown} (Familiar created it)")?;
@@ -209,7 +209,7 @@ fn edit_settings(
     }
     if let Some(backup) = &backup {
         prune_backups(&path);
-        let backup = printable(&backup.display().to_string()).into_owned();
+        let backup = printable_line(&backup.display().to_string()).into_owned();
         match direction {
             Direction::Install => writeln!(
                 out,
