@@ -39,6 +39,9 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Replay a bundled example session: see Familiar work before you have a session.
     Demo(cmd::demo::Args),
+    /// List the sessions of the current project (or --all) with their status, context and
+    /// subagents: what `watch` would show first.
+    Sessions(cmd::sessions::Args),
     /// Print the normalized events of transcripts as NDJSON (`-` reads stdin).
     Events(cmd::events::Args),
     /// Summarize transcripts: events, errors, tools, tokens, cost.
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => cmd::run::run(args),
         Some(Command::Test(args)) => cmd::test::run(args),
         Some(Command::Stats(args)) => cmd::stats::run(args),
+        Some(Command::Sessions(args)) => cmd::sessions::run(args),
         Some(Command::Replay(args)) => cmd::replay::run(args),
         Some(Command::Demo(args)) => cmd::demo::run(args),
         Some(Command::Doctor(args)) => cmd::doctor::run(args),

@@ -4,7 +4,6 @@
 //! settings (`familiar-sink`). The script engine and the game plug in between the events and
 //! these sinks (see `replay::drive`).
 
-use std::collections::HashMap;
 use std::io::{self, IsTerminal as _, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -125,9 +124,6 @@ pub struct Stage {
     watcher: Option<ScriptWatcher>,
     actions: Vec<Action>,
     diagnostics: Vec<ScriptDiagnostic>,
-    /// Sessions whose familiar has its project label in the window (`None`), or how many
-    /// records have been looked at for a `cwd` so far (the search gives up after a few).
-    label_search: HashMap<String, Option<u8>>,
 }
 
 impl Stage {
@@ -168,7 +164,6 @@ impl Stage {
             watcher,
             actions: Vec::new(),
             diagnostics: Vec::new(),
-            label_search: HashMap::new(),
         })
     }
 
@@ -181,7 +176,6 @@ impl Stage {
         self.host
             .handle(event, &mut self.actions, &mut self.diagnostics);
         print_warnings(&self.diagnostics);
-        self.label_session(event);
         if let Some(game) = &self.game {
             let sent = game.send(GameFeed::Event(event.clone())).is_ok()
                 && self
@@ -197,46 +191,6 @@ impl Stage {
             self.sinks.handle(action);
         }
         self.print(event)
-    }
-
-    /// Name a session's familiar after its project (the records' `cwd`) once it is known, so
-    /// several familiars (`--all`) can be told apart: `my-project 258c72`.
-    fn label_session(&mut self, event: &Event) {
-        #[derive(serde::Deserialize)]
-        struct Cwd {
-            cwd: Option<String>,
-        }
-        let (Some(game), Some(session), Some(raw)) = (&self.game, &event.session, &event.raw)
-        else {
-            return;
-        };
-        const MAX_TRIES: u8 = 32;
-        let tries = self.label_search.entry(session.clone()).or_insert(Some(0));
-        let Some(count) = tries else {
-            return;
-        };
-        if *count >= MAX_TRIES {
-            return;
-        }
-        *count += 1;
-        let Some(cwd) = serde_json::from_str::<Cwd>(raw)
-            .ok()
-            .and_then(|record| record.cwd)
-        else {
-            return;
-        };
-        let project = std::path::Path::new(&cwd)
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or(cwd);
-        let short: String = session.chars().take(6).collect();
-        let label = GameFeed::SessionLabel {
-            session: session.clone(),
-            label: format!("{project} {short}"),
-        };
-        if game.send(label).is_ok() {
-            self.label_search.insert(session.clone(), None);
-        }
     }
 
     fn print(&mut self, event: &Event) -> ControlFlow<()> {

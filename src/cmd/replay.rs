@@ -23,8 +23,14 @@ use familiar_script::EventClock;
 use familiar_transcript::NormalizerConfig;
 
 use super::front;
+use anyhow::Context as _;
+use familiar_session::{
+    FileInfo, Input as SessionInput, ModelConfig, Output, SessionModel, Timers,
+};
+use familiar_transcript::ReadLine;
+
+use super::InputOptions;
 use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
-use super::{InputOptions, read_transcript};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -117,7 +123,7 @@ pub fn recorded_gaps(events: &[Event]) -> Vec<Duration> {
 }
 
 fn parse_ts(ts: &str) -> Option<SystemTime> {
-    humantime::parse_rfc3339_weak(ts.trim()).ok()
+    familiar_model::time::parse_timestamp(ts)
 }
 
 /// Waiting time for a recorded gap at a speed, capped by the pacing (what a [`Pacer`] waits
@@ -275,17 +281,7 @@ pub fn replay_events(
             }
             Ok(())
         };
-        let read = match source {
-            ReplaySource::File(path) => read_transcript(&path, &normalizer, &mut on_event),
-            ReplaySource::Bytes(bytes) => {
-                let mut reader = familiar_transcript::Normalizer::new(normalizer);
-                familiar_transcript::normalize_read(bytes, &mut reader, &mut on_event, |d| {
-                    eprintln!("familiar: {name}:{}: {}", d.line, d.kind)
-                })
-                .map(|_| reader)
-                .map_err(anyhow::Error::from)
-            }
-        };
+        let read = model_events(source, &normalizer, &name, &mut on_event);
         stage.finish();
         match read {
             Err(err) if !stopped(&err) => return Err(err),
@@ -296,6 +292,75 @@ pub fn replay_events(
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Stream a transcript's lines through the session model, which tags every event with its
+/// session (a summary written before its session's first record included) and tells the
+/// project once: the same events a live watcher would see, without timers.
+fn model_events(
+    source: ReplaySource,
+    normalizer: &NormalizerConfig,
+    name: &str,
+    on_event: &mut dyn FnMut(Event) -> io::Result<()>,
+) -> anyhow::Result<()> {
+    let path = match &source {
+        ReplaySource::File(path) => path.clone(),
+        ReplaySource::Bytes(_) => PathBuf::from("demo.jsonl"),
+    };
+    let reader: Box<dyn io::Read> = match source {
+        ReplaySource::File(file) => {
+            Box::new(std::fs::File::open(&file).with_context(|| format!("cannot open {name}"))?)
+        }
+        ReplaySource::Bytes(bytes) => Box::new(bytes),
+    };
+    let mut model = SessionModel::new(ModelConfig {
+        normalizer: normalizer.clone(),
+        timers: Timers::default(),
+    });
+    let mut out = Vec::new();
+    model.apply(
+        SessionInput::Opened {
+            path: &path,
+            info: &FileInfo::unknown(),
+        },
+        &mut out,
+    );
+    let mut deliver = |out: &mut Vec<Output>| -> io::Result<()> {
+        for output in out.drain(..) {
+            match output {
+                Output::Event(event) => on_event(event)?,
+                Output::Skipped { diagnostic, .. } => {
+                    eprintln!("familiar: {name}:{}: {}", diagnostic.line, diagnostic.kind);
+                }
+            }
+        }
+        Ok(())
+    };
+    let cap = normalizer.max_line_bytes;
+    familiar_transcript::read_lines(reader, cap, |line| {
+        match line {
+            ReadLine::Line { number, bytes } => model.apply(
+                SessionInput::Line {
+                    path: &path,
+                    number,
+                    bytes,
+                    backlog: false,
+                },
+                &mut out,
+            ),
+            ReadLine::TooLong { number, len } => {
+                eprintln!("familiar: {name}:{number}: line of {len} bytes is over the {cap}-byte cap; skipped");
+            }
+            ReadLine::Unfinished { number, len } => {
+                eprintln!("familiar: {name}:{number}: unfinished last line ({len} bytes, no newline)");
+            }
+        }
+        deliver(&mut out)
+    })
+    .with_context(|| format!("reading {name}"))?;
+    model.apply(SessionInput::Removed { path: &path }, &mut out);
+    deliver(&mut out).with_context(|| format!("reading {name}"))?;
+    Ok(())
 }
 
 /// Marks the error that ends a replay early on purpose.

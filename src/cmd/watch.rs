@@ -4,7 +4,6 @@
 //! `familiar events`) until Ctrl-C, the window closes, or stdout is closed. Script files
 //! hot-reload while it runs.
 
-use std::collections::HashMap;
 use std::io::{self, IsTerminal as _, Read as _};
 use std::os::fd::AsRawFd as _;
 use std::path::Path;
@@ -16,10 +15,12 @@ use anyhow::Context as _;
 use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, select};
-use familiar_tail::{Selector, TailMessage, TailerConfig, Timers, WatchMode};
+use familiar_session::{ModelConfig, Timers};
+use familiar_tail::{Selector, TailerConfig, WatchMode};
 
 use super::InputOptions;
 use super::front::{self, Front};
+use super::live::{Live, Took};
 use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
 
 #[derive(Debug, clap::Args)]
@@ -123,16 +124,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         WatchMode::Inotify
     };
-    config.timers = Timers {
-        idle_after: args
-            .idle_after
-            .or(settings.idle_timeout)
-            .unwrap_or(Duration::from_secs(300)),
-        quiet_after: args.quiet_after,
+    config.max_line_bytes = args.input.max_line_bytes;
+    let mut model = ModelConfig {
+        normalizer: args.input.normalizer_config(),
+        timers: Timers {
+            idle_after: args
+                .idle_after
+                .or(settings.idle_timeout)
+                .unwrap_or(Duration::from_secs(300)),
+            quiet_after: args.quiet_after,
+        },
     };
-    config.normalizer = args.input.normalizer_config();
     // Scripts may read `ev.raw`.
-    config.normalizer.keep_raw = true;
+    model.normalizer.keep_raw = true;
 
     let (interrupt_tx, interrupt) = crossbeam_channel::bounded(1);
     ctrlc::set_handler(move || {
@@ -158,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 hot_reload: true,
             },
         )?;
-        follow(config, stage, &front, &interrupt, &looked_in)
+        follow(config, model, stage, &front, &interrupt, &looked_in)
     })
 }
 
@@ -188,10 +192,11 @@ fn where_sessions_appear(config_dir: &Path, selectors: &[Selector]) -> String {
     format!("{} ({source})", places.join(", "))
 }
 
-/// The live loop: tailer messages through the stage until Ctrl-C, the window closing, or
-/// stdout closing.
+/// The live loop: tailer messages through the session model and the stage until Ctrl-C, the
+/// window closing, or stdout closing.
 fn follow(
     config: TailerConfig,
+    model: ModelConfig,
     mut stage: Stage,
     front: &Front,
     interrupt: &Receiver<()>,
@@ -205,39 +210,24 @@ fn follow(
         .unwrap_or_else(crossbeam_channel::never);
     // Dropped when `follow` returns (Ctrl-C, TERM, HUP, window closed): removes the socket file.
     let (hooks, _hook_socket) = listen_for_hooks();
-    // Last known context per session, so a hook's status event does not blank the mana bar.
-    let mut context: HashMap<Option<String>, (Option<u64>, u64)> = HashMap::new();
+    let mut live = Live::new(model);
     let result = loop {
         select! {
             recv(receiver) -> message => match message {
-                Ok(TailMessage::Event(event)) => {
-                    context.insert(event.session.clone(), (event.context_used, event.context_limit));
-                    if stage.on_event(&event).is_break() {
-                        break Ok(());
+                Ok(message) => {
+                    if live.take(message) == Took::CaughtUp {
+                        let files = handle.stats().files;
+                        tracing::info!("caught up: following {files} transcript(s)");
+                        if files == 0 {
+                            eprintln!(
+                                "familiar: no Claude Code session yet in {looked_in}; \
+                                 waiting for one to appear"
+                            );
+                        } else if interactive {
+                            eprintln!("familiar: following {files} transcript(s); Ctrl-C to stop");
+                        }
                     }
                 }
-                Ok(TailMessage::Followed(followed)) => {
-                    tracing::info!(
-                        "following {} (session {}, {:?})",
-                        followed.info.path.display(),
-                        followed.session.as_deref().unwrap_or("?"),
-                        followed.status
-                    );
-                }
-                Ok(TailMessage::CaughtUp) => {
-                    let files = handle.stats().files;
-                    tracing::info!("caught up: following {files} transcript(s)");
-                    if files == 0 {
-                        eprintln!(
-                            "familiar: no Claude Code session yet in {looked_in}; \
-                             waiting for one to appear"
-                        );
-                    } else if interactive {
-                        eprintln!("familiar: following {files} transcript(s); Ctrl-C to stop");
-                    }
-                }
-                // Problems, resets and removals are logged by the tailer itself.
-                Ok(_) => {}
                 Err(_) => break Err(anyhow::anyhow!("the tailer stopped unexpectedly")),
             },
             recv(reloads) -> _ => stage.reload_changed(),
@@ -246,21 +236,20 @@ fn follow(
                 if let Some(path) = &input.transcript_path {
                     tracing::debug!("hook for {}", path.display());
                 }
-                if let Some(mut event) = familiar_hook::hook_event(&input) {
-                    if let Some((used, limit)) = context.get(&event.session) {
-                        (event.context_used, event.context_limit) = (*used, *limit);
-                    }
-                    if stage.on_event(&event).is_break() {
-                        break Ok(());
-                    }
+                if let Some(signal) = familiar_hook::hook_event(&input) {
+                    live.hook(&signal);
                 }
             }
             recv(interrupt) -> _ => break Ok(()),
-            default(Duration::from_millis(250)) => {
+            default(TICK) => {
+                live.tick();
                 if front.stop.is_set() || (front.headless && stdout_closed()) {
                     break Ok(());
                 }
             }
+        }
+        if live.drain().any(|event| stage.on_event(&event).is_break()) {
+            break Ok(());
         }
     };
     stage.finish();
@@ -276,6 +265,9 @@ fn follow(
     }
     result.map(|()| ExitCode::SUCCESS)
 }
+
+/// How often the session model's timers are looked at while nothing else happens.
+const TICK: Duration = Duration::from_millis(250);
 
 /// Hook messages from `familiar hook` (Claude Code's permission and idle prompts), when the
 /// socket can be had; another running Familiar or no runtime dir only costs this feature.

@@ -137,21 +137,34 @@ pub struct AnimMachine {
     elapsed: f32,
     pending: Option<Anim>,
     sleeping: bool,
-    /// Seconds of idle so far (for falling asleep).
+    /// Seconds of idle so far (a familiar idle for a while holds still).
     idle_for: f32,
-    sleep_after: f32,
+    /// The session went idle while an animation played: sleep once it is over.
+    sleep_requested: bool,
 }
 
 impl AnimMachine {
-    /// A machine that starts with the entrance and sleeps after `sleep_after` idle seconds.
-    pub fn new(sleep_after: f32) -> AnimMachine {
+    /// A machine that starts with the entrance. It falls asleep only when told
+    /// ([`AnimMachine::sleep`]): the session model decides when a session is idle, and the
+    /// game keeps no clock of its own for that.
+    pub fn new() -> AnimMachine {
         AnimMachine {
             current: Anim::Enter,
             elapsed: 0.0,
             pending: None,
             sleeping: false,
             idle_for: 0.0,
-            sleep_after,
+            sleep_requested: false,
+        }
+    }
+
+    /// A machine already asleep, for a session that was idle before the window opened (no
+    /// entrance: it was there all along).
+    pub fn asleep() -> AnimMachine {
+        AnimMachine {
+            current: Anim::Idle,
+            sleeping: true,
+            ..AnimMachine::new()
         }
     }
 
@@ -188,7 +201,13 @@ impl AnimMachine {
         if self.sleeping {
             f32::INFINITY
         } else if self.current == Anim::Idle {
-            (self.sleep_after - self.idle_for).max(0.0)
+            if self.sleep_requested {
+                0.0
+            } else if self.idle_for < CALM_AFTER {
+                CALM_AFTER - self.idle_for
+            } else {
+                f32::INFINITY
+            }
         } else {
             (self.current.hold_secs() - self.elapsed).max(0.0)
         }
@@ -201,6 +220,7 @@ impl AnimMachine {
 
     /// A script asked for `anim`.
     pub fn request(&mut self, anim: Anim) {
+        self.sleep_requested = false;
         if self.sleeping {
             // Anything wakes the familiar at once.
             self.sleeping = false;
@@ -221,19 +241,20 @@ impl AnimMachine {
         }
     }
 
-    /// Falls asleep now (the tailer said the agent is idle).
+    /// Falls asleep (the session model said the agent is idle): now, or once the current
+    /// animation is over.
     pub fn sleep(&mut self) {
         if !self.sleeping && self.current.priority() <= Anim::Idle.priority() {
             self.sleeping = true;
             self.elapsed = 0.0;
         } else if !self.sleeping {
-            // Let the current animation finish first; the idle timer does the rest.
-            self.idle_for = self.sleep_after;
+            self.sleep_requested = true;
         }
     }
 
     /// Wakes without a new animation (the agent started working again).
     pub fn wake(&mut self) {
+        self.sleep_requested = false;
         if self.sleeping {
             self.sleeping = false;
             self.start(Anim::Idle);
@@ -269,7 +290,8 @@ impl AnimMachine {
         }
         if cur == Anim::Idle {
             self.idle_for += dt;
-            if self.idle_for >= self.sleep_after {
+            if self.sleep_requested {
+                self.sleep_requested = false;
                 self.sleeping = true;
                 self.elapsed = 0.0;
             }
@@ -293,7 +315,7 @@ mod tests {
     use super::*;
 
     fn settled_machine() -> AnimMachine {
-        let mut m = AnimMachine::new(60.0);
+        let mut m = AnimMachine::new();
         m.tick(2.0);
         assert_eq!(m.current(), Anim::Idle);
         m
@@ -310,7 +332,7 @@ mod tests {
 
     #[test]
     fn starts_with_the_entrance_then_idles() {
-        let mut m = AnimMachine::new(60.0);
+        let mut m = AnimMachine::new();
         assert_eq!(m.current(), Anim::Enter);
         m.tick(0.5);
         assert_eq!(m.current(), Anim::Enter);
@@ -366,10 +388,17 @@ mod tests {
     }
 
     #[test]
-    fn sleeps_after_idle_and_wakes_on_request() {
-        let mut m = AnimMachine::new(5.0);
+    fn sleeps_only_when_told_and_wakes_on_request() {
+        let mut m = AnimMachine::new();
         m.tick(1.1);
-        for _ in 0..6 {
+        for _ in 0..600 {
+            m.tick(1.0);
+        }
+        assert!(!m.sleeping(), "no clock of its own puts it to sleep");
+        m.request(Anim::Cast);
+        m.sleep();
+        assert!(!m.sleeping(), "the cast finishes first");
+        for _ in 0..5 {
             m.tick(1.0);
         }
         assert!(m.sleeping());
@@ -383,7 +412,7 @@ mod tests {
     fn calms_down_after_a_while_idle() {
         let mut m = settled_machine();
         assert!(!m.calm(), "breathes first");
-        assert!((m.next_change() - 60.0).abs() < 1.0);
+        assert!((m.next_change() - CALM_AFTER).abs() < 1.0);
         m.tick(CALM_AFTER);
         assert!(m.calm());
         m.request(Anim::Think);
@@ -397,7 +426,7 @@ mod tests {
         m.request(Anim::Cast);
         m.tick(0.6); // 4.8 frames at 8 fps
         assert_eq!(m.frame(4, 8.0), 0);
-        let mut e = AnimMachine::new(60.0);
+        let mut e = AnimMachine::new();
         e.tick(0.9);
         assert_eq!(e.frame(6, 8.0), 5, "the entrance holds its last frame");
     }

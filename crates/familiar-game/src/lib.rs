@@ -40,13 +40,11 @@ pub use window_memory::{WindowMemory, default_window_memory_path};
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum GameFeed {
-    /// A normalized event: session state for the mana bar and status marks, tool targets.
+    /// An event of the session model: the only source of session state (mana, status, the
+    /// project label from `cwd`, a `snapshot` for each session that existed at start).
     Event(Event),
     /// An action from the scripts: animations, speech, quests, XP, companions, log lines.
     Action(Action),
-    /// A human label for a session's familiar (e.g. `familiar:3f2a1b`), optional.
-    /// Bevy's built-in font covers ASCII only, so keep labels ASCII.
-    SessionLabel { session: String, label: String },
     /// Close the window: the pipeline ended (Ctrl-C while watching live).
     Quit,
 }

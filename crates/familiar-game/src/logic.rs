@@ -32,8 +32,6 @@ pub struct GameConfig {
     pub max_familiars: usize,
     /// Companions shown per familiar.
     pub max_companions: usize,
-    /// Idle seconds before the familiar falls asleep.
-    pub sleep_after: f32,
     /// Lines kept in the log strip.
     pub log_lines: usize,
 }
@@ -43,7 +41,6 @@ impl Default for GameConfig {
         GameConfig {
             max_familiars: 4,
             max_companions: 5,
-            sleep_after: 90.0,
             log_lines: 4,
         }
     }
@@ -69,9 +66,6 @@ pub struct Mana {
     /// Fraction drawn on screen; follows [`Mana::fraction`] smoothly.
     pub shown: f32,
     pub compaction: Option<Compaction>,
-    /// After a compaction, the post-compaction size stands in for an unknown context until a
-    /// real value arrives.
-    estimate: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,7 +92,6 @@ impl Default for Mana {
             limit: 200_000,
             shown: 1.0,
             compaction: None,
-            estimate: None,
         }
     }
 }
@@ -127,24 +120,20 @@ impl Mana {
         }
     }
 
-    /// Takes the session state carried by an event or action.
+    /// Takes the session state an event carries (the session model's, never an estimate of
+    /// the game's own).
     pub fn observe(&mut self, used: Option<u64>, limit: u64) {
         self.limit = limit;
         let was_unknown = self.used.is_none();
-        match used {
-            Some(u) => {
-                self.used = Some(u);
-                self.estimate = None;
-            }
-            None => self.used = self.estimate,
-        }
+        self.used = used;
         // The first known value shows at once; later changes ease in.
         if was_unknown && let Some(f) = self.fraction() {
             self.shown = f;
         }
     }
 
-    /// A compaction: the bar refills to the post-compaction size when it is known.
+    /// A compaction, for its "pre -> post" label; the bar itself follows the context the
+    /// compaction event carries.
     pub fn compact(&mut self, pre: Option<u64>, post: Option<u64>) {
         let pre = pre.or(self.used);
         self.compaction = Some(Compaction {
@@ -152,10 +141,6 @@ impl Mana {
             post,
             age: 0.0,
         });
-        self.estimate = post;
-        if let Some(p) = post {
-            self.used = Some(p);
-        }
     }
 
     /// Compact label: `150k/200k`, or `?/200k` when unknown.
@@ -401,12 +386,6 @@ pub fn ingest(world: &mut World) {
         match item {
             GameFeed::Event(ev) => apply_event(world, &ev, now),
             GameFeed::Action(act) => apply_action(world, &act, now),
-            GameFeed::SessionLabel { session, label } => {
-                let e = familiar_for(world, Some(&session), now);
-                if let Some(mut f) = world.get_mut::<Familiar>(e) {
-                    f.label = trimmed(&label, 40);
-                }
-            }
             GameFeed::Quit => {
                 world.write_message(bevy::app::AppExit::Success);
             }
@@ -467,7 +446,7 @@ fn familiar_for(world: &mut World, session: Option<&str>, now: f32) -> Entity {
                 slot,
                 last_active: now,
             },
-            Animation(AnimMachine::new(config.sleep_after)),
+            Animation(AnimMachine::new()),
             Mana::default(),
             Progress {
                 level: 1,
@@ -553,8 +532,30 @@ fn observe_state(world: &mut World, e: Entity, used: Option<u64>, limit: u64, st
     }
 }
 
+/// `my-project 258c72`: the project (the session's `cwd`) and the session's first characters,
+/// so several familiars can be told apart.
+pub fn session_label(cwd: &str, session: Option<&str>) -> String {
+    let project = std::path::Path::new(cwd)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| cwd.to_owned());
+    let short: String = session.unwrap_or("").chars().take(6).collect();
+    trimmed(format!("{project} {short}").trim(), 40)
+}
+
 fn apply_event(world: &mut World, ev: &Event, now: f32) {
     let e = familiar_for(world, ev.session.as_deref(), now);
+    if let Some(cwd) = ev.cwd.as_deref()
+        && let Some(mut familiar) = world.get_mut::<Familiar>(e)
+    {
+        familiar.label = session_label(cwd, ev.session.as_deref());
+    }
+    if ev.kind == EventKind::Snapshot
+        && ev.status == Status::Idle
+        && let Some(mut anim) = world.get_mut::<Animation>(e)
+    {
+        anim.0 = AnimMachine::asleep();
+    }
     // Old transcripts keep subagents inline: sidechain records without an agent id.
     let agent = ev
         .agent
@@ -591,13 +592,11 @@ fn apply_event(world: &mut World, ev: &Event, now: f32) {
 fn apply_action(world: &mut World, act: &Action, now: f32) {
     let e = familiar_for(world, act.session.as_deref(), now);
     let log_cap = world.resource::<GameConfig>().log_lines;
-    if let Some(agent) = act.agent.as_deref() {
-        if let ActionKind::Animate { .. } = act.kind {
-            companion_busy(world, e, agent);
-            return;
-        }
-    } else {
-        observe_state(world, e, act.context_used, act.context_limit, act.status);
+    if let Some(agent) = act.agent.as_deref()
+        && let ActionKind::Animate { .. } = act.kind
+    {
+        companion_busy(world, e, agent);
+        return;
     }
     match &act.kind {
         ActionKind::Animate { name } => match Anim::parse(name) {
@@ -634,14 +633,6 @@ fn apply_action(world: &mut World, act: &Action, now: f32) {
         ActionKind::Rest => {
             if let Some(mut a) = world.get_mut::<Animation>(e) {
                 a.0.request(Anim::Rest);
-            }
-            // The compaction event itself brings pre/post; a bare `rest()` still refills
-            // visually from what is known.
-            if let Some(mut mana) = world.get_mut::<Mana>(e)
-                && mana.compaction.is_none_or(|c| c.age > 1.0)
-            {
-                let used = act.context_used;
-                mana.compact(None, used);
             }
         }
         ActionKind::CompanionSpawn { id, kind } => {

@@ -42,9 +42,6 @@ fn action_in(session: &str, kind: ActionKind) -> Action {
         agent: None,
         line: 1,
         event: EventKind::Tool,
-        context_used: Some(50_000),
-        context_limit: 200_000,
-        status: Status::Working,
     }
 }
 
@@ -220,7 +217,7 @@ fn unknown_context_is_unknown_not_empty() {
 }
 
 #[test]
-fn compaction_rests_and_refills_with_pre_and_post() {
+fn compaction_rests_and_the_bar_follows_the_events_context() {
     let mut app = settled();
     send(
         &mut app,
@@ -228,30 +225,24 @@ fn compaction_rests_and_refills_with_pre_and_post() {
     );
     app.update();
     assert_eq!(mana(&mut app).band(), ManaBand::Critical);
-    let mut compact = event(EventKind::CompactBoundary, None);
+    // The session model gives the compaction event the post-compaction context.
+    let mut compact = event(EventKind::CompactBoundary, Some(20_000));
     compact.pre_tokens = Some(180_000);
     compact.post_tokens = Some(20_000);
     send(&mut app, GameFeed::Event(compact));
-    let mut rest = action(ActionKind::Rest);
-    rest.context_used = None;
-    send(&mut app, GameFeed::Action(rest));
+    send(&mut app, GameFeed::Action(action(ActionKind::Rest)));
     app.update();
     assert_eq!(anim(&mut app), Anim::Rest);
     let m = mana(&mut app);
-    assert_eq!(
-        m.remaining(),
-        Some(180_000),
-        "refilled to the post-compaction size"
-    );
+    assert_eq!(m.remaining(), Some(180_000), "refilled to the post size");
     let c = m
         .compaction
         .unwrap_or_else(|| panic!("no compaction recorded"));
     assert_eq!((c.pre, c.post), (Some(180_000), Some(20_000)));
-    // Events with unknown context keep the estimate until a real value comes.
+    // The game keeps no estimate: unknown is unknown until the model knows again.
     send(&mut app, GameFeed::Event(event(EventKind::Text, None)));
-    seconds(&mut app, 1.0);
-    assert_eq!(mana(&mut app).remaining(), Some(180_000));
-    assert!(mana(&mut app).shown > 0.85, "the bar refills");
+    app.update();
+    assert_eq!(mana(&mut app).remaining(), None);
     send(
         &mut app,
         GameFeed::Event(event(EventKind::Text, Some(30_000))),
@@ -260,6 +251,31 @@ fn compaction_rests_and_refills_with_pre_and_post() {
     assert_eq!(mana(&mut app).remaining(), Some(170_000));
     seconds(&mut app, 2.5);
     assert_eq!(anim(&mut app), Anim::Idle, "rest ends after its hold");
+}
+
+#[test]
+fn a_snapshot_brings_a_familiar_with_its_mana_status_and_project() {
+    let mut app = app();
+    let mut snapshot = Event::new(EventKind::Snapshot, 40);
+    snapshot.session = Some("258c7280-ae70".into());
+    snapshot.context_used = Some(150_000);
+    snapshot.context_limit = 1_000_000;
+    snapshot.status = Status::Idle;
+    snapshot.cwd = Some("/home/user/spotter".into());
+    send(&mut app, GameFeed::Event(snapshot));
+    app.update();
+    let e = familiar(&mut app, "258c7280-ae70");
+    let world = app.world();
+    assert_eq!(
+        world.get::<Familiar>(e).map(|f| f.label.clone()),
+        Some("spotter 258c72".into())
+    );
+    let mana = world.get::<Mana>(e).expect("mana");
+    assert_eq!((mana.used, mana.limit), (Some(150_000), 1_000_000));
+    assert!(
+        world.get::<Animation>(e).is_some_and(|a| a.0.sleeping()),
+        "an idle session sleeps from the first frame"
+    );
 }
 
 #[test]
@@ -303,29 +319,31 @@ fn status_marks_and_sleep() {
 }
 
 #[test]
-fn falls_asleep_after_a_quiet_spell() {
+fn sleeps_only_when_the_session_model_says_idle() {
+    // Regression: the game fell asleep after 90 s of its own clock while the session model
+    // still said `working`. Sleep now comes from `idle` status events alone.
     let mut app = app();
-    app.insert_resource(GameConfig {
-        sleep_after: 3.0,
-        ..GameConfig::default()
-    });
     send(
         &mut app,
         GameFeed::Event(event(EventKind::SessionStart, None)),
     );
-    seconds(&mut app, 2.0);
+    seconds(&mut app, 600.0);
     let e = familiar(&mut app, "s1");
-    assert!(
-        !app.world()
-            .get::<Animation>(e)
-            .is_some_and(|a| a.0.sleeping())
-    );
-    seconds(&mut app, 3.0);
-    assert!(
+    let asleep = |app: &App| {
         app.world()
             .get::<Animation>(e)
             .is_some_and(|a| a.0.sleeping())
+    };
+    assert!(
+        !asleep(&app),
+        "ten quiet minutes are not idle by themselves"
     );
+    let mut idle = event(EventKind::Status, None);
+    idle.status = Status::Idle;
+    send(&mut app, GameFeed::Event(idle));
+    app.update();
+    assert!(asleep(&app));
+    seconds(&mut app, 1.0);
     assert!(
         !app.world().resource::<Activity>().animating,
         "asleep is low power"
@@ -549,10 +567,12 @@ fn several_sessions_get_their_own_familiars_up_to_the_limit() {
     }
     send(
         &mut app,
-        GameFeed::SessionLabel {
-            session: "s3".into(),
-            label: "familiar:s3".into(),
-        },
+        GameFeed::Event({
+            let mut event = Event::new(EventKind::Text, 1);
+            event.session = Some("s3".into());
+            event.cwd = Some("/home/user/familiar".into());
+            event
+        }),
     );
     // s1 is the least recently active: the fifth session takes its place.
     send(

@@ -87,9 +87,6 @@ fn action(kind: ActionKind) -> GameFeed {
         agent: None,
         line: 2,
         event: EventKind::Reading,
-        context_used: Some(50_000),
-        context_limit: 200_000,
-        status: Status::Working,
     })
 }
 
@@ -115,11 +112,11 @@ fn the_window_shows_the_familiar_and_its_mana() {
     let mut data = serde_json::Map::new();
     data.insert("branch".into(), serde_json::Value::String("main".into()));
     let feed = vec![
-        GameFeed::Event(event(EventKind::SessionStart)),
-        GameFeed::SessionLabel {
-            session: "demo".into(),
-            label: "familiar:demo".into(),
-        },
+        GameFeed::Event({
+            let mut start = event(EventKind::SessionStart);
+            start.cwd = Some("/home/user/familiar".into());
+            start
+        }),
         action(ActionKind::Quest {
             text: "Make the flaky test pass".into(),
         }),

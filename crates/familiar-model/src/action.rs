@@ -68,8 +68,8 @@ impl ActionKind {
     }
 }
 
-/// An action with where it came from: the script that emitted it and the event that caused it,
-/// plus the session state at that event so a sink (the game's mana bar) needs nothing else.
+/// An action with where it came from: the script that emitted it and the event that caused it.
+/// It carries no session state: that is the session model's, told by events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Action {
     #[serde(flatten)]
@@ -82,7 +82,4 @@ pub struct Action {
     pub line: u64,
     /// Kind of the event that caused it.
     pub event: crate::EventKind,
-    pub context_used: Option<u64>,
-    pub context_limit: u64,
-    pub status: crate::Status,
 }

@@ -36,13 +36,19 @@ pub enum EventKind {
     Success,
     /// A `summary` record (a session title).
     Summary,
-    /// The status changed without a record (idle, or quiet after a text-only turn): emitted by
-    /// the live tailer's timers, never by the normalizer.
+    /// The status changed without a record (idle, quiet after a text-only turn, or a hook's
+    /// permission or idle prompt): emitted by the session model's timers and hook input, never
+    /// by the normalizer. `previous_status` and `duration_ms` say what it replaces and for how
+    /// long that lasted.
     Status,
+    /// The state of a session that existed when watching began (one per session, before any
+    /// other event of it): status and for how long (`duration_ms`), context, model, `cwd`.
+    /// Emitted by the session model, never by the normalizer.
+    Snapshot,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 15] = [
+    pub const ALL: [EventKind; 16] = [
         EventKind::SessionStart,
         EventKind::Prompt,
         EventKind::Thinking,
@@ -58,6 +64,7 @@ impl EventKind {
         EventKind::Success,
         EventKind::Summary,
         EventKind::Status,
+        EventKind::Snapshot,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -77,6 +84,7 @@ impl EventKind {
             EventKind::Success => "success",
             EventKind::Summary => "summary",
             EventKind::Status => "status",
+            EventKind::Snapshot => "snapshot",
         }
     }
 }
@@ -209,9 +217,20 @@ pub struct Event {
     /// Model id of the assistant message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// Turn or run duration, on `success`.
+    /// Turn or run duration, on `success`; on `status`, how long the previous status lasted;
+    /// on `snapshot`, how long the session has had its current status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// The status a `status` event replaces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_status: Option<Status>,
+    /// The session's working directory (its project): on `snapshot`, and on the first event of
+    /// a session after the session model learnt it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The git branch of `cwd` when the session recorded one (same events as `cwd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_branch: Option<String>,
     /// The original JSON line, kept only when the consumer asks for it (scripts' `ev.raw`).
     #[serde(skip)]
     pub raw: Option<Arc<str>>,
@@ -249,6 +268,9 @@ impl Event {
             think: None,
             model: None,
             duration_ms: None,
+            previous_status: None,
+            cwd: None,
+            git_branch: None,
             raw: None,
         }
     }

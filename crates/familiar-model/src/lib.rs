@@ -10,6 +10,7 @@ mod action;
 mod control;
 mod event;
 pub mod text;
+pub mod time;
 
 pub use action::{Action, ActionKind, Urgency};
 pub use control::ReplayControl;

@@ -422,9 +422,6 @@ impl ScriptHost {
                     agent: event.agent.clone(),
                     line: event.line,
                     event: event.kind,
-                    context_used: event.context_used,
-                    context_limit: event.context_limit,
-                    status: event.status,
                 });
             }
         }

@@ -1,7 +1,7 @@
 //! Tailer benchmark (not a test; run `cargo bench -p familiar-tail --bench tail_latency`).
 //!
-//! 1. Append-to-event latency through real inotify: append one real transcript line, time
-//!    until its event comes off the channel; p50 / p99 / max over `LATENCY_APPENDS` appends.
+//! 1. Append-to-line latency through real inotify: append one real transcript line, time
+//!    until it comes off the channel; p50 / p99 / max over `LATENCY_APPENDS` appends.
 //! 2. Load: `SESSIONS` session files each appended at `LINES_PER_SEC` lines/s (real records
 //!    from the fixtures) for `LOAD_SECS`; CPU time of the tailer's threads (the `familiar-tail`
 //!    thread and notify's inotify thread, from `/proc/self/task/*/schedstat`) as a share of
@@ -98,7 +98,7 @@ fn latency(lines: &[Vec<u8>]) {
         .append(true)
         .open(&path)
         .expect("create");
-    // An assistant text record: one `text` event per append, whatever came before.
+    // An assistant text record, one line per append.
     let line = lines
         .iter()
         .find(|l| {
@@ -115,9 +115,11 @@ fn latency(lines: &[Vec<u8>]) {
         file.write_all(line).expect("append");
         loop {
             match handle.receiver().recv_timeout(Duration::from_secs(10)) {
-                Ok(TailMessage::Event(event)) if event.line == n => break,
+                Ok(TailMessage::Lines { lines, .. }) if lines.iter().any(|l| l.number == n) => {
+                    break;
+                }
                 Ok(_) => {}
-                Err(err) => panic!("no event for line {n}: {err}"),
+                Err(err) => panic!("no line {n}: {err}"),
             }
         }
         samples.push(started.elapsed());
@@ -127,7 +129,7 @@ fn latency(lines: &[Vec<u8>]) {
     }
     samples.sort();
     println!(
-        "append-to-event latency over {appends} appends ({} B line, {}): \
+        "append-to-line latency over {appends} appends ({} B line, {}): \
          p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
         line.len(),
         mode_name(),
@@ -193,16 +195,14 @@ fn load(lines: &[Vec<u8>]) {
         std::thread::spawn(move || {
             let mut latencies = Vec::new();
             while !done.load(Ordering::Relaxed) {
-                if let Ok(TailMessage::Event(event)) =
+                if let Ok(TailMessage::Lines { lines, .. }) =
                     receiver.recv_timeout(Duration::from_millis(100))
                 {
-                    events.fetch_add(1, Ordering::Relaxed);
-                    let probe = event
-                        .text
-                        .as_deref()
-                        .and_then(|t| t.strip_prefix("probe-"))
-                        .and_then(|n| n.parse::<usize>().ok());
-                    if let Some(n) = probe {
+                    events.fetch_add(lines.len() as u64, Ordering::Relaxed);
+                    for line in &lines {
+                        let Some(n) = probe_number(&line.bytes) else {
+                            continue;
+                        };
                         let at = sent.lock().ok().and_then(|s| s.get(n).copied().flatten());
                         if let Some(at) = at {
                             latencies.push(at.elapsed());
@@ -264,7 +264,7 @@ fn load(lines: &[Vec<u8>]) {
     latencies.sort();
     let stats = handle.stats();
     println!(
-        "{} {sessions} sessions x {rate} lines/s for {:.1} s ({written} lines, {:.1} MB, {} events): \
+        "{} {sessions} sessions x {rate} lines/s for {:.1} s ({written} lines, {:.1} MB, {} lines received): \
          tailer CPU {:.3} s = {:.1} % of one core (of which notify's thread {:.1} %; \
          channel full {} times)",
         mode_name(),
@@ -285,6 +285,13 @@ fn load(lines: &[Vec<u8>]) {
             latencies.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
         );
     }
+}
+
+/// `n` of a probe line `{"type":"summary","summary":"probe-<n>",...}`.
+fn probe_number(line: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(line).ok()?;
+    let rest = text.strip_prefix("{\"type\":\"summary\",\"summary\":\"probe-")?;
+    rest.split('"').next()?.parse().ok()
 }
 
 fn main() {

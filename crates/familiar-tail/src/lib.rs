@@ -1,32 +1,48 @@
 //! The source stage of Familiar: find Claude Code transcripts and follow them as they are
-//! written, nothing lost and nothing repeated.
+//! written, as complete lines, nothing lost and nothing repeated. The tailer knows files,
+//! offsets, generations and lines; it does not parse records (the session model does, from
+//! the [`TailMessage`]s sent here).
 //!
 //! - [`discovery`]: the config dir, project-dir encodings, subagent layouts, selectors
-//!   (`--project`, `--all`, `--session`, `--file`), hook-named paths, liveness from record
-//!   timestamps. Pure functions plus small bounded reads.
-//! - [`file`]: one followed file: offset, partial-line buffer
-//!   ([`familiar_transcript::LineSplitter`]), its own [`familiar_transcript::Normalizer`],
-//!   truncation/replacement/deletion detection, the idle and quiet timers.
+//!   (`--project`, `--all`, `--session`, `--file`), hook-named paths. Pure functions plus
+//!   small bounded reads; the record fields it needs (`cwd`, `sessionId`) are parsed by
+//!   [`familiar_transcript::head`].
+//! - [`file`]: one followed path: descriptor, device and inode, offset, partial-line buffer
+//!   ([`familiar_transcript::LineSplitter`]), generations; truncation, replacement and
+//!   deletion, each noticed from the files themselves. The one line loop.
 //! - [`tailer`]: the thread that watches (inotify via `notify`, or its own poll loop), owns
 //!   the [`file::FileTail`]s, and sends [`TailMessage`]s on a bounded channel.
-//! - [`clock`]: the injectable clock the timers read.
+//! - [`message`]: the [`TailMessage`] contract.
 //!
-//! Events for a file equal what `familiar events FILE` prints for it (the same normalizer fed
-//! the same lines), except that [`file::tag`] fills a `session` or `agent` the records left
-//! empty from the file's place (a subagent transcript's `agent-<id>.jsonl`).
+//! # Guarantees and their limits
+//! - Per path, lines arrive in file order, each once, numbered exactly within their
+//!   generation; a line is sent only once its newline is on disk.
+//! - A rename or delete is acted on only after the open descriptor was read to its end
+//!   (inotify and poll modes alike), so lines written just before it are not lost.
+//! - A new generation (truncation, or another inode at the path) starts at line 1, after the
+//!   previous generation's last line. Truncation is noticed by size and by the first bytes
+//!   read, even before a whole line was read.
+//! - **Unavoidable losses:** bytes that a truncation cuts away before the tailer read them
+//!   are gone from disk; no tailer can have them. They are counted
+//!   ([`OpenReason::Truncated`]`{ lost_bytes }`, [`TailStatsSnapshot::lost_bytes`]) and logged
+//!   at `info` level. Likewise, a file renamed away or deleted before the tailer first opened
+//!   it, and bytes written to a renamed file after the tailer moved on to the new one, cannot
+//!   be read. A rewrite in place that leaves the first bytes read unchanged (the same prefix
+//!   written again) cannot be told from an append: what follows is read as the continuation.
+//! - A file renamed to another `*.jsonl` name that is followed is a new path to the tailer:
+//!   it is read from its start (Claude Code does not rename transcripts).
 
-pub mod clock;
 pub mod discovery;
 pub mod file;
+pub mod message;
 pub mod tailer;
 
-pub use clock::{Clock, ManualClock, SystemClock};
 pub use discovery::{
     DiscoveryError, Matcher, Selector, TranscriptInfo, TranscriptKind, Verdict, config_dir,
     transcript_path_from_hook,
 };
-pub use file::{ResetReason, SubagentLink, Timers, subagent_link, tag};
+pub use message::{Line, OpenReason, TailMessage};
 pub use tailer::{
-    Followed, SEND_WAIT, Stopper, TailError, TailMessage, TailStatsSnapshot, TailerConfig,
-    TailerHandle, WatchMode, spawn,
+    PRIME_BYTES, SEND_WAIT, Stopper, TailError, TailStatsSnapshot, TailerConfig, TailerHandle,
+    WatchMode, spawn,
 };

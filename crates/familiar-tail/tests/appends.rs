@@ -1,7 +1,7 @@
 //! Nothing lost, nothing doubled: a writer appends a real transcript in random chunks (cutting
 //! lines and multi-byte UTF-8 characters anywhere, with random pauses) while the tailer
-//! follows it through real inotify (or its poll loop); the events equal `normalize_bytes` of
-//! the whole file. Seeded and reproducible: proptest picks the fixture, the seed of the chunk
+//! follows it through real inotify (or its poll loop); the lines equal the complete lines of
+//! the whole file, numbered from 1, each once. Seeded and reproducible: proptest picks the fixture, the seed of the chunk
 //! plan and the watch mode from a fixed RNG seed.
 
 mod common;
@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use familiar_tail::{Selector, TailMessage};
+use familiar_tail::{OpenReason, Selector, TailMessage};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
@@ -81,27 +81,32 @@ fn run_case(fixture: usize, seed: u64, poll: bool) -> Result<(), TestCaseError> 
             std::thread::sleep(Duration::from_millis(rng.below(4)));
         }
     }
-    let marker = format!("end-{seed}");
+    let end = format!("end-{seed}");
     // The fixture may end without a newline: the marker must start on its own line.
     let mut tail = Vec::new();
     if !bytes.ends_with(b"\n") {
         tail.push(b'\n');
     }
-    tail.extend(sentinel(&marker));
-    std::io::Write::write_all(&mut file, &tail).expect("append the sentinel");
+    tail.extend(marker(&end));
+    std::io::Write::write_all(&mut file, &tail).expect("append the marker");
 
-    let got = events_until_sentinel(&handle, &marker);
-    let want = reference(&path, &bytes);
+    let stream = stream_of(&until_marker(&handle, &end), &path);
     let what = format!(
         "{} seed {seed} {}",
         source.display(),
         if poll { "poll" } else { "inotify" }
     );
-    prop_assert!(!want.is_empty(), "{what}: the fixture yields events");
-    assert_same_events(&got, &want, &what);
+    let mut whole = bytes.clone();
+    whole.extend(&tail);
+    let want = lines_of(&whole);
+    prop_assert!(want.len() > 1, "{}: the fixture has lines", what);
+    prop_assert_eq!(&stream.opened, &[(1, OpenReason::Appeared)]);
+    let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
+    assert_same_lines(&got, &want, &what);
+    prop_assert_eq!(stream.lines[0].number, 1);
     let stats = handle.stats();
     prop_assert_eq!(stats.channel_full, 0);
-    prop_assert_eq!(stats.bytes, (bytes.len() + tail.len()) as u64);
+    prop_assert_eq!(stats.bytes, whole.len() as u64);
     Ok(())
 }
 
@@ -115,7 +120,7 @@ proptest! {
     })]
 
     #[test]
-    fn random_chunked_appends_give_the_events_of_the_whole_file(
+    fn random_chunked_appends_give_the_lines_of_the_whole_file(
         fixture in 0usize..64,
         seed in any::<u64>(),
         poll in prop::bool::weighted(0.25),
@@ -132,24 +137,22 @@ fn every_real_transcript_arrives_whole() {
     }
 }
 
-/// The tailer tells which transcript it follows before the transcript's first events.
+/// The tailer tells which transcript it follows before the transcript's first lines.
 #[test]
-fn a_new_file_is_announced_before_its_events() {
+fn a_new_file_is_opened_before_its_lines() {
     let env = Env::new();
     let dir = env.project_dir(std::path::Path::new("/p"));
     let bytes = real("v2.1.38-spotter-local-command-tool-errors.jsonl");
     let path = dir.join(format!("{}.jsonl", session_of(&bytes)));
     let handle = start(env.tailer_config(vec![Selector::All]));
     append(&path, &bytes);
-    let messages = until(&handle, |m| matches!(m, TailMessage::Event(_))).expect("an event");
-    let followed = messages.iter().find_map(|m| match m {
-        TailMessage::Followed(followed) => Some(followed),
-        _ => None,
+    let messages = until(&handle, |m| matches!(m, TailMessage::Lines { .. })).expect("some lines");
+    let opened = messages.iter().position(|m| {
+        matches!(m, TailMessage::Opened { path: p, info, generation: 1, reason: OpenReason::Appeared }
+            if **p == *path && info.session_id.as_deref() == Some(session_of(&bytes).as_str()))
     });
-    let followed = followed.expect("Followed before the first event");
-    assert_eq!(followed.info.path, path);
-    assert_eq!(
-        followed.session.as_deref(),
-        Some(session_of(&bytes).as_str())
+    assert!(
+        opened.is_some_and(|at| at + 1 < messages.len()),
+        "{messages:?}"
     );
 }

@@ -31,7 +31,7 @@ fn claude_config_dir_points_discovery_and_the_tailer_at_a_temp_dir() {
     assert!(
         messages
             .iter()
-            .any(|m| matches!(m, TailMessage::Followed(f) if f.info.path == path))
+            .any(|m| matches!(m, TailMessage::Opened { path: p, .. } if **p == *path))
     );
 
     // Empty means unset: back to ~/.claude (never written to).

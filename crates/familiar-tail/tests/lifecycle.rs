@@ -1,43 +1,27 @@
 //! What happens to followed files over their life, against real files and real inotify:
-//! warm-up at start, `--from-start`, truncation and rewrite, replacement, deletion, new
-//! sessions and subagents appearing, directories that appear later, unreadable entries,
-//! a full channel, and the status timers driven by an injected clock.
+//! the backlog at start, `--from-start`, truncation and rewrite, replacement, deletion, new
+//! sessions and subagents appearing, directories that appear later, unreadable entries, a
+//! full channel. Assertions are on lines and lifecycle messages (the tailer parses nothing).
 
 mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
-use familiar_model::{EventKind, Status};
-use familiar_tail::{
-    ManualClock, ResetReason, Selector, TailMessage, TailerHandle, Timers, TranscriptKind,
-};
-use familiar_transcript::{Normalizer, NormalizerConfig, normalize_bytes};
+use familiar_tail::{OpenReason, Selector, TailMessage, TranscriptKind};
 
 const SUBAGENT: &str = "v2.1.39-spotter-subagent-agent-a881341.jsonl";
 const SHORT: &str = "v2.1.38-spotter-local-command-tool-errors.jsonl";
 const SLASH: &str = "v2.1.38-spotter-slash-command-queue.jsonl";
 const COMPACT: &str = "v2.0.67-erk-ci-compact-boundary-queue.jsonl";
 
-/// Byte offset just after the `n`-th newline.
-fn after_lines(bytes: &[u8], n: usize) -> usize {
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| b == b'\n')
-        .nth(n - 1)
-        .map(|(i, _)| i + 1)
-        .expect("enough lines")
-}
-
-fn followed_paths(messages: &[TailMessage]) -> Vec<PathBuf> {
+fn opened_paths(messages: &[TailMessage]) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = messages
         .iter()
         .filter_map(|m| match m {
-            TailMessage::Followed(f) => Some(f.info.path.clone()),
+            TailMessage::Opened { path, .. } => Some(path.to_path_buf()),
             _ => None,
         })
         .collect();
@@ -46,219 +30,304 @@ fn followed_paths(messages: &[TailMessage]) -> Vec<PathBuf> {
     paths
 }
 
-fn until_caught_up(handle: &TailerHandle) -> Vec<TailMessage> {
-    until(handle, |m| matches!(m, TailMessage::CaughtUp)).expect("CaughtUp within the wait")
+fn modes() -> [(bool, &'static str); 2] {
+    [(false, "inotify"), (true, "poll")]
+}
+
+fn config_for(env: &Env, poll: bool) -> familiar_tail::TailerConfig {
+    let mut config = env.tailer_config(vec![Selector::All]);
+    if poll {
+        config.mode = poll_mode();
+    }
+    config
 }
 
 #[test]
-fn live_mode_reads_existing_files_silently_then_emits_only_appends() {
+fn live_mode_sends_the_backlog_then_the_appends_with_exact_line_numbers() {
     let env = Env::new();
     let dir = env.project_dir(Path::new("/p"));
     let bytes = real(COMPACT);
     let path = dir.join(format!("{}.jsonl", session_of(&bytes)));
-    // Cut in the middle of a line: the line it completes later must be emitted once.
+    // Cut in the middle of a line: the line it completes later is new, and sent once.
     let cut = after_lines(&bytes, 120) + 37;
     fs::write(&path, &bytes[..cut]).expect("write the first part");
 
     let handle = start(env.tailer_config(vec![Selector::All]));
     let startup = until_caught_up(&handle);
-    assert!(
-        events(startup.clone()).is_empty(),
-        "no old events in live mode"
-    );
-    let followed = startup
-        .iter()
-        .find_map(|m| match m {
-            TailMessage::Followed(f) => Some(f.clone()),
-            _ => None,
-        })
-        .expect("the existing file is followed");
-    // The warm-up state is the normalizer's after the complete lines of the first part.
-    let mut normalizer = Normalizer::new(NormalizerConfig::default());
-    let mut scratch = Vec::new();
-    familiar_transcript::feed(
-        &mut normalizer,
-        &bytes[..after_lines(&bytes, 120)],
-        &mut scratch,
-        &mut Vec::new(),
-    );
-    assert_eq!(followed.lines, 120);
-    assert_eq!(followed.context_used, normalizer.context_used());
-    assert!(followed.context_used.is_some());
-    assert_eq!(followed.context_limit, normalizer.context_limit());
-    assert_eq!(followed.open_tool_uses, normalizer.open_tool_uses());
-    assert_eq!(followed.session, normalizer.session().map(str::to_owned));
-    // Records from 2025: long idle, not live.
-    assert_eq!(followed.status, Status::Idle);
-    assert!(!followed.live);
+    let stream = stream_of(&startup, &path);
+    assert_eq!(stream.opened, [(1, OpenReason::Existing)]);
+    assert!(stream.lines.iter().all(|l| l.backlog));
+    let all = lines_of(&bytes);
+    let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
+    assert_same_lines(&got, &all[..120], "backlog");
+    assert_eq!(stream.lines.first().map(|l| l.number), Some(1));
 
     append(&path, &bytes[cut..]);
-    append(&path, &sentinel("s1"));
-    let got = events_until_sentinel(&handle, "s1");
-    let want: Vec<_> = reference(&path, &bytes)
-        .into_iter()
-        .filter(|event| event.line > 120)
-        .collect();
-    assert!(!want.is_empty());
-    assert_same_events(&got, &want, "appended part");
+    append(&path, &marker("m1"));
+    let messages = until_marker(&handle, "m1");
+    let stream = stream_of(&messages, &path);
+    assert!(stream.opened.is_empty(), "no new generation");
+    assert!(stream.lines.iter().all(|l| !l.backlog));
+    assert_eq!(stream.lines.first().map(|l| l.number), Some(121));
+    let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
+    let mut want = all[120..].to_vec();
+    want.extend(lines_of(&marker("m1")));
+    assert_same_lines(&got, &want, "appended part");
 }
 
 #[test]
-fn from_start_replays_existing_files() {
+fn the_backlog_starts_within_prime_bytes_at_a_line_start_with_its_real_number() {
+    let env = Env::new();
+    let dir = env.project_dir(Path::new("/p"));
+    let bytes = real(COMPACT);
+    let path = dir.join("s.jsonl");
+    fs::write(&path, &bytes).expect("write");
+    let mut config = env.tailer_config(vec![Selector::All]);
+    config.prime_bytes = 100_000;
+    let handle = start(config);
+    let stream = stream_of(&until_caught_up(&handle), &path);
+    let first = stream.lines.first().expect("some backlog");
+    let all = lines_of(&bytes);
+    let number = first.number as usize;
+    assert!(number > 1, "started part-way");
+    // The first line sent is the first one that starts within the last 100 000 bytes.
+    let start = after_lines(&bytes, number - 1);
+    assert!(bytes.len() - start <= 100_000);
+    assert!(bytes.len() - after_lines(&bytes, number - 2) > 100_000);
+    let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
+    assert_same_lines(&got, &all[number - 1..], "primed backlog");
+}
+
+#[test]
+fn from_start_sends_existing_files_whole_and_not_as_backlog() {
     let env = Env::new();
     let dir = env.project_dir(Path::new("/p"));
     let bytes = real(SHORT);
     let path = dir.join(format!("{}.jsonl", session_of(&bytes)));
-    let mut content = bytes.clone();
-    content.extend(sentinel("end"));
-    fs::write(&path, &content).expect("write");
+    fs::write(&path, &bytes).expect("write");
     let mut config = env.tailer_config(vec![Selector::All]);
     config.from_start = true;
+    config.prime_bytes = 10; // ignored with from_start
     let handle = start(config);
-    let got = events_until_sentinel(&handle, "end");
-    assert_same_events(&got, &reference(&path, &bytes), "from start");
+    let stream = stream_of(&until_caught_up(&handle), &path);
+    assert_eq!(stream.opened, [(1, OpenReason::Existing)]);
+    assert!(stream.lines.iter().all(|l| !l.backlog));
+    let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
+    assert_same_lines(&got, &lines_of(&bytes), "from start");
 }
 
 #[test]
-fn truncation_to_zero_and_rewrite_reads_the_new_content_from_line_one() {
-    for poll in [false, true] {
+fn truncation_to_zero_and_rewrite_starts_a_new_generation_at_line_one() {
+    for (poll, mode) in modes() {
         let env = Env::new();
         let dir = env.project_dir(Path::new("/p"));
         let first = real(SHORT);
         let second = real(SLASH);
         let path = dir.join("s.jsonl");
-        let mut config = env.tailer_config(vec![Selector::All]);
-        if poll {
-            config.mode = poll_mode();
-        }
-        let handle = start(config);
+        let handle = start(config_for(&env, poll));
         append(&path, &first);
-        append(&path, &sentinel("one"));
-        let got = events_until_sentinel(&handle, "one");
-        assert_same_events(&got, &reference(&path, &first), "before truncation");
+        append(&path, &marker("one"));
+        let stream = stream_of(&until_marker(&handle, "one"), &path);
+        assert_eq!(stream.opened, [(1, OpenReason::Appeared)], "{mode}");
+        assert_same_lines(&stream.lines_of_generation(1), &lines_of(&first), mode);
 
-        let file = fs::OpenOptions::new()
+        fs::OpenOptions::new()
             .write(true)
             .open(&path)
-            .expect("open");
-        file.set_len(0).expect("truncate to zero");
-        drop(file);
+            .expect("open")
+            .set_len(0)
+            .expect("truncate to zero");
         append(&path, &second);
-        append(&path, &sentinel("two"));
-        let messages = until(
-            &handle,
-            |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "two")),
-        )
-        .expect("the rewritten content arrives");
-        let reset = messages
-            .iter()
-            .position(|m| matches!(m, TailMessage::Reset { .. }))
-            .expect("a reset is reported");
-        // Whether the tailer saw the file short (truncated) or already rewritten past the old
-        // offset (a different first line: replaced) depends on timing; both re-read it.
-        assert!(matches!(
-            messages[reset],
-            TailMessage::Reset {
-                reason: ResetReason::Truncated | ResetReason::Replaced,
-                ..
-            }
-        ));
-        assert!(events(messages[..reset].to_vec()).is_empty(), "poll={poll}");
-        let got: Vec<_> = events(messages[reset..].to_vec())
-            .into_iter()
-            .filter(|e| !is_sentinel(e, "two"))
-            .collect();
-        assert_same_events(&got, &reference(&path, &second), "after truncation");
+        append(&path, &marker("two"));
+        let stream = stream_of(&until_marker(&handle, "two"), &path);
+        // Seen short, or already rewritten past the old offset: either way the first bytes
+        // changed, and nothing unread was cut.
+        assert_eq!(
+            stream.opened,
+            [(2, OpenReason::Truncated { lost_bytes: 0 })],
+            "{mode}"
+        );
+        assert_eq!(stream.lines.first().map(|l| l.number), Some(1), "{mode}");
+        assert_same_lines(&stream.lines_of_generation(2), &lines_of(&second), mode);
     }
 }
 
 #[test]
-fn a_file_replaced_by_another_is_read_again_but_a_grown_copy_is_not() {
+fn a_file_renamed_over_the_path_is_a_new_generation_even_with_the_same_content() {
     let env = Env::new();
     let dir = env.project_dir(Path::new("/p"));
     let first = real(SHORT);
-    let second = real(SLASH);
     let path = dir.join("s.jsonl");
     let handle = start(env.tailer_config(vec![Selector::All]));
     append(&path, &first);
-    append(&path, &sentinel("one"));
-    events_until_sentinel(&handle, "one");
+    append(&path, &marker("one"));
+    until_marker(&handle, "one");
 
-    // A different transcript renamed over it: read from line one.
+    // Another inode, even one that starts the same: read from line one.
     let tmp = dir.join("s.jsonl.tmp");
-    fs::write(&tmp, [&second[..], &sentinel("two")[..]].concat()).expect("write");
+    let content = [&first[..], &marker("one")[..], &marker("two")[..]].concat();
+    fs::write(&tmp, &content).expect("write");
     fs::rename(&tmp, &path).expect("rename over");
-    let messages = until(
-        &handle,
-        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "two")),
-    )
-    .expect("the new file's events");
-    assert!(messages.iter().any(|m| matches!(
-        m,
-        TailMessage::Reset {
-            reason: ResetReason::Replaced,
-            ..
-        }
-    )));
-    let got: Vec<_> = events(messages)
-        .into_iter()
-        .filter(|e| !is_sentinel(e, "two"))
-        .collect();
-    assert_same_events(&got, &reference(&path, &second), "replacement");
-
-    // The same transcript copied with more lines and renamed over: only the new lines.
-    let mut grown = [&second[..], &sentinel("two")[..]].concat();
-    let old_len = grown.len();
-    grown.extend(sentinel("three"));
-    fs::write(&tmp, &grown).expect("write");
-    fs::rename(&tmp, &path).expect("rename over");
-    let messages = until(
-        &handle,
-        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "three")),
-    )
-    .expect("the appended line");
-    assert!(
-        !messages
-            .iter()
-            .any(|m| matches!(m, TailMessage::Reset { .. }))
-    );
-    assert_eq!(
-        events(messages).len(),
-        1,
-        "only the new line, nothing repeated"
-    );
-    assert!(old_len > 0);
+    let stream = stream_of(&until_marker(&handle, "two"), &path);
+    assert_eq!(stream.opened, [(2, OpenReason::Replaced)]);
+    assert!(stream.removed.is_empty());
+    let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
+    assert_same_lines(&got, &lines_of(&content), "replacement");
 }
 
 #[test]
 fn deletion_is_reported_and_a_recreated_file_starts_over() {
-    for poll in [false, true] {
-        deletion_case(poll);
+    for (poll, mode) in modes() {
+        let env = Env::new();
+        let dir = env.project_dir(Path::new("/p"));
+        let bytes = real(SHORT);
+        let path = dir.join("s.jsonl");
+        let handle = start(config_for(&env, poll));
+        append(&path, &bytes);
+        append(&path, &marker("one"));
+        until_marker(&handle, "one");
+        fs::remove_file(&path).expect("delete");
+        let messages = until(&handle, |m| matches!(m, TailMessage::Removed { .. }))
+            .expect("the deletion is reported");
+        assert_eq!(stream_of(&messages, &path).removed, [1], "{mode}");
+
+        append(&path, &bytes);
+        append(&path, &marker("two"));
+        let stream = stream_of(&until_marker(&handle, "two"), &path);
+        assert_eq!(stream.opened, [(2, OpenReason::Appeared)], "{mode}");
+        assert_same_lines(&stream.lines_of_generation(2), &lines_of(&bytes), mode);
     }
 }
 
-fn deletion_case(poll: bool) {
+/// Write 300 lines, then rename or delete the file at once: every line must arrive, then
+/// `Removed` (the old descriptor is drained before the path is looked at).
+fn gone_right_after_write(poll: bool, delete: bool) {
     let env = Env::new();
     let dir = env.project_dir(Path::new("/p"));
-    let bytes = real(SHORT);
     let path = dir.join("s.jsonl");
-    let mut config = env.tailer_config(vec![Selector::All]);
-    if poll {
-        config.mode = poll_mode();
+    let handle = start(config_for(&env, poll));
+    let lines: Vec<Vec<u8>> = (0..300)
+        .map(|n| format!("{{\"type\":\"user\",\"n\":{n}}}").into_bytes())
+        .collect();
+    append(&path, b"{\"first\":true}\n");
+    until(&handle, |m| matches!(m, TailMessage::Lines { .. })).expect("the first line");
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("open");
+    for line in &lines {
+        std::io::Write::write_all(&mut file, &[&line[..], b"\n"].concat()).expect("write");
     }
-    let handle = start(config);
-    append(&path, &bytes);
-    append(&path, &sentinel("one"));
-    events_until_sentinel(&handle, "one");
-    fs::remove_file(&path).expect("delete");
+    if delete {
+        fs::remove_file(&path).expect("delete");
+    } else {
+        fs::rename(&path, dir.join("s.rotated")).expect("rename away");
+    }
     let messages = until(&handle, |m| matches!(m, TailMessage::Removed { .. }))
-        .expect("the deletion is reported");
-    assert!(matches!(messages.last(), Some(TailMessage::Removed { path: p }) if *p == path));
+        .expect("the removal is reported");
+    let stream = stream_of(&messages, &path);
+    let what = format!("poll={poll} delete={delete}");
+    assert_same_lines(&stream.lines_of_generation(1), &lines, &what);
+    assert_eq!(stream.removed, [1], "{what}");
+}
 
-    append(&path, &bytes);
-    append(&path, &sentinel("two"));
-    let got = events_until_sentinel(&handle, "two");
-    assert_same_events(&got, &reference(&path, &bytes), "recreated");
+#[test]
+fn regression_rename_right_after_the_last_write_loses_no_lines() {
+    gone_right_after_write(false, false);
+}
+
+#[test]
+fn regression_delete_right_after_the_last_write_loses_no_lines() {
+    gone_right_after_write(false, true);
+}
+
+#[test]
+fn regression_rename_or_delete_within_the_poll_interval_loses_no_lines_in_poll_mode() {
+    gone_right_after_write(true, false);
+    gone_right_after_write(true, true);
+}
+
+/// Wait until the tailer has read `bytes` bytes in all.
+fn wait_for_bytes(handle: &familiar_tail::TailerHandle, bytes: u64) {
+    let deadline = Instant::now() + WAIT;
+    while handle.stats().bytes < bytes {
+        assert!(
+            Instant::now() < deadline,
+            "the tailer read {:?}",
+            handle.stats()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn regression_replacement_while_the_first_line_is_half_read_does_not_splice_generations() {
+    for (poll, mode) in modes() {
+        let env = Env::new();
+        let dir = env.project_dir(Path::new("/p"));
+        let path = dir.join("s.jsonl");
+        let handle = start(config_for(&env, poll));
+        let old = b"{\"type\":\"user\",\"sessionId\":\"old\",\"mess";
+        append(&path, old);
+        until(&handle, |m| matches!(m, TailMessage::Opened { .. })).expect("opened");
+        wait_for_bytes(&handle, old.len() as u64);
+
+        let new = [
+            &b"{\"type\":\"user\",\"sessionId\":\"new\",\"message\":{}}\n"[..],
+            &marker("new")[..],
+        ]
+        .concat();
+        let tmp = dir.join("s.tmp");
+        fs::write(&tmp, &new).expect("write");
+        fs::rename(&tmp, &path).expect("rename over");
+        let stream = stream_of(&until_marker(&handle, "new"), &path);
+        assert_eq!(stream.opened, [(2, OpenReason::Replaced)], "{mode}");
+        let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
+        assert_same_lines(&got, &lines_of(&new), mode);
+        assert_eq!(stream.lines[0].number, 1);
+    }
+}
+
+#[test]
+fn regression_truncation_before_a_full_line_was_read_starts_a_new_generation() {
+    for (poll, mode) in modes() {
+        let env = Env::new();
+        let dir = env.project_dir(Path::new("/p"));
+        let path = dir.join("s.jsonl");
+        let handle = start(config_for(&env, poll));
+        let old = b"{\"type\":\"user\",\"sessionId\":\"old\",\"mess";
+        append(&path, old);
+        until(&handle, |m| matches!(m, TailMessage::Opened { .. })).expect("opened");
+        wait_for_bytes(&handle, old.len() as u64);
+
+        // Cut and rewritten in place, longer than before: only the first bytes tell.
+        let new = [
+            &b"{\"type\":\"user\",\"sessionId\":\"new\",\"message\":{}}\n"[..],
+            &marker("new")[..],
+        ]
+        .concat();
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("open");
+        file.set_len(0).expect("truncate");
+        std::os::unix::fs::FileExt::write_all_at(&file, &new, 0).expect("rewrite");
+        let stream = stream_of(&until_marker(&handle, "new"), &path);
+        // The half-read line is what the truncation cut before it could be read.
+        assert_eq!(
+            stream.opened,
+            [(
+                2,
+                OpenReason::Truncated {
+                    lost_bytes: old.len() as u64
+                }
+            )],
+            "{mode}"
+        );
+        let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
+        assert_same_lines(&got, &lines_of(&new), mode);
+        assert_eq!(handle.stats().lost_bytes, old.len() as u64);
+    }
 }
 
 #[test]
@@ -272,39 +341,16 @@ fn a_new_session_appears_next_to_an_old_one() {
     let bytes = real(COMPACT);
     let new = dir.join(format!("{}.jsonl", session_of(&bytes)));
     append(&new, &bytes);
-    append(&new, &sentinel("new"));
-    let messages = until(
-        &handle,
-        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "new")),
-    )
-    .expect("the new session's events");
-    assert_eq!(followed_paths(&messages), std::slice::from_ref(&new));
-    let got: Vec<_> = events(messages)
-        .into_iter()
-        .filter(|e| !is_sentinel(e, "new"))
-        .collect();
-    assert_same_events(&got, &reference(&new, &bytes), "new session");
-}
-
-/// Remove every `"agentId":"…",` so the file name must say which agent it is.
-fn without_agent_ids(bytes: &[u8]) -> Vec<u8> {
-    let text = std::str::from_utf8(bytes).expect("UTF-8");
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("\"agentId\":\"") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 11..];
-        let end = after.find('"').expect("closing quote");
-        rest = after[end + 1..]
-            .strip_prefix(',')
-            .unwrap_or(&after[end + 1..]);
-    }
-    out.push_str(rest);
-    out.into_bytes()
+    append(&new, &marker("new"));
+    let messages = until_marker(&handle, "new");
+    assert_eq!(opened_paths(&messages), std::slice::from_ref(&new));
+    let stream = stream_of(&messages, &new);
+    assert_eq!(stream.opened, [(1, OpenReason::Appeared)]);
+    assert_same_lines(&stream.lines_of_generation(1), &lines_of(&bytes), "new");
 }
 
 #[test]
-fn subagent_transcripts_appear_under_their_session() {
+fn subagent_transcripts_appear_under_their_session_with_their_meta() {
     let env = Env::new();
     let dir = env.project_dir(Path::new("/home/USER/projects/spotter"));
     let sub = real(SUBAGENT);
@@ -323,94 +369,86 @@ fn subagent_transcripts_appear_under_their_session() {
     .expect("meta");
     let path = subagents.join("agent-a881341.jsonl");
     append(&path, &sub);
-    append(&path, &sentinel("sub"));
-    let messages = until(
-        &handle,
-        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "sub")),
-    )
-    .expect("the subagent's events");
-    let followed = messages
+    append(&path, &marker("sub"));
+    let messages = until_marker(&handle, "sub");
+    let info = messages
         .iter()
         .find_map(|m| match m {
-            TailMessage::Followed(f) if f.info.path == path => Some(f.clone()),
+            TailMessage::Opened { path: p, info, .. } if **p == *path => Some(info.clone()),
             _ => None,
         })
-        .expect("the subagent file is followed");
-    assert_eq!(followed.info.kind, TranscriptKind::Subagent);
-    assert_eq!(followed.info.agent_id.as_deref(), Some("a881341"));
-    assert_eq!(followed.info.session_id.as_deref(), Some(sid.as_str()));
-    assert_eq!(followed.info.agent_type.as_deref(), Some("general-purpose"));
-    let got: Vec<_> = events(messages)
-        .into_iter()
-        .filter(|e| !is_sentinel(e, "sub"))
-        .collect();
-    assert!(got.iter().all(|e| e.agent.as_deref() == Some("a881341")));
-    assert_same_events(&got, &reference(&path, &sub), "subagent");
+        .expect("the subagent file is opened");
+    assert_eq!(info.kind, TranscriptKind::Subagent);
+    assert_eq!(info.agent_id.as_deref(), Some("a881341"));
+    assert_eq!(info.session_id.as_deref(), Some(sid.as_str()));
+    assert_eq!(info.agent_type.as_deref(), Some("general-purpose"));
+    let stream = stream_of(&messages, &path);
+    assert_same_lines(&stream.lines_of_generation(1), &lines_of(&sub), "subagent");
 
-    // Records without agentId: the agent comes from the file name.
-    let bare = without_agent_ids(&sub);
-    assert!(!String::from_utf8_lossy(&bare).contains("agentId"));
-    let path = subagents.join("agent-b77.jsonl");
-    append(&path, &bare);
-    append(&path, &sentinel("bare"));
-    let got = events_until_sentinel(&handle, "bare");
-    assert!(!got.is_empty());
-    assert!(got.iter().all(|e| e.agent.as_deref() == Some("b77")));
-    assert!(
-        got.iter()
-            .all(|e| e.session.as_deref() == Some(sid.as_str()))
-    );
-    assert_same_events(&got, &reference(&path, &bare), "bare subagent");
-
-    // A meta file that comes after its transcript: the subagent is announced again.
+    // A meta file that comes after its transcript: a `Meta` message.
+    let later = subagents.join("agent-b77.jsonl");
+    append(&later, &sub);
+    append(&later, &marker("b77"));
+    until_marker(&handle, "b77");
     fs::write(
         subagents.join("agent-b77.meta.json"),
         br#"{"agentType":"Explore"}"#,
     )
     .expect("meta");
-    let messages = until(
-        &handle,
-        |m| matches!(m, TailMessage::Followed(f) if f.info.path == path),
-    )
-    .expect("announced again");
-    let Some(TailMessage::Followed(again)) = messages.last() else {
-        unreachable!("until stops on a Followed");
+    let messages = until(&handle, |m| matches!(m, TailMessage::Meta { .. })).expect("Meta");
+    let Some(TailMessage::Meta {
+        path: meta_for,
+        agent_type,
+    }) = messages.last()
+    else {
+        unreachable!("until stops on a Meta");
     };
-    assert_eq!(again.info.agent_type.as_deref(), Some("Explore"));
-    assert_eq!(again.info.agent_id.as_deref(), Some("b77"));
+    assert_eq!(**meta_for, *later);
+    assert_eq!(agent_type.as_deref(), Some("Explore"));
 }
 
 #[test]
-fn over_long_lines_are_skipped_like_familiar_events_skips_them() {
+fn over_long_lines_are_skipped_in_order_and_their_numbers_kept() {
     let env = Env::new();
     let dir = env.project_dir(Path::new("/p"));
     let bytes = real(COMPACT);
     let path = dir.join("s.jsonl");
-    let small = NormalizerConfig {
-        max_line_bytes: 4096,
-        ..NormalizerConfig::default()
-    };
     let mut config = env.tailer_config(vec![Selector::All]);
-    config.normalizer = small.clone();
+    config.max_line_bytes = 4096;
     let handle = start(config);
     // Long lines arrive in small pieces: the tailer must skip them without holding them.
     for piece in bytes.chunks(1000) {
         append(&path, piece);
     }
-    append(&path, &sentinel("long"));
-    let got = events_until_sentinel(&handle, "long");
-    let (mut want, diagnostics) = normalize_bytes(&bytes, &small);
-    let info = familiar_tail::discovery::describe(&path).expect("transcript");
-    for event in &mut want {
-        familiar_tail::tag(event, &info);
-    }
-    let too_long = diagnostics
+    append(&path, &marker("long"));
+    let stream = stream_of(&until_marker(&handle, "long"), &path);
+    let all = lines_of(&bytes);
+    let long: Vec<(u64, u64)> = all
         .iter()
-        .filter(|d| matches!(d.kind, familiar_transcript::DiagnosticKind::TooLong { .. }))
-        .count();
-    assert!(too_long > 10, "the fixture has long lines: {too_long}");
-    assert_same_events(&got, &want, "with a 4 KiB line cap");
-    assert_eq!(handle.stats().skipped_lines as usize, diagnostics.len());
+        .enumerate()
+        .filter(|(_, line)| line.len() > 4096)
+        .map(|(index, line)| (index as u64 + 1, line.len() as u64))
+        .collect();
+    assert!(
+        long.len() > 10,
+        "the fixture has long lines: {}",
+        long.len()
+    );
+    let skipped: Vec<(u64, u64)> = stream
+        .too_long
+        .iter()
+        .map(|&(_, n, len)| (n, len))
+        .collect();
+    assert_eq!(skipped, long);
+    for line in stream.lines.iter().filter(|l| !is_any_marker(&l.bytes)) {
+        assert_eq!(
+            line.bytes,
+            all[line.number as usize - 1],
+            "line {}",
+            line.number
+        );
+    }
+    assert_eq!(handle.stats().too_long as usize, long.len());
 }
 
 #[test]
@@ -424,7 +462,7 @@ fn a_legacy_agent_file_is_matched_to_its_session_by_its_records() {
     fs::write(dir.join("other-session.jsonl"), real(SHORT)).expect("write");
     let handle = start(env.tailer_config(vec![Selector::Session(sid)]));
     let startup = until_caught_up(&handle);
-    assert_eq!(followed_paths(&startup), [legacy]);
+    assert_eq!(opened_paths(&startup), [legacy]);
 }
 
 #[test]
@@ -463,7 +501,7 @@ fn project_paths_with_spaces_dots_and_underscores_in_every_layout() {
     let handle = start(env.tailer_config(selectors.clone()));
     let mut want: Vec<PathBuf> = expected.to_vec();
     want.sort();
-    assert_eq!(followed_paths(&until_caught_up(&handle)), want);
+    assert_eq!(opened_paths(&until_caught_up(&handle)), want);
 
     let mut found: Vec<PathBuf> = familiar_tail::discovery::discover(&env.config, &selectors)
         .into_iter()
@@ -473,53 +511,45 @@ fn project_paths_with_spaces_dots_and_underscores_in_every_layout() {
     assert_eq!(found, want, "the one-shot discovery agrees");
 
     // And what the project writes next arrives, in any of its layouts.
-    append(&expected[1], &sentinel("b64"));
-    let got = events_until_sentinel(&handle, "b64");
-    assert!(got.is_empty());
+    append(&expected[1], &marker("b64"));
+    let stream = stream_of(&until_marker(&handle, "b64"), &expected[1]);
+    assert!(stream.lines.iter().all(|l| !l.backlog));
 }
 
 #[test]
 fn directories_created_after_start_are_picked_up() {
-    for poll in [false, true] {
-        late_directory_case(poll);
-    }
-}
+    for (poll, mode) in modes() {
+        let env = Env::new(); // not even the config dir exists
+        let handle = start(config_for(&env, poll));
+        until_caught_up(&handle);
+        let bytes = real(SHORT);
+        let dir = env.project_dir(Path::new("/later"));
+        let path = dir.join("s.jsonl");
+        append(&path, &bytes);
+        append(&path, &marker("later"));
+        let stream = stream_of(&until_marker(&handle, "later"), &path);
+        assert_same_lines(&stream.lines_of_generation(1), &lines_of(&bytes), mode);
 
-fn late_directory_case(poll: bool) {
-    let env = Env::new(); // not even the config dir exists
-    let mut config = env.tailer_config(vec![Selector::All]);
-    if poll {
-        config.mode = poll_mode();
+        // A hook-named file in a directory that does not exist yet, outside the config dir.
+        let elsewhere = env.tmp.path().join("elsewhere/deeper");
+        let file = elsewhere.join("hooked.jsonl");
+        let hook = format!(
+            r#"{{"session_id":"x","transcript_path":{}}}"#,
+            serde_json::to_string(&file.to_string_lossy()).expect("JSON")
+        );
+        let named = familiar_tail::transcript_path_from_hook(&hook).expect("a path");
+        let mut config = env.tailer_config(vec![Selector::File(named)]);
+        if poll {
+            config.mode = poll_mode();
+        }
+        let handle = start(config);
+        until_caught_up(&handle);
+        fs::create_dir_all(&elsewhere).expect("mkdir");
+        append(&file, &bytes);
+        append(&file, &marker("hooked"));
+        let stream = stream_of(&until_marker(&handle, "hooked"), &file);
+        assert_same_lines(&stream.lines_of_generation(1), &lines_of(&bytes), mode);
     }
-    let handle = start(config);
-    until_caught_up(&handle);
-    let bytes = real(SHORT);
-    let dir = env.project_dir(Path::new("/later"));
-    let path = dir.join("s.jsonl");
-    append(&path, &bytes);
-    append(&path, &sentinel("later"));
-    let got = events_until_sentinel(&handle, "later");
-    assert_same_events(&got, &reference(&path, &bytes), "late directory");
-
-    // A hook-named file in a directory that does not exist yet, outside the config dir.
-    let elsewhere = env.tmp.path().join("elsewhere/deeper");
-    let file = elsewhere.join("hooked.jsonl");
-    let hook = format!(
-        r#"{{"session_id":"x","transcript_path":{}}}"#,
-        serde_json::to_string(&file.to_string_lossy()).expect("JSON")
-    );
-    let named = familiar_tail::transcript_path_from_hook(&hook).expect("a path");
-    let mut config = env.tailer_config(vec![Selector::File(named)]);
-    if poll {
-        config.mode = poll_mode();
-    }
-    let handle = start(config);
-    until_caught_up(&handle);
-    fs::create_dir_all(&elsewhere).expect("mkdir");
-    append(&file, &bytes);
-    append(&file, &sentinel("hooked"));
-    let got = events_until_sentinel(&handle, "hooked");
-    assert_same_events(&got, &reference(&file, &bytes), "hook-named file");
 }
 
 #[test]
@@ -548,12 +578,8 @@ fn unreadable_entries_are_reported_and_skipped() {
     let handle = start(config);
     let bytes = real(SHORT);
     append(&good, &bytes);
-    append(&good, &sentinel("good"));
-    let messages = until(
-        &handle,
-        |m| matches!(m, TailMessage::Event(e) if is_sentinel(e, "good")),
-    )
-    .expect("the readable file still flows");
+    append(&good, &marker("good"));
+    let messages = until_marker(&handle, "good");
     let mut problems: Vec<(PathBuf, String)> = messages
         .iter()
         .filter_map(|m| match m {
@@ -574,13 +600,8 @@ fn unreadable_entries_are_reported_and_skipped() {
             .expect("the mode-000 file is reported");
         assert!(error.contains("ermission denied"), "{error}");
     }
-    // (As root the mode-000 file is followed too: it holds another session.)
-    let want = reference(&good, &bytes);
-    let got: Vec<_> = events(messages)
-        .into_iter()
-        .filter(|e| e.session == want[0].session && !is_sentinel(e, "good"))
-        .collect();
-    assert_same_events(&got, &want, "the readable file");
+    let stream = stream_of(&messages, &good);
+    assert_same_lines(&stream.lines_of_generation(1), &lines_of(&bytes), "good");
     assert_eq!(handle.stats().problems as usize, problems.len());
 }
 
@@ -591,10 +612,13 @@ fn a_full_channel_pauses_reading_and_loses_nothing() {
     let bytes = real(COMPACT);
     let path = dir.join("s.jsonl");
     let mut config = env.tailer_config(vec![Selector::All]);
-    config.channel_capacity = 8;
+    config.channel_capacity = 2;
     let handle = start(config);
-    append(&path, &bytes);
-    append(&path, &sentinel("full"));
+    // One line per write, so the lines come in many messages.
+    for line in lines_of(&bytes).iter().take(400) {
+        append(&path, &[&line[..], b"\n"].concat());
+    }
+    append(&path, &marker("full"));
     // Nobody reads until the tailer has had to pause.
     let deadline = Instant::now() + WAIT;
     while handle.stats().read_pauses == 0 && Instant::now() < deadline {
@@ -603,55 +627,9 @@ fn a_full_channel_pauses_reading_and_loses_nothing() {
     let stats = handle.stats();
     assert!(stats.read_pauses > 0, "{stats:?}");
     assert!(stats.channel_full > 0, "{stats:?}");
-    let got = events_until_sentinel(&handle, "full");
-    assert_same_events(&got, &reference(&path, &bytes), "after backpressure");
-}
-
-#[test]
-fn idle_and_quiet_timers_follow_the_injected_clock() {
-    let env = Env::new();
-    let dir = env.project_dir(Path::new("/p"));
-    let sub = real(SUBAGENT);
-    let path = dir.join("s.jsonl");
-    let clock = Arc::new(ManualClock::new());
-    let mut config = with_clock(env.tailer_config(vec![Selector::All]), clock.clone());
-    config.timers = Timers::default();
-    let handle = start(config);
-    until_caught_up(&handle);
-
-    // A prompt and a text-only answer with no turn-end marker.
-    append(&path, &sub[..after_lines(&sub, 2)]);
-    let messages = until(
-        &handle,
-        |m| matches!(m, TailMessage::Event(e) if e.kind == EventKind::Text),
-    )
-    .expect("the text event");
-    let text = events(messages).pop().expect("text");
-    assert_eq!(text.status, Status::Working);
-
-    clock.advance(Duration::from_secs(6));
-    let messages = until(&handle, |m| matches!(m, TailMessage::Event(_))).expect("a status");
-    let status = events(messages).pop().expect("an event");
-    assert_eq!(status.kind, EventKind::Status);
-    assert_eq!(status.status, Status::WaitingForInput);
-    assert_eq!(status.line, 2);
-    assert_eq!(status.session, text.session);
-    assert_eq!(status.context_used, text.context_used);
-
-    clock.advance(Duration::from_secs(300));
-    let messages = until(&handle, |m| matches!(m, TailMessage::Event(_))).expect("idle");
-    let status = events(messages).pop().expect("an event");
-    assert_eq!(
-        (status.kind, status.status),
-        (EventKind::Status, Status::Idle)
-    );
-
-    // New records wake it up: the next event is the record's, not another timer's.
-    append(&path, &sub[after_lines(&sub, 2)..after_lines(&sub, 3)]);
-    let messages = until(&handle, |m| matches!(m, TailMessage::Event(_))).expect("an event");
-    let next = events(messages).pop().expect("an event");
-    assert_ne!(next.kind, EventKind::Status);
-    assert_eq!(next.line, 3);
+    let stream = stream_of(&until_marker(&handle, "full"), &path);
+    let want: Vec<Vec<u8>> = lines_of(&bytes).into_iter().take(400).collect();
+    assert_same_lines(&stream.lines_of_generation(1), &want, "after backpressure");
 }
 
 #[test]
@@ -666,56 +644,4 @@ fn stopping_ends_the_thread() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(handle.is_finished());
-}
-
-#[test]
-fn subagents_are_linked_to_the_tool_use_that_spawned_them() {
-    let env = Env::new();
-    let dir = env.project_dir(Path::new("/home/USER/projects/spotter"));
-    let main = real("v2.1.39-spotter-compact-queue-progress.jsonl");
-    let sid = session_of(&main);
-    let path = dir.join(format!("{sid}.jsonl"));
-    // Links are state: the silent warm-up finds them too.
-    fs::write(&path, &main).expect("write");
-    let handle = start(env.tailer_config(vec![Selector::Session(sid.clone())]));
-    let startup = until_caught_up(&handle);
-    let links: Vec<(String, String)> = startup
-        .iter()
-        .filter_map(|m| match m {
-            TailMessage::SubagentLink {
-                session,
-                agent_id,
-                tool_use_id,
-            } => {
-                assert_eq!(session.as_deref(), Some(sid.as_str()));
-                Some((agent_id.clone(), tool_use_id.clone()))
-            }
-            _ => None,
-        })
-        .collect();
-    assert!(
-        links.contains(&(
-            "a881341".to_owned(),
-            "toolu_01VmaERAwhb19LGUwu9GenaK".to_owned()
-        )),
-        "{links:?}"
-    );
-    // Each link names a real Task/Agent call of the session.
-    let starts: Vec<String> = reference(&path, &main)
-        .into_iter()
-        .filter(|e| e.kind == EventKind::SubagentStart)
-        .filter_map(|e| e.tool_use_id)
-        .collect();
-    for (agent, tool_use) in &links {
-        assert!(
-            starts.contains(tool_use),
-            "{agent} → {tool_use} not a subagent_start"
-        );
-    }
-    // Sidechain records carry agentId and toolUseResult too, but link nothing.
-    let sub = real(SUBAGENT);
-    assert!(
-        sub.split(|&b| b == b'\n')
-            .all(|line| familiar_tail::subagent_link(line).is_none())
-    );
 }

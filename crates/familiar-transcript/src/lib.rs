@@ -8,14 +8,18 @@
 //! [`Normalizer::push_line`].
 //!
 //! - [`lines`]: byte chunks → complete lines, bounded memory.
+//! - [`head`]: the `cwd`, session id and timestamp of a record, for the tailer's discovery.
 //! - [`record`]: typed, borrowed serde views of the records.
 //! - [`normalize`]: records → events and session state.
 //! - [`tools`]: tool names → event kinds and targets.
+//! - [`links`]: what a record says beyond its events (subagent links, `cwd`, branch).
 //! - [`metrics`]: tokens, cost, counts.
 
 use std::io::Read as _;
 
+pub mod head;
 pub mod lines;
+pub mod links;
 pub mod metrics;
 pub mod normalize;
 pub mod record;
@@ -23,6 +27,7 @@ pub mod tools;
 
 pub use familiar_model::{ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
+pub use links::{RecordIdentity, SubagentLink, record_identity, subagent_link};
 pub use metrics::{Metrics, Price, PriceTable, Summary, Tokens};
 pub use normalize::{
     DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT, Normalizer, NormalizerConfig, ParsedLine,
@@ -115,6 +120,91 @@ fn multiline_array(input: &[u8]) -> Option<&[u8]> {
     let trimmed = input.trim_ascii();
     let first_line = trimmed.split(|&b| b == b'\n').next()?.trim_ascii();
     (first_line.starts_with(b"[") && !first_line.ends_with(b"]")).then_some(trimmed)
+}
+
+/// One item of [`read_lines`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReadLine<'a> {
+    /// A complete line without its newline (or, for a pretty-printed JSON array, the whole
+    /// array as line 1: [`Normalizer::push_line`] reads it as a sequence of records).
+    Line { number: u64, bytes: &'a [u8] },
+    /// A line over the cap, skipped.
+    TooLong { number: u64, len: u64 },
+    /// The input ended in the middle of a line (a write still in progress, or a truncated file).
+    Unfinished { number: u64, len: u64 },
+}
+
+/// Stream any reader as numbered lines in bounded memory, one at a time, for a caller that
+/// keeps state per line (the session model). The bulk path, [`normalize_read`], parses batches
+/// on two threads instead.
+pub fn read_lines<R: std::io::Read>(
+    mut reader: R,
+    max_line_bytes: usize,
+    mut on_line: impl FnMut(ReadLine<'_>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    const CHUNK: usize = 1 << 20;
+    let mut chunk = vec![0u8; CHUNK];
+    let mut head = Vec::new();
+    while memchr::memchr(b'\n', &head).is_none() && head.len() <= max_line_bytes {
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => head.extend_from_slice(&chunk[..read]),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    if multiline_array(&head).is_some() {
+        let mut whole = head;
+        (&mut reader)
+            .take((max_line_bytes as u64).saturating_sub(whole.len() as u64) + 1)
+            .read_to_end(&mut whole)?;
+        if let Some(array) = multiline_array(&whole) {
+            return on_line(ReadLine::Line {
+                number: 1,
+                bytes: array,
+            });
+        }
+        return Ok(());
+    }
+    let mut splitter = LineSplitter::new(max_line_bytes);
+    let mut result = Ok(());
+    let mut pending = Some(head);
+    loop {
+        let bytes: Vec<u8>;
+        let slice: &[u8] = match pending.take() {
+            Some(taken) => {
+                bytes = taken;
+                &bytes
+            }
+            None => match reader.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(read) => &chunk[..read],
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            },
+        };
+        splitter.push(slice, |line| {
+            if result.is_err() {
+                return;
+            }
+            result = on_line(match line {
+                Line::Complete { bytes, number } => ReadLine::Line { number, bytes },
+                Line::TooLong { len, number } => ReadLine::TooLong { number, len },
+            });
+        });
+        std::mem::replace(&mut result, Ok(()))?;
+    }
+    if let Some(unfinished) = splitter.unfinished()
+        && !unfinished
+            .bytes
+            .is_some_and(|bytes| bytes.trim_ascii().is_empty())
+    {
+        on_line(ReadLine::Unfinished {
+            number: unfinished.number,
+            len: unfinished.len,
+        })?;
+    }
+    Ok(())
 }
 
 /// Bytes of complete lines gathered before they are parsed as one batch.

@@ -98,9 +98,6 @@ impl Session {
             agent: agent.map(str::to_string),
             line: self.line,
             event,
-            context_used: Some(self.used),
-            context_limit: 200_000,
-            status: Status::Working,
         })
     }
 }
@@ -236,12 +233,9 @@ fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
         })
         .collect();
     for s in &mut sessions {
-        let ev = s.event(EventKind::SessionStart, Status::Working);
-        let label = GameFeed::SessionLabel {
-            session: s.id.clone(),
-            label: format!("demo:{}", s.id),
-        };
-        if tx.send(GameFeed::Event(ev)).is_err() || tx.send(label).is_err() {
+        let mut ev = s.event(EventKind::SessionStart, Status::Working);
+        ev.cwd = Some(format!("/home/demo/{}", s.id));
+        if tx.send(GameFeed::Event(ev)).is_err() {
             return;
         }
     }

@@ -192,9 +192,6 @@ pub fn action(kind: ActionKind, session: &str) -> Action {
         agent: None,
         line: 7,
         event: EventKind::Error,
-        context_used: Some(1000),
-        context_limit: 200_000,
-        status: Status::Working,
     }
 }
 

@@ -1,0 +1,84 @@
+//! What the session model takes and gives.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use familiar_model::Event;
+use familiar_transcript::Diagnostic;
+
+/// Is a transcript a session's own file or a subagent's?
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    Session,
+    Subagent,
+}
+
+/// What a transcript's place says about it (discovery in `familiar-tail` knows the layouts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileInfo {
+    pub kind: FileKind,
+    /// From the path (`<sessionId>.jsonl`, or a subagent's `<sessionId>/subagents/`). Used
+    /// only when the records never say: a record's own `sessionId` wins.
+    pub session_id: Option<String>,
+    /// `<id>` of `agent-<id>.jsonl`.
+    pub agent_id: Option<String>,
+    /// `agentType` of the subagent's `*.meta.json`.
+    pub agent_type: Option<String>,
+}
+
+impl FileInfo {
+    /// A file whose place says nothing (a pipe, a file given by hand): its records decide.
+    pub fn unknown() -> FileInfo {
+        FileInfo {
+            kind: FileKind::Session,
+            session_id: None,
+            agent_id: None,
+            agent_type: None,
+        }
+    }
+}
+
+/// One thing that happened, in the order it happened.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    /// A transcript is followed from its first line (or part-way, with `Line::backlog`
+    /// lines): at start-up, when it appears, or as a new generation after it was truncated
+    /// or replaced. Any state of an earlier generation of the same path is dropped.
+    Opened { path: &'a Path, info: &'a FileInfo },
+    /// One complete line (without its newline), numbered within its generation. `backlog`
+    /// lines were on disk before watching began: they build state silently (no events), and
+    /// the session's `snapshot` event tells the result.
+    Line {
+        path: &'a Path,
+        number: u64,
+        bytes: &'a [u8],
+        backlog: bool,
+    },
+    /// A subagent's meta file told its type.
+    Meta {
+        path: &'a Path,
+        agent_type: Option<&'a str>,
+    },
+    /// The file is gone (deleted or renamed away, after its last line was read).
+    Removed { path: &'a Path },
+    /// Every file that existed at start has delivered its backlog: sessions not yet shown get
+    /// their `snapshot` event now.
+    CaughtUp,
+    /// The time is now this. The model's only clock: timers fire on ticks, and lines are
+    /// dated by the last tick before them.
+    Tick(SystemTime),
+    /// A hook's status signal (`familiar-hook`): a `status` event with its session and
+    /// status; the model fills in the rest of the session's state.
+    Hook(&'a Event),
+}
+
+/// What the model gives back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Event(Event),
+    /// A line that produced no events, and why.
+    Skipped {
+        path: PathBuf,
+        diagnostic: Diagnostic,
+    },
+}

@@ -1,0 +1,457 @@
+//! [`SessionModel`]: inputs in, events out, one state for every session.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use familiar_model::time::elapsed;
+use familiar_model::{Event, EventKind};
+use familiar_transcript::{NormalizerConfig, record_identity, subagent_link};
+
+use crate::file::{FileState, IDENTITY_TRIES, MAX_HELD};
+use crate::input::{FileInfo, FileKind, Input, Output};
+use crate::snapshot::{SessionSnapshot, SubagentSnapshot};
+use crate::timers::{Timers, timer_status};
+
+/// How the model reads records and runs its timers.
+#[derive(Debug, Clone, Default)]
+pub struct ModelConfig {
+    pub normalizer: NormalizerConfig,
+    pub timers: Timers,
+}
+
+/// What the model knows of a session beyond its files.
+#[derive(Debug, Default)]
+struct SessionInfo {
+    cwd: Option<String>,
+    git_branch: Option<String>,
+    model: Option<String>,
+    /// Some event already carried `cwd` (or the snapshot did).
+    cwd_told: bool,
+    /// Some of its lines were backlog: it gets a `snapshot` event before anything else.
+    had_backlog: bool,
+    /// Its snapshot or first live event went out.
+    shown: bool,
+}
+
+/// The one owner of session state (see the crate docs).
+#[derive(Debug, Default)]
+pub struct SessionModel {
+    config: ModelConfig,
+    files: BTreeMap<Arc<Path>, FileState>,
+    sessions: BTreeMap<String, SessionInfo>,
+    /// Subagent id → the Task/Agent tool_use that started it (agent ids are unique).
+    links: HashMap<String, String>,
+    /// Task/Agent tool_uses whose result arrived: their subagent is done.
+    ended: HashSet<String>,
+    now: Option<SystemTime>,
+    scratch: Vec<Event>,
+}
+
+impl SessionModel {
+    pub fn new(config: ModelConfig) -> SessionModel {
+        SessionModel {
+            config,
+            ..SessionModel::default()
+        }
+    }
+
+    /// The time of the last [`Input::Tick`].
+    pub fn now(&self) -> Option<SystemTime> {
+        self.now
+    }
+
+    /// Take one input; what it causes is appended to `out`.
+    pub fn apply(&mut self, input: Input<'_>, out: &mut Vec<Output>) {
+        match input {
+            Input::Opened { path, info } => self.open(path, info, out),
+            Input::Line {
+                path,
+                number,
+                bytes,
+                backlog,
+            } => self.line(path, number, bytes, backlog, out),
+            Input::Meta { path, agent_type } => {
+                if let Some(file) = self.files.get_mut(path) {
+                    file.info.agent_type = agent_type.map(str::to_owned);
+                }
+            }
+            Input::Removed { path } => {
+                if let Some(mut file) = self.files.remove(path) {
+                    self.release_held(&mut file, out);
+                }
+            }
+            Input::CaughtUp => self.caught_up(out),
+            Input::Tick(now) => self.tick(now, out),
+            Input::Hook(event) => self.hook(event, out),
+        }
+    }
+
+    /// [`SessionModel::apply`] returning the events only (diagnostics dropped): for tests
+    /// and simple callers.
+    pub fn events(&mut self, input: Input<'_>) -> Vec<Event> {
+        let mut out = Vec::new();
+        self.apply(input, &mut out);
+        out.into_iter()
+            .filter_map(|output| match output {
+                Output::Event(event) => Some(event),
+                Output::Skipped { .. } => None,
+            })
+            .collect()
+    }
+
+    fn open(&mut self, path: &Path, info: &FileInfo, out: &mut Vec<Output>) {
+        if let Some(mut old) = self.files.remove(path) {
+            self.release_held(&mut old, out);
+        }
+        let file = FileState::new(info.clone(), &self.config.normalizer);
+        self.files.insert(Arc::from(path), file);
+    }
+
+    fn line(
+        &mut self,
+        path: &Path,
+        number: u64,
+        bytes: &[u8],
+        backlog: bool,
+        out: &mut Vec<Output>,
+    ) {
+        if !self.files.contains_key(path) {
+            self.open(path, &FileInfo::unknown(), out);
+        }
+        let now = self.now;
+        let Some(file) = self.files.get_mut(path) else {
+            return;
+        };
+        if file.in_backlog && !backlog {
+            file.finish_backlog(now, &self.config.timers);
+        }
+        file.in_backlog |= backlog;
+        file.last_line = number;
+        if file.identity.is_none() && file.identity_tries < IDENTITY_TRIES {
+            file.identity_tries += 1;
+            file.identity = record_identity(bytes);
+        }
+        if file.info.kind == FileKind::Session
+            && let Some(link) = subagent_link(bytes)
+        {
+            self.links.insert(link.agent_id, link.tool_use_id);
+        }
+        let mut events = std::mem::take(&mut self.scratch);
+        events.clear();
+        if let Err(diagnostic) = file.normalizer.push_line(bytes, number, &mut events) {
+            out.push(Output::Skipped {
+                path: path.to_path_buf(),
+                diagnostic,
+            });
+        }
+        if file.session.is_none() {
+            file.session = events
+                .iter()
+                .find_map(|event| event.session.clone())
+                .or_else(|| file.identity.as_ref()?.session_id.clone());
+        }
+        if let Some(last) = events.last() {
+            file.last_kind = Some(last.kind);
+        }
+        for event in &events {
+            if event.kind == EventKind::SubagentEnd
+                && let Some(id) = &event.tool_use_id
+            {
+                self.ended.insert(id.clone());
+            }
+        }
+        if !backlog {
+            file.touched(now);
+        }
+        file.settle(now);
+        let key = file.session_key().map(str::to_owned);
+        if let Some(key) = &key {
+            let session = self.sessions.entry(key.clone()).or_default();
+            session.had_backlog |= backlog;
+            if session.cwd.is_none()
+                && let Some(identity) = &file.identity
+            {
+                session.cwd.clone_from(&identity.cwd);
+                session.git_branch.clone_from(&identity.git_branch);
+            }
+            if let Some(model) = events.iter().rev().find_map(|event| event.model.as_ref()) {
+                session.model = Some(model.clone());
+            }
+        }
+        if backlog {
+            self.scratch = events;
+            return;
+        }
+        let path: Arc<Path> = match self.files.get_key_value(path) {
+            Some((key, _)) => Arc::clone(key),
+            None => Arc::from(path),
+        };
+        // Events before the session is known wait for it (a `summary` written ahead of the
+        // first record of its session belongs to that session, not to a phantom one).
+        let held_before = self
+            .files
+            .get(&path)
+            .is_some_and(|file| !file.held.is_empty());
+        let session_known = self
+            .files
+            .get(&path)
+            .is_some_and(|file| file.session.is_some());
+        if session_known && held_before {
+            let held = self
+                .files
+                .get_mut(&path)
+                .map(|file| std::mem::take(&mut file.held))
+                .unwrap_or_default();
+            for event in held {
+                self.emit(&path, event, out);
+            }
+        }
+        for event in events.drain(..) {
+            if session_known || event.session.is_some() {
+                self.emit(&path, event, out);
+            } else if let Some(file) = self.files.get_mut(&path) {
+                file.held.push(event);
+                if file.held.len() > MAX_HELD {
+                    let mut file_events = std::mem::take(&mut file.held);
+                    for event in file_events.drain(..) {
+                        self.emit(&path, event, out);
+                    }
+                }
+            }
+        }
+        self.scratch = events;
+    }
+
+    /// Send one live event: tagged from its file, after its session's snapshot, carrying
+    /// the session's `cwd` the first time it is known.
+    fn emit(&mut self, path: &Path, mut event: Event, out: &mut Vec<Output>) {
+        if let Some(file) = self.files.get(path) {
+            file.tag(&mut event);
+            if event.session.is_none() {
+                event.session.clone_from(&file.info.session_id);
+            }
+        }
+        if let Some(key) = event.session.clone() {
+            let needs_snapshot = self
+                .sessions
+                .get(&key)
+                .is_some_and(|session| session.had_backlog && !session.shown);
+            if needs_snapshot {
+                self.show(&key, out);
+            }
+            let session = self.sessions.entry(key).or_default();
+            session.shown = true;
+            if !session.cwd_told && session.cwd.is_some() {
+                event.cwd.clone_from(&session.cwd);
+                event.git_branch.clone_from(&session.git_branch);
+                session.cwd_told = true;
+            }
+        }
+        out.push(Output::Event(event));
+    }
+
+    /// Let out what a file held back, with whatever session it can be given.
+    fn release_held(&mut self, file: &mut FileState, out: &mut Vec<Output>) {
+        for mut event in std::mem::take(&mut file.held) {
+            file.tag(&mut event);
+            if event.session.is_none() {
+                event.session.clone_from(&file.info.session_id);
+            }
+            out.push(Output::Event(event));
+        }
+    }
+
+    fn caught_up(&mut self, out: &mut Vec<Output>) {
+        let now = self.now;
+        for file in self.files.values_mut().filter(|file| file.in_backlog) {
+            file.finish_backlog(now, &self.config.timers);
+        }
+        let waiting: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, session)| session.had_backlog && !session.shown)
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in waiting {
+            self.show(&key, out);
+        }
+    }
+
+    /// Emit a session's `snapshot` event.
+    fn show(&mut self, key: &str, out: &mut Vec<Output>) {
+        let now = self.now;
+        for file in self.files.values_mut() {
+            if file.in_backlog && file.session_key() == Some(key) {
+                file.finish_backlog(now, &self.config.timers);
+            }
+        }
+        let Some(snapshot) = self.snapshot_of(key) else {
+            return;
+        };
+        if let Some(session) = self.sessions.get_mut(key) {
+            session.shown = true;
+            session.cwd_told |= session.cwd.is_some();
+        }
+        out.push(Output::Event(snapshot.to_event()));
+    }
+
+    fn tick(&mut self, now: SystemTime, out: &mut Vec<Output>) {
+        self.now = Some(now);
+        let timers = self.config.timers;
+        let mut events = Vec::new();
+        let finished: HashSet<Arc<Path>> = self
+            .files
+            .iter()
+            .filter(|(_, file)| self.finished_subagent(file))
+            .map(|(path, _)| Arc::clone(path))
+            .collect();
+        for (path, file) in &mut self.files {
+            if file.in_backlog || file.hook_status.is_some() || file.last_line == 0 {
+                continue;
+            }
+            if finished.contains(path) {
+                continue;
+            }
+            let Some(last) = file.last_activity else {
+                continue;
+            };
+            let due = timer_status(
+                &timers,
+                elapsed(last, now),
+                file.last_kind,
+                file.normalizer.status(),
+            );
+            let Some(status) = due else { continue };
+            if file.timer_status == Some(status) || file.status == status {
+                file.timer_status = Some(status);
+                continue;
+            }
+            file.timer_status = Some(status);
+            events.push(file.status_event(status, Some(now)));
+            file.status = status;
+            file.status_since = Some(now);
+        }
+        for event in events {
+            self.push_session_event(event, out);
+        }
+    }
+
+    fn finished_subagent(&self, file: &FileState) -> bool {
+        file.is_subagent()
+            && file
+                .info
+                .agent_id
+                .as_ref()
+                .and_then(|agent| self.links.get(agent))
+                .is_some_and(|tool_use| self.ended.contains(tool_use))
+    }
+
+    /// A `status` event from a timer or a hook: after the session's snapshot, if it has one.
+    fn push_session_event(&mut self, event: Event, out: &mut Vec<Output>) {
+        if let Some(key) = &event.session {
+            let needs_snapshot = self
+                .sessions
+                .get(key)
+                .is_some_and(|session| session.had_backlog && !session.shown);
+            if needs_snapshot {
+                self.show(&key.clone(), out);
+            }
+        }
+        out.push(Output::Event(event));
+    }
+
+    fn hook(&mut self, signal: &Event, out: &mut Vec<Output>) {
+        let now = self.now;
+        let main = signal.session.as_deref().and_then(|key| {
+            self.files
+                .iter()
+                .filter(|(_, file)| !file.is_subagent() && file.session_key() == Some(key))
+                .max_by_key(|(_, file)| file.last_activity)
+                .map(|(path, _)| Arc::clone(path))
+        });
+        let Some(file) = main.and_then(|path| self.files.get_mut(&path)) else {
+            // A session the model does not follow: the hook's word is all there is.
+            out.push(Output::Event(signal.clone()));
+            return;
+        };
+        if file.status == signal.status {
+            return;
+        }
+        let mut event = file.status_event(signal.status, now);
+        event.text.clone_from(&signal.text);
+        event.ts = signal.ts.clone().or(event.ts);
+        file.hook_status = Some(signal.status);
+        file.status = signal.status;
+        file.status_since = now.or(file.status_since);
+        self.push_session_event(event, out);
+    }
+
+    /// Every session's state now, most recently active first.
+    pub fn snapshot(&self) -> Vec<SessionSnapshot> {
+        let keys: Vec<&str> = self.sessions.keys().map(String::as_str).collect();
+        let mut snapshots: Vec<SessionSnapshot> = keys
+            .into_iter()
+            .filter_map(|key| self.snapshot_of(key))
+            .collect();
+        snapshots.sort_by(|a, b| {
+            b.last_activity_ms
+                .cmp(&a.last_activity_ms)
+                .then_with(|| a.session.cmp(&b.session))
+        });
+        snapshots
+    }
+
+    /// One session's state now; `None` for a session with no file followed any more.
+    pub fn snapshot_of(&self, key: &str) -> Option<SessionSnapshot> {
+        let session = self.sessions.get(key)?;
+        let files: Vec<(&Arc<Path>, &FileState)> = self
+            .files
+            .iter()
+            .filter(|(_, file)| file.session_key() == Some(key))
+            .collect();
+        let (main_path, main) = files
+            .iter()
+            .filter(|(_, file)| !file.is_subagent())
+            .max_by_key(|(_, file)| file.last_activity)
+            .or_else(|| files.iter().max_by_key(|(_, file)| file.last_activity))
+            .copied()?;
+        let status_for = match (main.status_since, self.now) {
+            (Some(since), Some(now)) => Some(elapsed(since, now)),
+            _ => None,
+        };
+        let subagents = files
+            .iter()
+            .filter(|(_, file)| file.is_subagent() && !self.finished_subagent(file))
+            .filter(|(_, file)| file.status != familiar_model::Status::Idle)
+            .filter_map(|(_, file)| {
+                let agent = file.info.agent_id.clone()?;
+                Some(SubagentSnapshot {
+                    tool_use_id: self.links.get(&agent).cloned(),
+                    agent,
+                    agent_type: file.info.agent_type.clone(),
+                    status: file.status,
+                    context_used: file.normalizer.context_used(),
+                    context_limit: file.normalizer.context_limit(),
+                })
+            })
+            .collect();
+        Some(SessionSnapshot {
+            session: key.to_owned(),
+            cwd: session.cwd.clone(),
+            git_branch: session.git_branch.clone(),
+            model: session.model.clone(),
+            status: main.status,
+            status_for,
+            context_used: main.normalizer.context_used(),
+            context_limit: main.normalizer.context_limit(),
+            last_record: main.normalizer.metrics().last_ts.clone(),
+            last_activity_ms: SessionSnapshot::last_activity(main.last_activity),
+            line: main.last_line,
+            tools: main.normalizer.metrics().tool_calls.clone(),
+            transcript: Some(PathBuf::from(&**main_path)),
+            subagents,
+        })
+    }
+}

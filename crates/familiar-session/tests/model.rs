@@ -1,0 +1,308 @@
+//! The session model driven by hand: lines and ticks in, events and snapshots out. No files
+//! are watched and no clock runs: every timer fires because a tick said the time had come.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use familiar_model::time::parse_timestamp;
+use familiar_model::{Event, EventKind, Status};
+use familiar_session::{FileInfo, FileKind, Input, ModelConfig, SessionModel};
+use familiar_testkit::real_fixture;
+use familiar_transcript::{NormalizerConfig, normalize_bytes};
+
+fn lines(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
+fn session_file(id: &str) -> FileInfo {
+    FileInfo {
+        kind: FileKind::Session,
+        session_id: Some(id.to_owned()),
+        agent_id: None,
+        agent_type: None,
+    }
+}
+
+/// Feed every line of `bytes`, all live or all backlog.
+fn feed(model: &mut SessionModel, path: &Path, bytes: &[u8], backlog: bool) -> Vec<Event> {
+    let mut events = Vec::new();
+    for (index, line) in lines(bytes).into_iter().enumerate() {
+        events.extend(model.events(Input::Line {
+            path,
+            number: index as u64 + 1,
+            bytes: line,
+            backlog,
+        }));
+    }
+    events
+}
+
+fn last_timestamp(bytes: &[u8]) -> SystemTime {
+    let (events, _) = normalize_bytes(bytes, &NormalizerConfig::default());
+    events
+        .iter()
+        .rev()
+        .find_map(|event| event.ts.as_deref().and_then(parse_timestamp))
+        .expect("the fixture has timestamps")
+}
+
+#[test]
+fn a_summary_first_transcript_is_one_session_not_a_phantom() {
+    // Regression: a replay of a transcript that opens with `summary` records showed a second
+    // familiar ("Lv 1 ?/200k") for the summaries, which carry no session id.
+    let path = real_fixture("v2.0.65-slopometry-api-error-compact-summary.jsonl");
+    let bytes = std::fs::read(&path).expect("fixture");
+    let mut model = SessionModel::new(ModelConfig::default());
+    model.apply(
+        Input::Opened {
+            path: &path,
+            info: &FileInfo::unknown(),
+        },
+        &mut Vec::new(),
+    );
+    let events = feed(&mut model, &path, &bytes, false);
+    let summaries = events
+        .iter()
+        .filter(|event| event.kind == EventKind::Summary)
+        .count();
+    assert!(summaries >= 3, "the fixture opens with summaries");
+    let sessions: std::collections::BTreeSet<Option<&str>> = events
+        .iter()
+        .filter(|event| !event.sidechain)
+        .map(|event| event.session.as_deref())
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert!(sessions.iter().all(Option::is_some));
+    assert_eq!(events.first().map(|e| e.kind), Some(EventKind::Summary));
+    // The first event that went out after the session's cwd became known carries it.
+    assert!(events.iter().any(|event| event.cwd.is_some()));
+}
+
+#[test]
+fn existing_sessions_are_primed_silently_into_one_snapshot_each() {
+    let first = real_fixture("v2.1.56-erk-api-error-turn-duration.jsonl");
+    let second = real_fixture("v2.1.38-spotter-slash-command-queue.jsonl");
+    let mut model = SessionModel::new(ModelConfig::default());
+    let mut late = SystemTime::UNIX_EPOCH;
+    let mut expected_context = Vec::new();
+    for (n, path) in [&first, &second].into_iter().enumerate() {
+        let bytes = std::fs::read(path).expect("fixture");
+        late = late.max(last_timestamp(&bytes));
+        let info = session_file(&format!("file-{n}"));
+        model.apply(Input::Opened { path, info: &info }, &mut Vec::new());
+        assert!(
+            feed(&mut model, path, &bytes, true).is_empty(),
+            "backlog is silent"
+        );
+        let (offline, _) = normalize_bytes(&bytes, &NormalizerConfig::default());
+        let last_main = offline.iter().rev().find(|e| !e.sidechain).expect("events");
+        expected_context.push((last_main.session.clone(), last_main.context_used));
+    }
+    let mut events = model.events(Input::Tick(late + Duration::from_secs(3600)));
+    assert!(events.is_empty(), "no timer fires during a backlog");
+    events.extend(model.events(Input::CaughtUp));
+    assert_eq!(events.len(), 2, "{events:#?}");
+    for event in &events {
+        assert_eq!(event.kind, EventKind::Snapshot);
+        assert_eq!(event.status, Status::Idle, "an hour-old session is idle");
+        assert!(event.cwd.is_some(), "the project is known");
+        assert!(event.duration_ms.is_some_and(|ms| ms >= 3_600_000));
+        let expected = expected_context
+            .iter()
+            .find(|(session, _)| session == &event.session)
+            .expect("a snapshot per fixture session");
+        assert_eq!(event.context_used, expected.1);
+        assert!(event.context_used.is_some());
+    }
+    // The snapshots agree with `snapshot()`, which `familiar sessions` prints.
+    let table = model.snapshot();
+    assert_eq!(table.len(), 2);
+    for row in &table {
+        let event = events
+            .iter()
+            .find(|e| e.session.as_deref() == Some(row.session.as_str()))
+            .expect("same sessions");
+        assert_eq!(&row.to_event(), event);
+    }
+}
+
+#[test]
+fn a_live_line_after_a_backlog_comes_after_its_snapshot() {
+    let path = real_fixture("v2.1.38-spotter-slash-command-queue.jsonl");
+    let bytes = std::fs::read(&path).expect("fixture");
+    let all = lines(&bytes);
+    let (head, tail) = all.split_at(all.len() - 3);
+    let mut model = SessionModel::new(ModelConfig::default());
+    model.events(Input::Tick(last_timestamp(&bytes)));
+    let info = session_file("s");
+    model.events(Input::Opened {
+        path: &path,
+        info: &info,
+    });
+    for (index, line) in head.iter().enumerate() {
+        let events = model.events(Input::Line {
+            path: &path,
+            number: index as u64 + 1,
+            bytes: line,
+            backlog: true,
+        });
+        assert!(events.is_empty());
+    }
+    let mut live = Vec::new();
+    for (index, line) in tail.iter().enumerate() {
+        live.extend(model.events(Input::Line {
+            path: &path,
+            number: (head.len() + index) as u64 + 1,
+            bytes: line,
+            backlog: false,
+        }));
+    }
+    assert_eq!(live.first().map(|e| e.kind), Some(EventKind::Snapshot));
+    assert_eq!(
+        live.iter()
+            .filter(|e| e.kind == EventKind::Snapshot)
+            .count(),
+        1
+    );
+    assert!(model.events(Input::CaughtUp).is_empty(), "shown once");
+}
+
+/// The first two lines of the subagent fixture: a prompt and a text-only answer.
+fn text_only_turn() -> (PathBuf, Vec<u8>) {
+    let path = real_fixture("v2.1.39-spotter-subagent-agent-a881341.jsonl");
+    let bytes = std::fs::read(&path).expect("fixture");
+    let two: Vec<u8> = lines(&bytes)[..2].join(&b'\n');
+    (path, two)
+}
+
+#[test]
+fn a_quiet_text_only_turn_waits_for_input_then_goes_idle() {
+    let (path, bytes) = text_only_turn();
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    let at = |secs: u64| Input::Tick(t0 + Duration::from_secs(secs));
+    let mut model = SessionModel::new(ModelConfig::default());
+    model.events(at(0));
+    let events = feed(&mut model, &path, &bytes, false);
+    assert_eq!(events.last().map(|e| e.kind), Some(EventKind::Text));
+    assert!(model.events(at(4)).is_empty());
+    let waiting = model.events(at(6));
+    assert_eq!(waiting.len(), 1);
+    let waiting = &waiting[0];
+    assert_eq!(waiting.kind, EventKind::Status);
+    assert_eq!(waiting.status, Status::WaitingForInput);
+    assert_eq!(waiting.previous_status, Some(Status::Working));
+    assert_eq!(
+        waiting.duration_ms,
+        Some(6_000),
+        "working since the text at t0"
+    );
+    assert_eq!(
+        waiting.context_used,
+        events.last().and_then(|e| e.context_used)
+    );
+    assert!(model.events(at(7)).is_empty(), "once per quiet spell");
+    let idle = model.events(at(301));
+    assert_eq!(idle.len(), 1);
+    assert_eq!(idle[0].status, Status::Idle);
+    assert_eq!(idle[0].previous_status, Some(Status::WaitingForInput));
+    assert_eq!(idle[0].duration_ms, Some(295_000));
+    assert!(model.events(at(900)).is_empty());
+}
+
+#[test]
+fn a_hook_signal_carries_the_session_state_and_a_new_line_clears_it() {
+    let (path, bytes) = text_only_turn();
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    let mut model = SessionModel::new(ModelConfig::default());
+    model.events(Input::Tick(t0));
+    let info = session_file("hooked");
+    model.events(Input::Opened {
+        path: &path,
+        info: &info,
+    });
+    let events = feed(&mut model, &path, &bytes, false);
+    let session = events.last().and_then(|e| e.session.clone());
+    let mut signal = Event::new(EventKind::Status, 0);
+    signal.session.clone_from(&session);
+    signal.status = Status::WaitingForApproval;
+    model.events(Input::Tick(t0 + Duration::from_secs(2)));
+    let told = model.events(Input::Hook(&signal));
+    assert_eq!(told.len(), 1);
+    assert_eq!(told[0].status, Status::WaitingForApproval);
+    assert_eq!(
+        told[0].context_used,
+        events.last().and_then(|e| e.context_used)
+    );
+    assert_eq!(told[0].previous_status, Some(Status::Working));
+    assert_eq!(told[0].duration_ms, Some(2_000));
+    assert!(model.events(Input::Hook(&signal)).is_empty(), "told once");
+    // The approval wait is not "waiting for input" however long it lasts.
+    assert!(
+        model
+            .events(Input::Tick(t0 + Duration::from_secs(60)))
+            .is_empty()
+    );
+    let snapshot = model.snapshot();
+    assert_eq!(snapshot[0].status, Status::WaitingForApproval);
+    assert_eq!(snapshot[0].status_for, Some(Duration::from_secs(58)));
+    // A hook for a session nobody follows passes through as it is.
+    let mut stranger = signal.clone();
+    stranger.session = Some("elsewhere".into());
+    assert_eq!(model.events(Input::Hook(&stranger)), vec![stranger]);
+}
+
+#[test]
+fn a_finished_subagent_does_not_wait_for_input() {
+    // A subagent's last record is a text answer with stop_reason null; once its Task result
+    // arrives in the parent, it is done, not waiting for input.
+    let (sub_path, sub_bytes) = text_only_turn();
+    let agent = "a881341";
+    let parent = real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl");
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    let mut model = SessionModel::new(ModelConfig::default());
+    model.events(Input::Tick(t0));
+    let info = FileInfo {
+        kind: FileKind::Subagent,
+        session_id: Some("258c7280-ae70-4798-800f-63464d01a85d".into()),
+        agent_id: Some(agent.into()),
+        agent_type: None,
+    };
+    model.events(Input::Opened {
+        path: &sub_path,
+        info: &info,
+    });
+    feed(&mut model, &sub_path, &sub_bytes, false);
+    // The real parent, up to the Task result that names this subagent (line 1480).
+    let parent_bytes = std::fs::read(&parent).expect("fixture");
+    model.events(Input::Opened {
+        path: &parent,
+        info: &session_file("258c7280-ae70-4798-800f-63464d01a85d"),
+    });
+    let parent_lines = lines(&parent_bytes);
+    let mut parent_events = Vec::new();
+    for (index, line) in parent_lines[..1480].iter().enumerate() {
+        parent_events.extend(model.events(Input::Line {
+            path: &parent,
+            number: index as u64 + 1,
+            bytes: line,
+            backlog: false,
+        }));
+    }
+    assert!(
+        parent_events
+            .iter()
+            .any(|e| e.kind == EventKind::SubagentEnd),
+        "the parent's Task result ends the subagent"
+    );
+    let later = model.events(Input::Tick(t0 + Duration::from_secs(10)));
+    assert!(
+        later
+            .iter()
+            .all(|e| !(e.agent.as_deref() == Some(agent) && e.status == Status::WaitingForInput)),
+        "{later:#?}"
+    );
+    assert!(model.snapshot().iter().all(|s| s.subagents.is_empty()));
+}

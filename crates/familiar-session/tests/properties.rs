@@ -1,0 +1,105 @@
+//! Any chunking of a real transcript, with ticks interleaved anywhere, gives the events of the
+//! offline read: the timers add `status` events and nothing else.
+
+use std::time::{Duration, SystemTime};
+
+use familiar_model::{Event, EventKind, Status};
+use familiar_session::{FileInfo, Input, ModelConfig, SessionModel};
+use familiar_testkit::real_fixture;
+use familiar_transcript::{Line, LineSplitter, NormalizerConfig, normalize_bytes};
+use proptest::prelude::*;
+
+const FIXTURES: [&str; 4] = [
+    "v2.1.38-spotter-local-command-tool-errors.jsonl",
+    "v2.1.38-spotter-slash-command-queue.jsonl",
+    "stream-json-v2.1.3-gleam-init-tool-success.jsonl",
+    "v2.1.39-spotter-subagent-agent-acompact-fffbd0.jsonl",
+];
+
+/// The model fed `bytes` in `chunks`, with a tick of `tick_gaps[i]` seconds after chunk i.
+fn live(bytes: &[u8], chunks: &[usize], tick_gaps: &[u64]) -> Vec<Event> {
+    let path = std::path::Path::new("/live/session.jsonl");
+    let mut model = SessionModel::new(ModelConfig::default());
+    let mut now = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+    let mut events = model.events(Input::Tick(now));
+    events.extend(model.events(Input::Opened {
+        path,
+        info: &FileInfo::unknown(),
+    }));
+    let mut splitter = LineSplitter::new(familiar_transcript::DEFAULT_MAX_LINE_BYTES);
+    let mut rest = bytes;
+    let mut index = 0;
+    while !rest.is_empty() {
+        let size = chunks[index % chunks.len()].clamp(1, rest.len());
+        let (chunk, after) = rest.split_at(size);
+        rest = after;
+        let mut lines = Vec::new();
+        splitter.push(chunk, |line| {
+            if let Line::Complete { bytes, number } = line {
+                lines.push((number, bytes.to_vec()));
+            }
+        });
+        for (number, line) in &lines {
+            events.extend(model.events(Input::Line {
+                path,
+                number: *number,
+                bytes: line,
+                backlog: false,
+            }));
+        }
+        now += Duration::from_secs(tick_gaps[index % tick_gaps.len()]);
+        events.extend(model.events(Input::Tick(now)));
+        index += 1;
+    }
+    events.extend(model.events(Input::Removed { path }));
+    events
+}
+
+/// The same bytes in one go, no clock.
+fn offline(bytes: &[u8]) -> Vec<Event> {
+    live(bytes, &[bytes.len().max(1)], &[0])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn any_chunking_with_ticks_gives_the_offline_events(
+        fixture in 0..FIXTURES.len(),
+        chunks in prop::collection::vec(1usize..4096, 1..16),
+        tick_gaps in prop::collection::vec(0u64..400, 1..8),
+    ) {
+        let bytes = std::fs::read(real_fixture(FIXTURES[fixture])).expect("fixture");
+        let expected = offline(&bytes);
+        let got = live(&bytes, &chunks, &tick_gaps);
+        let (records, timers): (Vec<Event>, Vec<Event>) =
+            got.into_iter().partition(|event| event.kind != EventKind::Status);
+        prop_assert_eq!(&records, &expected);
+        for event in &timers {
+            prop_assert!(
+                matches!(event.status, Status::Idle | Status::WaitingForInput),
+                "timers only say idle or waiting: {:?}", event
+            );
+        }
+    }
+}
+
+#[test]
+fn the_model_tells_the_normalizers_events_tagged_with_their_session() {
+    // `familiar events` prints the normalizer's events; the model's are the same events, with
+    // the session filled in where a record left it out and the project told once.
+    for name in FIXTURES {
+        let bytes = std::fs::read(real_fixture(name)).expect("fixture");
+        let (normalized, _) = normalize_bytes(&bytes, &NormalizerConfig::default());
+        let modelled = offline(&bytes);
+        assert_eq!(normalized.len(), modelled.len(), "{name}");
+        for (mut plain, mut tagged) in normalized.into_iter().zip(modelled) {
+            if plain.session.is_none() {
+                plain.session = tagged.session.clone();
+            }
+            tagged.cwd = None;
+            tagged.git_branch = None;
+            assert_eq!(plain, tagged, "{name}");
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Discovery: where Claude Code keeps transcripts, what a path says about the transcript in it
+//! (session or subagent, which session, which agent), and which transcripts a command-line
+//! selector (`--project`, `--all`, `--session`, `--file`) means. The [`crate::tailer`] uses it
+//! to decide what to watch and what to follow; `familiar doctor` uses it to list sessions.
+//!
+//! - [`paths`]: project-dir encodings, transcript classification, subagent meta files. Pure.
+//! - [`select`]: selectors compiled into a [`Matcher`] that answers per path (and per file
+//!   head, when the path alone cannot tell). Pure.
+//! - [`scan`]: the small bounded reads: directory walks, a file's first records (`cwd`,
+//!   `sessionId`) and last record time. The record fields are parsed by
+//!   [`familiar_transcript::head`]; nothing here knows the record format.
+//!
+//! Layouts handled (all under the config dir, `$CLAUDE_CONFIG_DIR` or `~/.claude`):
+//! - `projects/<encoded project>/<sessionId>.jsonl`, the project encoded either with the dash
+//!   scheme (every byte that is not an ASCII letter or digit becomes `-`, which is lossy, so the
+//!   records' own `cwd` settles collisions) or as base64url of the path;
+//! - flat `projects/<sessionId>.jsonl` and anything under `sessions/`, matched by `cwd`;
+//! - subagents: `<project>/<sessionId>/subagents/agent-<id>.jsonl` (with an optional
+//!   `agent-<id>.meta.json` giving `agentType`), and legacy `<project>/agent-<id>.jsonl` whose
+//!   session comes from its records. Inline sidechains (1.0.x) need nothing here: they live
+//!   inside the main file.
+
+pub mod paths;
+pub mod scan;
+pub mod select;
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub use paths::{
+    TranscriptInfo, TranscriptKind, base64url_decode, base64url_encode, classify, dash_encode,
+    describe, meta_path, read_agent_type, transcript_of_meta,
+};
+pub use scan::{
+    HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, last_record_time, parse_timestamp,
+    read_head, read_head_of, walk,
+};
+pub use select::{Head, Matcher, Selector, Verdict, WatchRoot};
+
+/// Open a file for reading without ever blocking: `O_NONBLOCK`, so a FIFO that slipped in
+/// under a transcript's name (between a stat and the open) cannot hang the tailer. Also
+/// `O_NOATIME` where allowed (our own files): a file being appended always has its atime
+/// behind its mtime, so with `relatime` every read would otherwise write its inode.
+pub fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+    let open = |flags| {
+        fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(flags)
+            .open(path)
+    };
+    match open(libc::O_NONBLOCK | libc::O_NOATIME) {
+        // O_NOATIME needs the file's owner (or CAP_FOWNER).
+        Err(err) if err.raw_os_error() == Some(libc::EPERM) => open(libc::O_NONBLOCK),
+        other => other,
+    }
+}
+
+/// Sub-directory of the config dir holding one directory per project.
+pub const PROJECTS_DIR: &str = "projects";
+/// Sub-directory of the config dir that some versions use for flat session files.
+pub const SESSIONS_DIR: &str = "sessions";
+
+/// Why discovery could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    #[error("no config dir: neither CLAUDE_CONFIG_DIR nor a home directory is set")]
+    NoConfigDir,
+    #[error("hook input is not JSON: {0}")]
+    HookJson(#[from] serde_json::Error),
+    #[error("hook input has no transcript_path")]
+    NoTranscriptPath,
+}
+
+/// Claude Code's config dir: `$CLAUDE_CONFIG_DIR` when set and not empty, else `~/.claude`.
+pub fn config_dir() -> Result<PathBuf, DiscoveryError> {
+    if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|dir| !dir.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return Ok(std::path::absolute(&dir).unwrap_or(dir));
+    }
+    if let Some(base) = directories::BaseDirs::new() {
+        return Ok(base.home_dir().join(".claude"));
+    }
+    std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(|home| PathBuf::from(home).join(".claude"))
+        .ok_or(DiscoveryError::NoConfigDir)
+}
+
+/// The transcript a hook names: `transcript_path` in the JSON a hook gets on stdin.
+pub fn transcript_path_from_hook(json: &str) -> Result<PathBuf, DiscoveryError> {
+    #[derive(Deserialize)]
+    struct Hook {
+        transcript_path: Option<String>,
+    }
+    let hook: Hook = serde_json::from_str(json)?;
+    hook.transcript_path
+        .filter(|path| !path.is_empty())
+        .map(PathBuf::from)
+        .ok_or(DiscoveryError::NoTranscriptPath)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_input_names_the_transcript() {
+        let json = r#"{"session_id":"s","transcript_path":"/x/y.jsonl","hook_event_name":"Stop"}"#;
+        assert_eq!(
+            transcript_path_from_hook(json).ok(),
+            Some(PathBuf::from("/x/y.jsonl"))
+        );
+        assert!(matches!(
+            transcript_path_from_hook(r#"{"session_id":"s"}"#),
+            Err(DiscoveryError::NoTranscriptPath)
+        ));
+        assert!(transcript_path_from_hook("not json").is_err());
+    }
+}

@@ -1,0 +1,195 @@
+//! What a transcript's path says: the two project-dir encodings, session or subagent, the
+//! session and agent ids, and the subagent's `agent-<id>.meta.json`. Pure functions over paths,
+//! except [`read_agent_type`]/[`describe`], which read the small meta file.
+
+use std::ffi::OsStr;
+use std::io::Read as _;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
+use serde::Deserialize;
+
+use super::open_nonblocking;
+
+/// The dash encoding of a project path: every byte that is not an ASCII letter or digit
+/// becomes `-` (`/home/u/my app.v2_x` → `-home-u-my-app-v2-x`). Lossy.
+pub fn dash_encode(path: &Path) -> String {
+    path.as_os_str()
+        .as_bytes()
+        .iter()
+        .map(|&byte| {
+            if byte.is_ascii_alphanumeric() {
+                byte as char
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// The base64url encoding of a project path (no padding), the lossless scheme.
+pub fn base64url_encode(path: &Path) -> String {
+    URL_SAFE_NO_PAD.encode(path.as_os_str().as_bytes())
+}
+
+/// The project path behind a base64url-encoded directory name (padded or not), when the name
+/// decodes to an absolute path. Dash-encoded names do not: they would need a leading `/`.
+pub fn base64url_decode(name: &str) -> Option<PathBuf> {
+    let bytes = URL_SAFE_NO_PAD
+        .decode(name)
+        .or_else(|_| URL_SAFE.decode(name))
+        .ok()?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    (text.starts_with('/') && !text.contains('\0')).then(|| PathBuf::from(text))
+}
+
+/// Is the transcript a session's own file or a subagent's?
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TranscriptKind {
+    Session,
+    Subagent,
+}
+
+/// What a transcript's path (and the subagent's meta file) tells about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptInfo {
+    pub path: PathBuf,
+    pub kind: TranscriptKind,
+    /// From the file name (`<sessionId>.jsonl`) or a subagent's `<sessionId>/subagents/` dir;
+    /// `None` for a legacy `agent-<id>.jsonl` (its records say).
+    pub session_id: Option<String>,
+    /// `<id>` of `agent-<id>.jsonl`.
+    pub agent_id: Option<String>,
+    /// `agentType` from `agent-<id>.meta.json`, when present.
+    pub agent_type: Option<String>,
+}
+
+/// Classify a `*.jsonl` path; `None` for anything else.
+pub fn classify(path: &Path) -> Option<TranscriptInfo> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".jsonl")?;
+    if stem.is_empty() {
+        return None;
+    }
+    if let Some(agent) = stem
+        .strip_prefix("agent-")
+        .filter(|agent| !agent.is_empty())
+    {
+        let parent = path.parent();
+        let session_id = parent
+            .filter(|dir| dir.file_name() == Some(OsStr::new("subagents")))
+            .and_then(Path::parent)
+            .and_then(Path::file_name)
+            .and_then(OsStr::to_str)
+            .map(str::to_owned);
+        return Some(TranscriptInfo {
+            path: path.to_path_buf(),
+            kind: TranscriptKind::Subagent,
+            session_id,
+            agent_id: Some(agent.to_owned()),
+            agent_type: None,
+        });
+    }
+    Some(TranscriptInfo {
+        path: path.to_path_buf(),
+        kind: TranscriptKind::Session,
+        session_id: Some(stem.to_owned()),
+        agent_id: None,
+        agent_type: None,
+    })
+}
+
+/// `agent-<id>.meta.json` beside a subagent transcript.
+pub fn meta_path(transcript: &Path) -> Option<PathBuf> {
+    let stem = transcript.file_name()?.to_str()?.strip_suffix(".jsonl")?;
+    stem.starts_with("agent-")
+        .then(|| transcript.with_file_name(format!("{stem}.meta.json")))
+}
+
+/// The transcript a meta file belongs to (`agent-x.meta.json` → `agent-x.jsonl`).
+pub fn transcript_of_meta(meta: &Path) -> Option<PathBuf> {
+    let stem = meta.file_name()?.to_str()?.strip_suffix(".meta.json")?;
+    stem.starts_with("agent-")
+        .then(|| meta.with_file_name(format!("{stem}.jsonl")))
+}
+
+/// `agentType` from a subagent's meta file (read at most 64 KiB; absent or odd → `None`).
+pub fn read_agent_type(meta: &Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Meta {
+        #[serde(rename = "agentType")]
+        agent_type: Option<String>,
+    }
+    let mut bytes = Vec::new();
+    open_nonblocking(meta)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    serde_json::from_slice::<Meta>(&bytes).ok()?.agent_type
+}
+
+/// [`classify`] plus the subagent's `agentType` from its meta file.
+pub fn describe(path: &Path) -> Option<TranscriptInfo> {
+    let mut info = classify(path)?;
+    if info.kind == TranscriptKind::Subagent {
+        info.agent_type = meta_path(path).and_then(|meta| read_agent_type(&meta));
+    }
+    Some(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dash_encoding_replaces_every_non_alphanumeric_byte() {
+        assert_eq!(
+            dash_encode(Path::new("/home/u/my app.v2_x")),
+            "-home-u-my-app-v2-x"
+        );
+        assert_eq!(dash_encode(Path::new("/tmp/é")), "-tmp---");
+    }
+
+    #[test]
+    fn base64url_round_trips_and_rejects_dash_names() {
+        let path = Path::new("/home/u/my app.v2_x");
+        let encoded = base64url_encode(path);
+        assert!(!encoded.contains('='));
+        assert_eq!(base64url_decode(&encoded).as_deref(), Some(path));
+        assert_eq!(base64url_decode(&dash_encode(path)), None);
+    }
+
+    #[test]
+    fn classify_tells_sessions_from_subagents() {
+        let session = classify(Path::new("/c/projects/-p/abc.jsonl")).expect("a transcript");
+        assert_eq!(session.kind, TranscriptKind::Session);
+        assert_eq!(session.session_id.as_deref(), Some("abc"));
+
+        let sub = classify(Path::new("/c/projects/-p/abc/subagents/agent-a88.jsonl"))
+            .expect("a subagent transcript");
+        assert_eq!(sub.kind, TranscriptKind::Subagent);
+        assert_eq!(sub.session_id.as_deref(), Some("abc"));
+        assert_eq!(sub.agent_id.as_deref(), Some("a88"));
+
+        let legacy = classify(Path::new("/c/projects/-p/agent-a88.jsonl")).expect("legacy");
+        assert_eq!(legacy.kind, TranscriptKind::Subagent);
+        assert_eq!(legacy.session_id, None);
+
+        assert_eq!(
+            classify(Path::new("/c/projects/-p/agent-a88.meta.json")),
+            None
+        );
+        assert_eq!(classify(Path::new("/c/projects/-p/.jsonl")), None);
+    }
+
+    #[test]
+    fn meta_paths_pair_with_their_transcripts() {
+        let transcript = Path::new("/s/subagents/agent-x1.jsonl");
+        let meta = meta_path(transcript).expect("a subagent has a meta path");
+        assert_eq!(meta, Path::new("/s/subagents/agent-x1.meta.json"));
+        assert_eq!(transcript_of_meta(&meta).as_deref(), Some(transcript));
+    }
+}

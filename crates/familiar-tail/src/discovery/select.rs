@@ -1,0 +1,366 @@
+//! Which transcripts a selector means: [`Selector`]s compiled against one config dir into a
+//! [`Matcher`], which names the directories to watch ([`Matcher::roots`]) and decides per path,
+//! asking for the file's [`Head`] (read by [`super::scan`]) when the path alone cannot tell.
+//! Pure.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Component, Path, PathBuf};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
+
+use super::paths::{TranscriptInfo, TranscriptKind, dash_encode};
+use super::{PROJECTS_DIR, SESSIONS_DIR};
+
+/// Which transcripts to follow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    /// Every transcript under the config dir.
+    All,
+    /// The sessions of the project at this directory (by any encoding or by `cwd`).
+    Project(PathBuf),
+    /// One session (and its subagents).
+    Session(String),
+    /// One file, wherever it is (a hook's `transcript_path`), and its `subagents/` dir.
+    File(PathBuf),
+}
+
+/// A directory to watch, recursively or not.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WatchRoot {
+    pub path: PathBuf,
+    pub recursive: bool,
+}
+
+/// First records of a file: what [`Matcher`] needs when the path alone cannot tell.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Head {
+    pub cwd: Option<String>,
+    pub session_id: Option<String>,
+    /// `true` once enough was read that a missing field will not turn up.
+    pub exhausted: bool,
+}
+
+/// Answer of [`Matcher::decide`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Yes,
+    No,
+    /// The path cannot tell: look at the file's first records ([`Head`]).
+    NeedRecords,
+}
+
+/// Selectors compiled against one config dir.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    projects: PathBuf,
+    sessions: PathBuf,
+    selectors: Vec<Compiled>,
+}
+
+#[derive(Debug, Clone)]
+enum Compiled {
+    All,
+    Project {
+        /// The directory as given and canonicalized (deduplicated).
+        dirs: Vec<PathBuf>,
+        dash: Vec<String>,
+        base64: Vec<String>,
+    },
+    Session(String),
+    File {
+        path: PathBuf,
+        /// `<dir>/<stem>/subagents`: the subagents of a followed session file.
+        subagents: PathBuf,
+    },
+}
+
+/// Where a path lies relative to the config dir.
+enum Place<'a> {
+    /// `projects/<name>/...` with `name`.
+    InProject(&'a str),
+    /// Directly in `projects/`, or anywhere under `sessions/`.
+    Flat,
+    Elsewhere,
+}
+
+impl Matcher {
+    pub fn new(config_dir: &Path, selectors: &[Selector]) -> Matcher {
+        let selectors = selectors
+            .iter()
+            .map(|selector| match selector {
+                Selector::All => Compiled::All,
+                Selector::Project(dir) => {
+                    let mut dirs = vec![absolute(dir)];
+                    if let Ok(canonical) = fs::canonicalize(dir)
+                        && !dirs.contains(&canonical)
+                    {
+                        dirs.push(canonical);
+                    }
+                    let dash = dirs.iter().map(|dir| dash_encode(dir)).collect();
+                    let base64 = dirs
+                        .iter()
+                        .flat_map(|dir| {
+                            let bytes = dir.as_os_str().as_bytes();
+                            [URL_SAFE_NO_PAD.encode(bytes), URL_SAFE.encode(bytes)]
+                        })
+                        .collect();
+                    Compiled::Project { dirs, dash, base64 }
+                }
+                Selector::Session(id) => Compiled::Session(id.clone()),
+                Selector::File(path) => {
+                    let path = absolute(path);
+                    let stem = path
+                        .file_name()
+                        .and_then(OsStr::to_str)
+                        .and_then(|name| name.strip_suffix(".jsonl"))
+                        .unwrap_or_default()
+                        .to_owned();
+                    let subagents = path.with_file_name(stem).join("subagents");
+                    Compiled::File { path, subagents }
+                }
+            })
+            .collect();
+        Matcher {
+            projects: config_dir.join(PROJECTS_DIR),
+            sessions: config_dir.join(SESSIONS_DIR),
+            selectors,
+        }
+    }
+
+    /// The directories to watch for these selectors.
+    pub fn roots(&self) -> Vec<WatchRoot> {
+        let mut roots: Vec<WatchRoot> = Vec::new();
+        let mut add = |root: WatchRoot| {
+            if let Some(existing) = roots.iter_mut().find(|r| r.path == root.path) {
+                existing.recursive |= root.recursive;
+            } else {
+                roots.push(root);
+            }
+        };
+        for selector in &self.selectors {
+            match selector {
+                Compiled::All | Compiled::Project { .. } | Compiled::Session(_) => {
+                    for dir in [&self.projects, &self.sessions] {
+                        add(WatchRoot {
+                            path: dir.clone(),
+                            recursive: true,
+                        });
+                    }
+                }
+                Compiled::File { path, subagents } => {
+                    if let Some(parent) = path.parent() {
+                        add(WatchRoot {
+                            path: parent.to_path_buf(),
+                            recursive: false,
+                        });
+                    }
+                    add(WatchRoot {
+                        path: subagents.clone(),
+                        recursive: false,
+                    });
+                }
+            }
+        }
+        roots
+    }
+
+    fn place<'p>(&self, path: &'p Path) -> Place<'p> {
+        if let Ok(rest) = path.strip_prefix(&self.projects) {
+            let mut components = rest.components();
+            let first = components.next();
+            return match (first, components.next()) {
+                (Some(Component::Normal(name)), Some(_)) => {
+                    name.to_str().map_or(Place::Elsewhere, Place::InProject)
+                }
+                (Some(_), None) => Place::Flat,
+                _ => Place::Elsewhere,
+            };
+        }
+        if path.starts_with(&self.sessions) {
+            return Place::Flat;
+        }
+        Place::Elsewhere
+    }
+
+    /// Does a transcript belong to the selection? `head` is `None` until its first records
+    /// have been read; with a head the answer is `NeedRecords` only while the head is not
+    /// [`Head::exhausted`] and lacks the field that decides.
+    pub fn decide(&self, info: &TranscriptInfo, head: Option<&Head>) -> Verdict {
+        let mut verdict = Verdict::No;
+        for selector in &self.selectors {
+            match self.decide_one(selector, info, head) {
+                Verdict::Yes => return Verdict::Yes,
+                Verdict::NeedRecords => verdict = Verdict::NeedRecords,
+                Verdict::No => {}
+            }
+        }
+        verdict
+    }
+
+    fn decide_one(
+        &self,
+        selector: &Compiled,
+        info: &TranscriptInfo,
+        head: Option<&Head>,
+    ) -> Verdict {
+        let path = info.path.as_path();
+        let place = self.place(path);
+        match selector {
+            Compiled::All => match place {
+                Place::Elsewhere => Verdict::No,
+                _ => Verdict::Yes,
+            },
+            Compiled::File {
+                path: file,
+                subagents,
+            } => {
+                if path == file
+                    || (info.kind == TranscriptKind::Subagent && path.parent() == Some(subagents))
+                {
+                    Verdict::Yes
+                } else {
+                    Verdict::No
+                }
+            }
+            Compiled::Session(id) => {
+                if matches!(place, Place::Elsewhere) {
+                    return Verdict::No;
+                }
+                match info.session_id.as_deref() {
+                    Some(session) => bool_verdict(session == id),
+                    // A legacy `agent-<id>.jsonl`: its records name the session.
+                    None => match head {
+                        None => Verdict::NeedRecords,
+                        Some(head) => match head.session_id.as_deref() {
+                            Some(session) => bool_verdict(session == id),
+                            None if head.exhausted => Verdict::No,
+                            None => Verdict::NeedRecords,
+                        },
+                    },
+                }
+            }
+            Compiled::Project { dirs, dash, base64 } => {
+                let cwd_matches = |cwd: &str| {
+                    let cwd = Path::new(cwd);
+                    dirs.iter().any(|dir| cwd == dir || cwd.starts_with(dir))
+                };
+                match place {
+                    Place::Elsewhere => Verdict::No,
+                    Place::InProject(name) if base64.iter().any(|b| b == name) => Verdict::Yes,
+                    Place::InProject(name) if dash.iter().any(|d| d == name) => {
+                        // The dash encoding is lossy (`/a/b.c` and `/a/b-c` share a dir): the
+                        // first `cwd` tells the two apart; no `cwd` at all → trust the dir.
+                        match head {
+                            None => Verdict::NeedRecords,
+                            Some(head) => match head.cwd.as_deref() {
+                                Some(cwd) => bool_verdict(cwd_matches(cwd)),
+                                None if head.exhausted => Verdict::Yes,
+                                None => Verdict::NeedRecords,
+                            },
+                        }
+                    }
+                    Place::InProject(_) => Verdict::No,
+                    Place::Flat => match head {
+                        None => Verdict::NeedRecords,
+                        Some(head) => match head.cwd.as_deref() {
+                            Some(cwd) => bool_verdict(cwd_matches(cwd)),
+                            None if head.exhausted => Verdict::No,
+                            None => Verdict::NeedRecords,
+                        },
+                    },
+                }
+            }
+        }
+    }
+}
+
+fn bool_verdict(yes: bool) -> Verdict {
+    if yes { Verdict::Yes } else { Verdict::No }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discovery::paths::{base64url_encode, classify};
+
+    #[test]
+    fn project_matching_uses_cwd_to_settle_dash_collisions() {
+        let config = Path::new("/cfg");
+        let matcher = Matcher::new(config, &[Selector::Project(PathBuf::from("/a/b.c"))]);
+        let info = classify(Path::new("/cfg/projects/-a-b-c/s1.jsonl")).expect("transcript");
+        assert_eq!(matcher.decide(&info, None), Verdict::NeedRecords);
+        let mine = Head {
+            cwd: Some("/a/b.c".into()),
+            session_id: None,
+            exhausted: false,
+        };
+        let other = Head {
+            cwd: Some("/a/b-c".into()),
+            ..mine.clone()
+        };
+        assert_eq!(matcher.decide(&info, Some(&mine)), Verdict::Yes);
+        assert_eq!(matcher.decide(&info, Some(&other)), Verdict::No);
+
+        let b64 = format!(
+            "/cfg/projects/{}/s2.jsonl",
+            base64url_encode(Path::new("/a/b.c"))
+        );
+        let info = classify(Path::new(&b64)).expect("transcript");
+        assert_eq!(matcher.decide(&info, None), Verdict::Yes);
+
+        let flat = classify(Path::new("/cfg/projects/s3.jsonl")).expect("transcript");
+        assert_eq!(matcher.decide(&flat, Some(&mine)), Verdict::Yes);
+        assert_eq!(matcher.decide(&flat, Some(&other)), Verdict::No);
+
+        let elsewhere = classify(Path::new("/cfg/projects/-x/s4.jsonl")).expect("transcript");
+        assert_eq!(matcher.decide(&elsewhere, None), Verdict::No);
+    }
+
+    #[test]
+    fn session_and_file_selectors() {
+        let config = Path::new("/cfg");
+        let matcher = Matcher::new(config, &[Selector::Session("s1".into())]);
+        let main = classify(Path::new("/cfg/projects/-p/s1.jsonl")).expect("transcript");
+        let sub = classify(Path::new("/cfg/projects/-p/s1/subagents/agent-a.jsonl")).expect("t");
+        let other = classify(Path::new("/cfg/projects/-p/s2.jsonl")).expect("transcript");
+        let legacy = classify(Path::new("/cfg/projects/-p/agent-b.jsonl")).expect("transcript");
+        assert_eq!(matcher.decide(&main, None), Verdict::Yes);
+        assert_eq!(matcher.decide(&sub, None), Verdict::Yes);
+        assert_eq!(matcher.decide(&other, None), Verdict::No);
+        assert_eq!(matcher.decide(&legacy, None), Verdict::NeedRecords);
+        let head = Head {
+            cwd: None,
+            session_id: Some("s1".into()),
+            exhausted: false,
+        };
+        assert_eq!(matcher.decide(&legacy, Some(&head)), Verdict::Yes);
+
+        let matcher = Matcher::new(config, &[Selector::File(PathBuf::from("/x/s9.jsonl"))]);
+        let file = classify(Path::new("/x/s9.jsonl")).expect("transcript");
+        let sub = classify(Path::new("/x/s9/subagents/agent-q.jsonl")).expect("transcript");
+        let other = classify(Path::new("/x/s8.jsonl")).expect("transcript");
+        assert_eq!(matcher.decide(&file, None), Verdict::Yes);
+        assert_eq!(matcher.decide(&sub, None), Verdict::Yes);
+        assert_eq!(matcher.decide(&other, None), Verdict::No);
+        assert_eq!(
+            matcher.roots(),
+            [
+                WatchRoot {
+                    path: "/x".into(),
+                    recursive: false
+                },
+                WatchRoot {
+                    path: "/x/s9/subagents".into(),
+                    recursive: false
+                }
+            ]
+        );
+    }
+}

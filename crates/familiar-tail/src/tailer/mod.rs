@@ -1,0 +1,316 @@
+//! The tailer thread: watches the directories that [`crate::discovery`] names, keeps one
+//! [`FileTail`](crate::file::FileTail) per followed transcript, and sends what they read on a
+//! bounded `crossbeam-channel` as [`TailMessage`]s, in per-path order.
+//!
+//! - this module: the public surface: [`TailerConfig`], [`spawn`], the [`TailerHandle`] and
+//!   its [`Stopper`] and counters.
+//! - [`run`]: the loop: waking on changes, batching, the outbox and the bounded channel.
+//! - [`paths`]: what a changed path means: roots to watch, directories to scan, files to
+//!   follow (with the [`crate::discovery::Matcher`]) and to poll.
+//!
+//! Change detection: with [`WatchMode::Inotify`] a `notify` watcher (no debouncer) marks
+//! changed paths in a shared set and wakes the thread, so an appended line is read within
+//! milliseconds; with [`WatchMode::Poll`] the thread stats every followed file and walks the
+//! watched directories on its own interval (250 ms by default), comparing sizes and inodes
+//! (not mtimes, which have whole-second granularity on some file systems). Either way the file
+//! itself decides what happened (see [`crate::file`]): a rename or delete is seen only after
+//! the open descriptor was read to its end, in both modes.
+//!
+//! Directories that do not exist yet: the nearest existing ancestor is watched, and the
+//! directory is picked up (and its files read from the start) once it appears; a
+//! once-a-second housekeeping pass re-checks them as well. A directory the watcher refuses
+//! (out of inotify watches, say) is reported as a [`TailMessage::Problem`] and the tailer falls
+//! back to the poll loop (250 ms) for everything.
+//!
+//! # Time
+//! The tailer keeps no status timers (the session model does). It reads the monotonic clock
+//! only to space poll passes, housekeeping and write batches.
+//!
+//! # When the channel is full
+//! The output channel is bounded ([`TailerConfig::channel_capacity`] messages; a `Lines`
+//! message holds at most 1024 lines or about 256 KiB, one longer line alone). The tailer never
+//! blocks on it for long: messages wait in a small outbox, and each turn of the loop sends
+//! what fits and then waits at most [`SEND_WAIT`] for room before looking at its other work.
+//! While the outbox holds `channel_capacity` messages or more, the tailer stops reading
+//! transcripts: their bytes stay on disk and the offsets stay put, so reading resumes exactly
+//! where it stopped once the consumer catches up. Nothing is dropped and memory stays bounded.
+//! If the receiver is dropped, the tailer ends.
+
+mod paths;
+mod run;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::discovery::{Matcher, Selector};
+use crate::message::TailMessage;
+use run::{Inbox, Tailer, note_change};
+
+/// Longest wait for room on a full channel before the loop looks at its other work.
+pub const SEND_WAIT: Duration = Duration::from_millis(20);
+/// Under a stream of changes the loop handles them at most this often, in batches: each
+/// wake-up of the thread (and of the consumer) costs more than the lines it handles. A lone
+/// append after a quiet spell is handled at once.
+pub const BATCH_INTERVAL: Duration = Duration::from_millis(2);
+/// Default start-up backlog bound: an existing file is read from at most this many bytes
+/// before its end.
+pub const PRIME_BYTES: u64 = 8 << 20;
+
+/// How changes are noticed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchMode {
+    /// inotify through `notify`, no debouncer.
+    Inotify,
+    /// Own stat loop (NFS, WSL paths, anything without inotify).
+    Poll { interval: Duration },
+}
+
+impl WatchMode {
+    pub const DEFAULT_POLL: WatchMode = WatchMode::Poll {
+        interval: Duration::from_millis(250),
+    };
+}
+
+/// Everything the tailer needs.
+#[derive(Debug, Clone)]
+pub struct TailerConfig {
+    /// Claude Code's config dir (`projects/` and `sessions/` live there).
+    pub config_dir: PathBuf,
+    pub selectors: Vec<Selector>,
+    /// Send existing files from their first line, as new lines (`backlog: false`), instead of
+    /// their last [`TailerConfig::prime_bytes`] as backlog.
+    pub from_start: bool,
+    pub mode: WatchMode,
+    /// Capacity of the output channel, in messages (see the module docs for the policy when
+    /// full).
+    pub channel_capacity: usize,
+    /// Longest line kept; longer ones are skipped in bounded memory ([`TailMessage::TooLong`]).
+    pub max_line_bytes: usize,
+    /// How far before its end an existing file's backlog starts ([`PRIME_BYTES`]).
+    pub prime_bytes: u64,
+}
+
+impl TailerConfig {
+    /// Live mode, inotify, a 1024-message channel, 64 MiB lines, an 8 MiB backlog.
+    pub fn new(config_dir: PathBuf, selectors: Vec<Selector>) -> TailerConfig {
+        TailerConfig {
+            config_dir,
+            selectors,
+            from_start: false,
+            mode: WatchMode::Inotify,
+            channel_capacity: 1024,
+            max_line_bytes: familiar_transcript::DEFAULT_MAX_LINE_BYTES,
+            prime_bytes: PRIME_BYTES,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct TailStats {
+    messages: AtomicU64,
+    channel_full: AtomicU64,
+    read_pauses: AtomicU64,
+    files: AtomicU64,
+    generations: AtomicU64,
+    problems: AtomicU64,
+    bytes: AtomicU64,
+    lines: AtomicU64,
+    too_long: AtomicU64,
+    lost_bytes: AtomicU64,
+}
+
+/// Counters of a running tailer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TailStatsSnapshot {
+    /// Messages handed to the channel.
+    pub messages: u64,
+    /// Times the channel was found full (once per episode, until the outbox drained).
+    pub channel_full: u64,
+    /// Times reading was paused because the outbox was full.
+    pub read_pauses: u64,
+    /// Paths followed so far.
+    pub files: u64,
+    /// Generations opened (first opens, truncations, replacements).
+    pub generations: u64,
+    pub problems: u64,
+    /// Bytes read (backlog counting of skipped newlines not included).
+    pub bytes: u64,
+    /// Complete lines sent.
+    pub lines: u64,
+    /// Over-long lines skipped.
+    pub too_long: u64,
+    /// Bytes cut by truncations before they could be read (a lower bound; see
+    /// [`crate::OpenReason::Truncated`]).
+    pub lost_bytes: u64,
+}
+
+impl TailStats {
+    fn snapshot(&self) -> TailStatsSnapshot {
+        let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        TailStatsSnapshot {
+            messages: get(&self.messages),
+            channel_full: get(&self.channel_full),
+            read_pauses: get(&self.read_pauses),
+            files: get(&self.files),
+            generations: get(&self.generations),
+            problems: get(&self.problems),
+            bytes: get(&self.bytes),
+            lines: get(&self.lines),
+            too_long: get(&self.too_long),
+            lost_bytes: get(&self.lost_bytes),
+        }
+    }
+}
+
+fn bump(counter: &AtomicU64, by: u64) {
+    counter.fetch_add(by, Ordering::Relaxed);
+}
+
+/// Why the tailer could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum TailError {
+    #[error("cannot start the inotify watcher (try --poll)")]
+    Watcher(#[source] notify::Error),
+    #[error("cannot start the tailer thread")]
+    Thread(#[source] io::Error),
+}
+
+/// Ends a running tailer from anywhere (a Ctrl-C handler, another thread).
+#[derive(Debug, Clone)]
+pub struct Stopper {
+    stop: Arc<AtomicBool>,
+    wake: Sender<()>,
+}
+
+impl Stopper {
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = self.wake.try_send(());
+    }
+}
+
+/// A running tailer: its output channel, its counters, and the means to stop it. Dropping
+/// the handle stops the thread and waits for it.
+#[derive(Debug)]
+pub struct TailerHandle {
+    receiver: Receiver<TailMessage>,
+    stopper: Stopper,
+    stats: Arc<TailStats>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl TailerHandle {
+    pub fn receiver(&self) -> &Receiver<TailMessage> {
+        &self.receiver
+    }
+
+    pub fn stopper(&self) -> Stopper {
+        self.stopper.clone()
+    }
+
+    pub fn stats(&self) -> TailStatsSnapshot {
+        self.stats.snapshot()
+    }
+
+    /// `true` once the thread ended (stopped, or its receiver went away).
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+
+    /// Stop the thread and wait for it.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.stopper.stop();
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            tracing::error!("the tailer thread panicked");
+        }
+    }
+}
+
+impl Drop for TailerHandle {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Start following: spawns the tailer thread (named `familiar-tail`) and returns once its
+/// watches are in place and the existing files are listed, so anything written after this
+/// returns is seen as new (`backlog: false`). The backlog reads happen afterwards.
+pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
+    let (sender, receiver) = crossbeam_channel::bounded(config.channel_capacity.max(1));
+    let (wake_tx, wake_rx) = crossbeam_channel::bounded(1);
+    let inbox = Arc::new(Mutex::new(Inbox::default()));
+    let watcher = match config.mode {
+        WatchMode::Inotify => {
+            let inbox = Arc::clone(&inbox);
+            let wake = wake_tx.clone();
+            let watcher =
+                notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
+                    note_change(&inbox, result);
+                    let _ = wake.try_send(());
+                })
+                .map_err(TailError::Watcher)?;
+            Some(watcher)
+        }
+        WatchMode::Poll { .. } => None,
+    };
+    let stats = Arc::new(TailStats::default());
+    let stopper = Stopper {
+        stop: Arc::new(AtomicBool::new(false)),
+        wake: wake_tx,
+    };
+    let now = Instant::now();
+    let tailer = Tailer {
+        matcher: Matcher::new(&config.config_dir, &config.selectors),
+        roots: Vec::new(),
+        watched: HashMap::new(),
+        watcher,
+        inbox,
+        wake: wake_rx,
+        files: HashMap::new(),
+        generations: HashMap::new(),
+        busy: HashSet::new(),
+        undecided: HashMap::new(),
+        rejected: HashSet::new(),
+        problems: HashSet::new(),
+        outbox: VecDeque::new(),
+        scratch: Vec::new(),
+        last_batch: now,
+        sender,
+        stats: Arc::clone(&stats),
+        stop: Arc::clone(&stopper.stop),
+        full: false,
+        paused: false,
+        catching_up: true,
+        fallback_poll: false,
+        next_housekeeping: now + run::HOUSEKEEPING,
+        next_poll: now,
+        config,
+    };
+    let (ready_tx, ready_rx) = crossbeam_channel::bounded(1);
+    let thread = std::thread::Builder::new()
+        .name("familiar-tail".to_owned())
+        .spawn(move || tailer.run(ready_tx))
+        .map_err(TailError::Thread)?;
+    // Wait for the watches and the list of existing files: whatever is written from now on
+    // counts as new. (An error means the thread ended early; the handle reports it finished.)
+    let _ = ready_rx.recv();
+    Ok(TailerHandle {
+        receiver,
+        stopper,
+        stats,
+        thread: Some(thread),
+    })
+}

@@ -1,0 +1,365 @@
+//! What a changed path means to the tailer: a meta file (agent type), a followed transcript
+//! (poll it), a directory (activate roots, scan for new files), a new `*.jsonl` (ask the
+//! [`Matcher`](crate::discovery::Matcher), follow it), or something that went away. Also the
+//! roots' life (watched when they exist, their nearest ancestor watched until then) and the
+//! poll loop's full pass.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use notify::{RecursiveMode, Watcher as _};
+
+use super::bump;
+use super::run::{Found, Tailer};
+use crate::discovery::{
+    TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_of,
+    transcript_of_meta, walk,
+};
+use crate::file::{FileError, FileTail, Start};
+use crate::message::TailMessage;
+
+/// Bytes read from one file per turn of the loop, so one huge file cannot starve the rest.
+const READ_BUDGET: u64 = 8 << 20;
+
+impl Tailer {
+    pub(super) fn handle_path(&mut self, path: &Path, names_changed: bool) {
+        let name = path
+            .file_name()
+            .map(|name| name.as_encoded_bytes())
+            .unwrap_or_default();
+        if name.ends_with(b".meta.json") {
+            self.meta_changed(path);
+            return;
+        }
+        if self.files.contains_key(path) {
+            self.poll_file_checking(path, names_changed);
+            return;
+        }
+        match fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                if self
+                    .roots
+                    .iter()
+                    .any(|r| !r.active && r.root.path.starts_with(path))
+                {
+                    self.activate_roots(Found::Later);
+                }
+                if self.under_recursive_root(path) {
+                    self.scan(path, true, Found::Later);
+                }
+            }
+            Ok(_) => {
+                if name.ends_with(b".jsonl") {
+                    self.consider(path, Found::Later);
+                }
+            }
+            Err(_) => {
+                // A directory went away: its files notice on their own poll.
+                let gone: Vec<PathBuf> = self
+                    .files
+                    .keys()
+                    .filter(|file| file.starts_with(path))
+                    .cloned()
+                    .collect();
+                for file in gone {
+                    self.poll_file(&file);
+                }
+                self.undecided.retain(|file, _| !file.starts_with(path));
+                self.rejected.retain(|file| !file.starts_with(path));
+                if self
+                    .roots
+                    .iter()
+                    .any(|r| r.active && r.root.path.starts_with(path))
+                {
+                    self.check_vanished_roots();
+                }
+            }
+        }
+    }
+
+    fn meta_changed(&mut self, meta: &Path) {
+        let Some(transcript) = transcript_of_meta(meta) else {
+            return;
+        };
+        let Some(tail) = self.files.get_mut(&transcript) else {
+            return;
+        };
+        let agent_type = read_agent_type(meta);
+        if agent_type != tail.info.agent_type {
+            tail.info.agent_type.clone_from(&agent_type);
+            // Before the first open, `Opened` carries it.
+            if tail.is_open() {
+                self.outbox.push_back(TailMessage::Meta {
+                    path: Arc::clone(&tail.path),
+                    agent_type,
+                });
+            }
+        }
+    }
+
+    fn under_recursive_root(&self, path: &Path) -> bool {
+        self.roots
+            .iter()
+            .any(|r| r.active && r.root.recursive && path.starts_with(&r.root.path))
+    }
+
+    fn under_active_root(&self, path: &Path) -> bool {
+        self.roots.iter().any(|r| {
+            r.active
+                && if r.root.recursive {
+                    path.starts_with(&r.root.path)
+                } else {
+                    path.parent() == Some(r.root.path.as_path())
+                }
+        })
+    }
+
+    /// Watch the roots that exist now and scan them; for the others, watch the nearest
+    /// existing ancestor so their creation is noticed.
+    pub(super) fn activate_roots(&mut self, found: Found) {
+        for index in 0..self.roots.len() {
+            if self.roots[index].active {
+                continue;
+            }
+            let root = self.roots[index].root.clone();
+            // A directory on the way may appear between looking and watching, unseen by the
+            // watch that comes too late: look again after each watch until nothing moved.
+            loop {
+                if root.path.is_dir() {
+                    self.watch(&root.path, root.recursive);
+                    self.roots[index].active = true;
+                    tracing::debug!("watching {}", root.path.display());
+                    self.scan(&root.path, root.recursive, found);
+                    break;
+                }
+                let Some(anchor) = nearest_existing_ancestor(&root.path) else {
+                    break;
+                };
+                self.watch(&anchor, false);
+                if nearest_existing_ancestor(&root.path).as_ref() == Some(&anchor)
+                    && !root.path.is_dir()
+                {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn check_vanished_roots(&mut self) {
+        for index in 0..self.roots.len() {
+            let path = self.roots[index].root.path.clone();
+            if self.roots[index].active && !path.is_dir() {
+                self.roots[index].active = false;
+                if self.watched.remove(&path).is_some()
+                    && let Some(watcher) = self.watcher.as_mut()
+                {
+                    let _ = watcher.unwatch(&path);
+                }
+            }
+        }
+    }
+
+    /// Hand a directory to the watcher (a no-op in poll mode). If the watcher refuses, the
+    /// tailer falls back to polling; either way the directory counts as covered.
+    fn watch(&mut self, dir: &Path, recursive: bool) {
+        match self.watched.get(dir) {
+            Some(true) => return,
+            Some(false) if !recursive => return,
+            _ => {}
+        }
+        if let Some(watcher) = self.watcher.as_mut() {
+            let mode = if recursive {
+                RecursiveMode::Recursive
+            } else {
+                RecursiveMode::NonRecursive
+            };
+            if let Err(err) = watcher.watch(dir, mode) {
+                // Out of inotify watches, or not allowed: poll instead of missing changes.
+                self.problem(dir, format!("cannot watch ({err}); polling instead"));
+                self.fallback_poll = true;
+            }
+        }
+        self.watched.insert(dir.to_path_buf(), recursive);
+    }
+
+    fn scan(&mut self, dir: &Path, recursive: bool, found: Found) {
+        let mut files = Vec::new();
+        let mut errors = Vec::new();
+        walk(
+            dir,
+            recursive,
+            &mut |path| files.push(path),
+            &mut |path, err| errors.push((path.to_path_buf(), err)),
+        );
+        for (path, err) in errors {
+            self.problem(&path, format!("cannot list: {err}"));
+        }
+        // Followed files are polled by whoever asked for the scan, if it needs them polled.
+        for path in files {
+            if !self.files.contains_key(&path) {
+                self.consider(&path, found);
+            }
+        }
+    }
+
+    /// A `*.jsonl` path not followed yet: follow it if it is selected and readable.
+    fn consider(&mut self, path: &Path, found: Found) {
+        if self.rejected.contains(path) || !self.under_active_root(path) {
+            return;
+        }
+        let Some(info) = describe(path) else { return };
+        let meta = match fs::metadata(path) {
+            Ok(meta) if meta.is_file() => meta,
+            Ok(_) => {
+                return self.problem(path, "not a regular file (a FIFO, socket or device)".into());
+            }
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                if fs::symlink_metadata(path).is_ok() {
+                    self.problem(path, "dangling symlink".into());
+                }
+                return;
+            }
+            Err(err) => return self.problem(path, format!("cannot read: {err}")),
+        };
+        let start = match self.undecided.remove(path) {
+            Some((start, size)) => {
+                if size == meta.len() {
+                    self.undecided.insert(path.to_path_buf(), (start, size));
+                    return; // nothing new to decide on
+                }
+                start
+            }
+            None if found == Found::Later => Start::Appeared,
+            None => Start::Existing {
+                size: meta.len(),
+                prime: (!self.config.from_start).then_some(self.config.prime_bytes),
+            },
+        };
+        let verdict = match self.matcher.decide(&info, None) {
+            Verdict::NeedRecords => match read_head_of(path) {
+                Ok(head) => self.matcher.decide(&info, Some(&head)),
+                Err(err) => return self.problem(path, format!("cannot read: {err}")),
+            },
+            verdict => verdict,
+        };
+        match verdict {
+            Verdict::Yes => self.follow(info, start, found),
+            Verdict::No => {
+                self.rejected.insert(path.to_path_buf());
+            }
+            Verdict::NeedRecords => {
+                self.undecided
+                    .insert(path.to_path_buf(), (start, meta.len()));
+            }
+        }
+    }
+
+    fn follow(&mut self, info: TranscriptInfo, start: Start, found: Found) {
+        let path = info.path.clone();
+        tracing::debug!("following {} ({start:?})", path.display());
+        let last_generation = self.generations.get(&path).copied().unwrap_or(0);
+        let tail = FileTail::new(info, start, last_generation, self.config.max_line_bytes);
+        self.files.insert(path.clone(), tail);
+        bump(&self.stats.files, 1);
+        if found == Found::AtStart {
+            // Read in the loop: `spawn` returns as soon as every file is registered.
+            self.busy.insert(path);
+        } else {
+            self.poll_file(&path);
+        }
+    }
+
+    pub(super) fn poll_file(&mut self, path: &Path) {
+        self.poll_file_checking(path, true);
+    }
+
+    fn poll_file_checking(&mut self, path: &Path, check_path: bool) {
+        let Some(tail) = self.files.get_mut(path) else {
+            return;
+        };
+        let mut out = Vec::new();
+        let result = tail.poll(&mut self.scratch, READ_BUDGET, check_path, &mut out);
+        let generation = tail.generation();
+        if generation > 0 {
+            self.generations.insert(path.to_path_buf(), generation);
+        }
+        self.outbox.extend(out);
+        match result {
+            Ok(polled) => {
+                bump(&self.stats.bytes, polled.bytes);
+                bump(&self.stats.lines, polled.lines);
+                bump(&self.stats.too_long, polled.too_long);
+                bump(&self.stats.generations, polled.generations);
+                bump(&self.stats.lost_bytes, polled.lost_bytes);
+                self.problems.remove(path);
+                if polled.removed {
+                    tracing::debug!("{} was removed", path.display());
+                    self.files.remove(path);
+                    self.busy.remove(path);
+                } else if polled.more {
+                    self.busy.insert(path.to_path_buf());
+                }
+            }
+            Err(err) => {
+                self.files.remove(path);
+                self.busy.remove(path);
+                self.problem(path, err_text(&err));
+            }
+        }
+    }
+
+    pub(super) fn housekeeping(&mut self) {
+        if self.roots.iter().any(|r| !r.active) {
+            self.activate_roots(Found::Later);
+        }
+        self.check_vanished_roots();
+    }
+
+    /// The poll loop's turn (and the answer to an inotify queue overflow): every followed
+    /// file, then every watched directory for new files.
+    pub(super) fn poll_everything(&mut self) {
+        let known: Vec<PathBuf> = self.files.keys().cloned().collect();
+        for path in known {
+            self.poll_file(&path);
+        }
+        self.check_vanished_roots();
+        self.activate_roots(Found::Later);
+        let roots: Vec<WatchRoot> = self
+            .roots
+            .iter()
+            .filter(|r| r.active)
+            .map(|r| r.root.clone())
+            .collect();
+        for root in roots {
+            self.scan(&root.path, root.recursive, Found::Later);
+        }
+    }
+
+    fn problem(&mut self, path: &Path, error: String) {
+        if self.problems.insert(path.to_path_buf()) {
+            tracing::warn!("skipping {}: {error}", path.display());
+            bump(&self.stats.problems, 1);
+            self.outbox.push_back(TailMessage::Problem {
+                path: path.to_path_buf(),
+                error,
+            });
+        }
+    }
+}
+
+/// The error and its cause on one line (a `Problem` is read without a source chain).
+fn err_text(err: &FileError) -> String {
+    match err {
+        FileError::NotRegular => err.to_string(),
+        FileError::Unreadable(io) => format!("{err}: {io}"),
+    }
+}
+
+fn nearest_existing_ancestor(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|dir| dir.is_dir())
+        .map(Path::to_path_buf)
+}

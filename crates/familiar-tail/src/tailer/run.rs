@@ -1,0 +1,263 @@
+//! The tailer's loop: wait for a change (or the poll interval), let a burst of changes gather
+//! for at most [`BATCH_INTERVAL`], hand the changed paths to [`super::paths`], and pass the
+//! messages on through a small outbox to the bounded channel without ever blocking long on
+//! it. Also the `notify` callback's side ([`note_change`]), which only marks paths.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError};
+
+use super::{BATCH_INTERVAL, SEND_WAIT, TailStats, TailerConfig, WatchMode, bump};
+use crate::discovery::{Matcher, WatchRoot};
+use crate::file::{FileTail, Start};
+use crate::message::TailMessage;
+
+/// Pending roots and vanished roots are looked at least this often.
+pub(super) const HOUSEKEEPING: Duration = Duration::from_secs(1);
+
+/// Paths the watcher saw change, shared between the `notify` callback and the tailer.
+#[derive(Debug, Default)]
+pub(super) struct Inbox {
+    /// Changed paths; `true` when more than data changed (created, removed, renamed, chmod).
+    pub dirty: HashMap<PathBuf, bool>,
+    pub rescan: bool,
+}
+
+/// The `notify` callback's part: remember what changed, cheaply, under a short lock.
+pub(super) fn note_change(inbox: &Mutex<Inbox>, result: notify::Result<notify::Event>) {
+    let mut inbox = inbox.lock().unwrap_or_else(|poison| poison.into_inner());
+    match result {
+        Ok(event) => {
+            if event.need_rescan() {
+                inbox.rescan = true;
+            }
+            use notify::event::{AccessKind, AccessMode, ModifyKind};
+            // Our own reads produce open/close events: only writes, creations, removals,
+            // renames and attribute changes (chmod) matter.
+            let data_only = match event.kind {
+                notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+                notify::EventKind::Access(_) => return,
+                notify::EventKind::Modify(ModifyKind::Data(_)) => true,
+                _ => false,
+            };
+            for path in event.paths {
+                *inbox.dirty.entry(path).or_insert(false) |= !data_only;
+            }
+        }
+        Err(err) => {
+            tracing::warn!("file watcher: {err}");
+            inbox.rescan = true;
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct RootState {
+    pub root: WatchRoot,
+    pub active: bool,
+}
+
+/// How a file found by a scan starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Found {
+    /// Existed when the tailer started.
+    AtStart,
+    /// Appeared while running: read from its first line.
+    Later,
+}
+
+pub(super) struct Tailer {
+    pub config: TailerConfig,
+    pub matcher: Matcher,
+    pub roots: Vec<RootState>,
+    /// Directories handed to the watcher, and whether recursively.
+    pub watched: HashMap<PathBuf, bool>,
+    pub watcher: Option<notify::RecommendedWatcher>,
+    pub inbox: Arc<Mutex<Inbox>>,
+    pub wake: Receiver<()>,
+    pub files: HashMap<PathBuf, FileTail>,
+    /// The last generation of every path followed so far (paths come back).
+    pub generations: HashMap<PathBuf, u32>,
+    /// Files whose last poll ran out of budget, or not read yet.
+    pub busy: HashSet<PathBuf>,
+    /// Files whose first records do not tell yet whether they are selected: where they
+    /// would start, and their size when last looked at.
+    pub undecided: HashMap<PathBuf, (Start, u64)>,
+    pub rejected: HashSet<PathBuf>,
+    /// Paths reported as problems (reported once).
+    pub problems: HashSet<PathBuf>,
+    pub outbox: VecDeque<TailMessage>,
+    /// The read buffer all files share.
+    pub scratch: Vec<u8>,
+    /// When the loop last handled changes (for batching).
+    pub last_batch: Instant,
+    pub sender: Sender<TailMessage>,
+    pub stats: Arc<TailStats>,
+    pub stop: Arc<AtomicBool>,
+    pub full: bool,
+    pub paused: bool,
+    pub catching_up: bool,
+    /// A directory could not be watched: poll everything on the default interval.
+    pub fallback_poll: bool,
+    pub next_housekeeping: Instant,
+    pub next_poll: Instant,
+}
+
+impl Tailer {
+    pub(super) fn run(mut self, ready: Sender<()>) {
+        let roots = self.matcher.roots();
+        self.roots = roots
+            .into_iter()
+            .map(|root| RootState {
+                root,
+                active: false,
+            })
+            .collect();
+        self.activate_roots(Found::AtStart);
+        let _ = ready.send(());
+        drop(ready);
+        loop {
+            if self.stop.load(Ordering::SeqCst) {
+                break;
+            }
+            if !self.flush() {
+                break; // nobody listens any more
+            }
+            let paused = self.outbox.len() >= self.config.channel_capacity.max(1);
+            if paused && !self.paused {
+                bump(&self.stats.read_pauses, 1);
+            }
+            self.paused = paused;
+            let now = Instant::now();
+            if !paused {
+                self.take_changes();
+                let busy: Vec<PathBuf> = self.busy.drain().collect();
+                for path in busy {
+                    self.poll_file(&path);
+                }
+                if self.catching_up && !self.files.values().any(FileTail::in_backlog) {
+                    self.catching_up = false;
+                    self.outbox.push_back(TailMessage::CaughtUp);
+                }
+                if let Some(interval) = self.poll_interval()
+                    && now >= self.next_poll
+                {
+                    self.next_poll = now + interval;
+                    self.poll_everything();
+                }
+            }
+            if now >= self.next_housekeeping {
+                self.next_housekeeping = now + HOUSEKEEPING;
+                self.housekeeping();
+            }
+            if !self.flush() {
+                break;
+            }
+            if !self.wait() {
+                break;
+            }
+        }
+    }
+
+    /// How often to poll: the poll mode's interval, or the default one when a directory could
+    /// not be watched; `None` when inotify covers everything.
+    fn poll_interval(&self) -> Option<Duration> {
+        match self.config.mode {
+            WatchMode::Poll { interval } => Some(interval),
+            WatchMode::Inotify if self.fallback_poll => match WatchMode::DEFAULT_POLL {
+                WatchMode::Poll { interval } => Some(interval),
+                WatchMode::Inotify => None,
+            },
+            WatchMode::Inotify => None,
+        }
+    }
+
+    /// Sleep until something may need doing; `false` when the receiver is gone.
+    fn wait(&mut self) -> bool {
+        let now = Instant::now();
+        let mut until = self.next_housekeeping;
+        if self.poll_interval().is_some() {
+            until = until.min(self.next_poll);
+        }
+        let mut timeout = until.saturating_duration_since(now);
+        if !self.busy.is_empty() {
+            timeout = Duration::ZERO;
+        }
+        if let Some(message) = self.outbox.pop_front() {
+            return match self.sender.send_timeout(message, timeout.min(SEND_WAIT)) {
+                Ok(()) => {
+                    bump(&self.stats.messages, 1);
+                    true
+                }
+                Err(SendTimeoutError::Timeout(message)) => {
+                    self.outbox.push_front(message);
+                    true
+                }
+                Err(SendTimeoutError::Disconnected(_)) => false,
+            };
+        }
+        if self.wake.recv_timeout(timeout).is_ok() {
+            // Woken by a change: if the last batch was only just handled, let more changes
+            // gather before handling them (at most BATCH_INTERVAL later).
+            let pending = {
+                let inbox = self
+                    .inbox
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner());
+                !inbox.dirty.is_empty() || inbox.rescan
+            };
+            if pending {
+                let since = self.last_batch.elapsed();
+                if since < BATCH_INTERVAL {
+                    std::thread::sleep(BATCH_INTERVAL - since);
+                }
+                self.last_batch = Instant::now();
+            }
+        }
+        true
+    }
+
+    /// Hand the outbox to the channel as far as it has room; `false` when disconnected.
+    fn flush(&mut self) -> bool {
+        while let Some(message) = self.outbox.pop_front() {
+            match self.sender.try_send(message) {
+                Ok(()) => bump(&self.stats.messages, 1),
+                Err(TrySendError::Full(message)) => {
+                    self.outbox.push_front(message);
+                    if !self.full {
+                        self.full = true;
+                        bump(&self.stats.channel_full, 1);
+                    }
+                    return true;
+                }
+                Err(TrySendError::Disconnected(_)) => return false,
+            }
+        }
+        self.full = false;
+        true
+    }
+
+    fn take_changes(&mut self) {
+        let (dirty, rescan) = {
+            let mut inbox = self
+                .inbox
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner());
+            (
+                std::mem::take(&mut inbox.dirty),
+                std::mem::take(&mut inbox.rescan),
+            )
+        };
+        if rescan {
+            tracing::debug!("watcher asked for a rescan");
+            self.poll_everything();
+        }
+        for (path, names_changed) in dirty {
+            self.handle_path(&path, names_changed);
+        }
+    }
+}

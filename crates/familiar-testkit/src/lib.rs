@@ -1,0 +1,53 @@
+//! Test support shared by every crate's tests (a dev-dependency only): where the fixtures
+//! are. Real Claude Code transcripts live beside the repository in
+//! `../shared/fixtures/real/` (`FAMILIAR_REAL_FIXTURES` moves them); the small edge-case
+//! transcripts the project writes live in `fixtures/`.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root (this crate is `crates/familiar-testkit`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The directory of the real transcripts.
+pub fn real_fixtures_dir() -> PathBuf {
+    std::env::var_os("FAMILIAR_REAL_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared/fixtures/real"))
+}
+
+/// One real transcript by file name; panics (in a test) with where it looked.
+pub fn real_fixture(name: &str) -> PathBuf {
+    let path = real_fixtures_dir().join(name);
+    assert!(
+        path.is_file(),
+        "real fixture {} is missing (set FAMILIAR_REAL_FIXTURES)",
+        path.display()
+    );
+    path
+}
+
+/// Every real transcript (`*.jsonl`), sorted by name; panics when there are none.
+pub fn real_fixtures() -> Vec<PathBuf> {
+    let dir = real_fixtures_dir();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no real fixtures in {}", dir.display());
+    paths
+}
+
+/// One of the project's own fixtures (`fixtures/NAME`).
+pub fn own_fixture(name: &str) -> PathBuf {
+    let path = workspace_root().join("fixtures").join(name);
+    assert!(path.is_file(), "fixture {} is missing", path.display());
+    path
+}

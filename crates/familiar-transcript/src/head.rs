@@ -1,0 +1,75 @@
+//! The few fields a tailer needs from a record before it follows a file: the `cwd` that places
+//! a session in a project, the `sessionId` that names a legacy `agent-<id>.jsonl`'s session,
+//! and the `timestamp` that dates a file's last activity. Kept here, beside the other record
+//! views ([`crate::record`]), so the transcript format is parsed in this crate only; the tailer's
+//! discovery calls these on the lines it reads from a file's head or end.
+
+use serde::Deserialize;
+
+/// What one record says about where it belongs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeadFields {
+    /// The working directory the session ran in.
+    pub cwd: Option<String>,
+    /// `sessionId` (or `session_id` in headless `stream-json` output).
+    pub session_id: Option<String>,
+}
+
+/// The `cwd` and session id of one line (without its newline). A line that is not a JSON
+/// object, or lacks the fields, gives empty fields.
+pub fn fields(line: &[u8]) -> HeadFields {
+    #[derive(Deserialize)]
+    struct Envelope {
+        cwd: Option<String>,
+        #[serde(rename = "sessionId")]
+        session_id: Option<String>,
+        #[serde(rename = "session_id")]
+        session_id_snake: Option<String>,
+    }
+    match serde_json::from_slice::<Envelope>(line) {
+        Ok(envelope) => HeadFields {
+            cwd: envelope.cwd,
+            session_id: envelope.session_id.or(envelope.session_id_snake),
+        },
+        Err(_) => HeadFields::default(),
+    }
+}
+
+/// Only the `cwd` of one line.
+pub fn cwd_of(line: &[u8]) -> Option<String> {
+    fields(line).cwd
+}
+
+/// The record's `timestamp` as written (RFC 3339), if any.
+pub fn timestamp_of(line: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Stamp<'a> {
+        #[serde(borrow)]
+        timestamp: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Stamp<'_>>(line)
+        .ok()?
+        .timestamp
+        .map(std::borrow::Cow::into_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cwd_and_session_come_from_either_spelling() {
+        let record = br#"{"type":"user","cwd":"/p","sessionId":"s1","timestamp":"2026-02-11T21:29:00.366Z"}"#;
+        assert_eq!(cwd_of(record).as_deref(), Some("/p"));
+        assert_eq!(fields(record).session_id.as_deref(), Some("s1"));
+        assert_eq!(
+            timestamp_of(record).as_deref(),
+            Some("2026-02-11T21:29:00.366Z")
+        );
+        let init = br#"{"type":"system","subtype":"init","session_id":"s2","cwd":"/q"}"#;
+        assert_eq!(fields(init).session_id.as_deref(), Some("s2"));
+        assert_eq!(fields(b"{\"type\":\"summary\"}"), HeadFields::default());
+        assert_eq!(fields(b"not json"), HeadFields::default());
+        assert_eq!(timestamp_of(b"[1,2]"), None);
+    }
+}

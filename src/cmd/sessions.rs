@@ -1,0 +1,267 @@
+//! `familiar sessions`: a `ps` for agents. It follows the same transcripts `watch` would, reads
+//! their start-up backlog through the same session model ([`super::live`]), prints every
+//! session's snapshot and exits: what `watch` would show as its first `snapshot` events.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::Context as _;
+use familiar_model::Status;
+use familiar_model::text::printable_line;
+use familiar_session::{ModelConfig, SessionSnapshot, Timers};
+use familiar_tail::{Selector, TailerConfig};
+
+use super::live::{Live, Took};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Sessions of the project at DIR (repeatable; default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Vec<PathBuf>,
+    /// Every session under the Claude Code config dir.
+    #[arg(long, conflicts_with = "project")]
+    pub all: bool,
+    /// One JSON array of session objects (see docs/events.md).
+    #[arg(long)]
+    pub json: bool,
+    /// A session without records this long is idle [default: 5m, or `idle_timeout` in the
+    /// config].
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub idle_after: Option<Duration>,
+}
+
+/// Longest wait for the tailer to read what exists (it reads at most a few MiB per file).
+const CATCH_UP_LIMIT: Duration = Duration::from_secs(60);
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
+    let mut selectors: Vec<Selector> = Vec::new();
+    if args.all {
+        selectors.push(Selector::All);
+    }
+    selectors.extend(args.project.iter().cloned().map(Selector::Project));
+    if selectors.is_empty() {
+        let cwd = std::env::current_dir().context("finding the current directory")?;
+        selectors.push(Selector::Project(cwd));
+    }
+    let settings = super::pipeline::load_config()?.config;
+    let timers = Timers {
+        idle_after: args
+            .idle_after
+            .or(settings.idle_timeout)
+            .unwrap_or(Duration::from_secs(300)),
+        ..Timers::default()
+    };
+    let snapshots = read_sessions(
+        TailerConfig::new(config_dir, selectors),
+        ModelConfig {
+            timers,
+            ..ModelConfig::default()
+        },
+    )?;
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &snapshots)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        write!(out, "{}", table(&snapshots, SystemTime::now()))
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(err) => Err(err).context("writing to stdout"),
+    }
+}
+
+/// Every session in scope, as `watch` would see it when it caught up.
+pub fn read_sessions(
+    config: TailerConfig,
+    model: ModelConfig,
+) -> anyhow::Result<Vec<SessionSnapshot>> {
+    let handle = familiar_tail::spawn(config)?;
+    let mut live = Live::new(model);
+    let deadline = Instant::now() + CATCH_UP_LIMIT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match handle.receiver().recv_timeout(left) {
+            Ok(message) => {
+                if live.take(message) == Took::CaughtUp {
+                    break;
+                }
+            }
+            Err(_) => {
+                handle.stop();
+                anyhow::bail!("the transcripts were not read within {CATCH_UP_LIMIT:?}");
+            }
+        }
+        live.drain().for_each(drop);
+    }
+    live.drain().for_each(drop);
+    handle.stop();
+    Ok(live.model.snapshot())
+}
+
+/// The human table: one row per session, its live subagents indented below it.
+pub fn table(snapshots: &[SessionSnapshot], now: SystemTime) -> String {
+    if snapshots.is_empty() {
+        return "no sessions\n".to_owned();
+    }
+    let mut rows = vec![[
+        "PROJECT".to_owned(),
+        "SESSION".to_owned(),
+        "MODEL".to_owned(),
+        "STATUS".to_owned(),
+        "CONTEXT".to_owned(),
+        "LAST ACTIVITY".to_owned(),
+    ]];
+    for snapshot in snapshots {
+        let project = snapshot
+            .cwd
+            .as_deref()
+            .map(|cwd| {
+                let name = std::path::Path::new(cwd)
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| cwd.to_owned());
+                match &snapshot.git_branch {
+                    Some(branch) => format!("{name} ({branch})"),
+                    None => name,
+                }
+            })
+            .unwrap_or_else(|| "?".to_owned());
+        rows.push([
+            printable_line(&project).into_owned(),
+            printable_line(&snapshot.session.chars().take(8).collect::<String>()).into_owned(),
+            printable_line(snapshot.model.as_deref().unwrap_or("?")).into_owned(),
+            status(snapshot.status, snapshot.status_for),
+            context(snapshot.context_used, snapshot.context_limit),
+            snapshot
+                .last_activity_ms
+                .map(|ms| ago(now, ms))
+                .unwrap_or_else(|| "?".to_owned()),
+        ]);
+        for agent in &snapshot.subagents {
+            rows.push([
+                format!(
+                    "  └ {}",
+                    printable_line(agent.agent_type.as_deref().unwrap_or("subagent"))
+                ),
+                printable_line(&agent.agent.chars().take(8).collect::<String>()).into_owned(),
+                String::new(),
+                status(agent.status, None),
+                context(agent.context_used, agent.context_limit),
+                String::new(),
+            ]);
+        }
+    }
+    let widths: Vec<usize> = (0..6)
+        .map(|column| {
+            rows.iter()
+                .map(|row| row[column].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut text = String::new();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        text.push_str(cells.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+fn status(status: Status, since: Option<Duration>) -> String {
+    match since {
+        Some(duration) => format!("{} {}", status.as_str(), short(duration)),
+        None => status.as_str().to_owned(),
+    }
+}
+
+fn context(used: Option<u64>, limit: u64) -> String {
+    match used {
+        Some(used) if limit > 0 => format!(
+            "{}/{} ({}%)",
+            tokens(used),
+            tokens(limit),
+            used * 100 / limit
+        ),
+        Some(used) => tokens(used),
+        None => format!("?/{}", tokens(limit)),
+    }
+}
+
+fn tokens(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1}M", n as f64 / 1e6)
+    } else if n >= 1_000 {
+        format!("{}k", n / 1_000)
+    } else {
+        n.to_string()
+    }
+}
+
+fn ago(now: SystemTime, unix_ms: i64) -> String {
+    let now_ms = familiar_model::time::to_unix_ms(now);
+    let ms = u64::try_from(now_ms.saturating_sub(unix_ms)).unwrap_or(0);
+    format!("{} ago", short(Duration::from_millis(ms)))
+}
+
+/// `42s`, `7m`, `3h`, `2d`.
+fn short(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3_600 => format!("{}m", secs / 60),
+        3_600..86_400 => format!("{}h", secs / 3_600),
+        _ => format!("{}d", secs / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use familiar_session::SubagentSnapshot;
+
+    #[test]
+    fn the_table_reads_at_a_glance_and_escapes_what_records_wrote() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let snapshot = SessionSnapshot {
+            session: "258c7280-ae70".into(),
+            cwd: Some("/home/u/spot\u{1b}]0;x\u{7}ter".into()),
+            git_branch: Some("main".into()),
+            model: Some("claude-opus-4-8".into()),
+            status: Status::WaitingForInput,
+            status_for: Some(Duration::from_secs(95)),
+            context_used: Some(150_000),
+            context_limit: 1_000_000,
+            last_record: None,
+            last_activity_ms: Some(1_000_000_000 - 7_000),
+            line: 12,
+            tools: Default::default(),
+            transcript: None,
+            subagents: vec![SubagentSnapshot {
+                agent: "a881341".into(),
+                agent_type: Some("Explore".into()),
+                tool_use_id: None,
+                status: Status::Working,
+                context_used: None,
+                context_limit: 200_000,
+            }],
+        };
+        assert_eq!(
+            table(&[snapshot], now),
+            "PROJECT                       SESSION   MODEL            STATUS                CONTEXT              LAST ACTIVITY\n\
+             spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  waiting_for_input 1m  150k/1.0M (15%)      7s ago\n\
+             \u{20} └ Explore                   a881341                    working               ?/200k\n"
+        );
+        assert_eq!(table(&[], now), "no sessions\n");
+    }
+}
