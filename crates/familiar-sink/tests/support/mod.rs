@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
-use familiar_model::{Action, ActionKind, EventKind, Status};
+use familiar_model::{Action, ActionKind, EventKind};
 
 /// A `dbus-daemon --session` listening on a socket in `dir`; killed on drop.
 pub struct DbusDaemon {
