@@ -89,6 +89,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of our stdout went away (`| head -1`): nothing more to say.
+        Err(err) if cmd::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("familiar: {err:#}");
             ExitCode::from(1)

@@ -31,6 +31,7 @@ fn doctor() -> Test {
         .env_remove("WAYLAND_DISPLAY")
         .env_remove("FAMILIAR_CONFIG");
     let home = test.home().to_owned();
+    let test = test.env("FAMILIAR_SOCKET", home.join("run/hook.sock"));
     let app = home.join("work/app");
     std::fs::create_dir_all(&app).expect("app dir");
     let projects = home.join(".claude/projects");
@@ -201,5 +202,46 @@ fn doctor_with_a_bus_but_no_notification_server_and_a_dead_display() {
     assert!(
         text.contains("[!!] display: DISPLAY=:4242 but no X server socket at /tmp/.X11-unix/X4242"),
         "{text}"
+    );
+}
+
+#[test]
+fn doctor_reports_installed_hooks_a_listening_socket_and_escapes_names() {
+    let test = doctor();
+    let home = test.home().to_owned();
+    // A project dir whose name would retitle the terminal if printed raw.
+    let evil = home.join(".claude/projects/-evil\x1b]0;pwned\x07");
+    std::fs::create_dir_all(&evil).expect("evil project");
+    std::fs::copy(
+        fixture("demo.jsonl"),
+        evil.join("e0e0e0e0-0000-4000-8000-00000000f00d.jsonl"),
+    )
+    .expect("session");
+    let exe = env!("CARGO_BIN_EXE_familiar");
+    Test::new()
+        .args(["hook", "install", "--yes", "--statusline", "--settings"])
+        .arg(home.join(".claude/settings.json"))
+        .run();
+    let socket = home.join("run/hook.sock");
+    let listener = familiar_hook::HookListener::bind(&socket).expect("listens");
+    let (tx, _rx) = crossbeam_channel::unbounded();
+    let _guard = listener.spawn(tx).expect("thread");
+    let out = test.run();
+    let stdout = normalized(&out.stdout, &home).replace(exe, "[EXE]");
+    assert!(
+        !stdout.contains('\x1b') && !stdout.contains('\x07'),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("-evil\\e]0;pwned\\x07/e0e0e0e0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "[ok] hooks: installed in [HOME]/.claude/settings.json (SessionStart, Notification, Stop)\n\
+             [ok] status line: installed ([EXE] statusline)\n\
+             [ok] hook socket: [HOME]/run/hook.sock: a running Familiar listens\n"
+        ),
+        "{stdout}"
     );
 }

@@ -1,9 +1,13 @@
 //! `familiar hook` end to end: hook JSON on stdin reaches a listening Familiar over the
 //! socket; with nobody listening it exits 0 and prints nothing; `hook install`/`uninstall`
-//! show the diff, keep a backup, refuse an unparsable file and undo exactly.
+//! show only the changed lines (values masked), ask (or need --yes), write through symlinks,
+//! refuse read-only and unparsable files, keep a bounded number of backups, and give back the
+//! user's exact bytes (or no file, when install created it).
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::Test;
@@ -36,7 +40,7 @@ fn hook_input_reaches_a_running_familiar() {
 #[test]
 fn with_nobody_listening_the_hook_is_silent_and_succeeds() {
     let test = Test::new();
-    let socket = test.home().join("nobody.sock");
+    let socket = test.home().join("run/nobody.sock");
     test.arg("hook")
         .env("FAMILIAR_SOCKET", &socket)
         .stdin(r#"{"hook_event_name":"Stop"}"#)
@@ -55,24 +59,16 @@ fn with_nobody_listening_the_hook_is_silent_and_succeeds() {
 }
 
 const USER_SETTINGS: &str = r#"{
-  "model": "opus",
+  "env": {"SECRET_TOKEN": "hunter2"},
+  "cleanupPeriodDays": 12345678901234567890123,
   "hooks": {
-    "Stop": [
-      {
-        "matcher": "",
-        "hooks": [
-          {
-            "type": "command",
-            "command": "notify-send done"
-          }
-        ]
-      }
-    ]
+    "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "notify-send done"}]}],
+    "Notification": []
   }
 }
 "#;
 
-fn backups(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+fn backups(dir: &Path) -> Vec<PathBuf> {
     let mut found: Vec<_> = std::fs::read_dir(dir)
         .expect("dir")
         .filter_map(Result::ok)
@@ -86,47 +82,104 @@ fn backups(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     found
 }
 
-#[test]
-fn install_shows_the_diff_keeps_a_backup_and_uninstall_undoes_it() {
-    // Files live in a dir of the test's own: a `Test`'s home goes away after `run`.
+/// A settings dir of the test's own (a `Test`'s home goes away after `run`).
+fn claude_dir(settings: Option<&str>) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let claude = dir.path().join("claude");
     std::fs::create_dir_all(&claude).expect("claude dir");
-    let settings = claude.join("settings.json");
-    std::fs::write(&settings, USER_SETTINGS).expect("settings");
+    if let Some(text) = settings {
+        std::fs::write(claude.join("settings.json"), text).expect("settings");
+    }
+    (dir, claude)
+}
 
-    // A dry run shows the change and writes nothing.
-    let out = Test::new()
-        .args(["hook", "install", "--dry-run", "--settings"])
-        .arg(&settings)
-        .stdout_contains("+    \"SessionStart\": [")
-        .stdout_contains("dry run:")
-        .run();
-    assert!(text(&out.stdout).contains(&format!("--- {}", settings.display())));
+fn hook(action: &str, settings: &Path) -> Test {
+    Test::new()
+        .args(["hook", action, "--settings"])
+        .arg(settings)
+}
+
+#[test]
+fn install_shows_only_the_changed_lines_asks_and_uninstall_gives_back_the_exact_file() {
+    let (_dir, claude) = claude_dir(Some(USER_SETTINGS));
+    let settings = claude.join("settings.json");
+    let exe = env!("CARGO_BIN_EXE_familiar");
+
+    // A dry run shows the change and writes nothing; the secret beside it is masked.
+    let out = hook("install", &settings).arg("--dry-run").run();
+    let shown = text(&out.stdout)
+        .replace(exe, "[EXE]")
+        .replace(&settings.display().to_string(), "[SETTINGS]");
+    assert_eq!(
+        shown,
+        r#"--- [SETTINGS]
++++ [SETTINGS]
+@@ -4,4 +4,25 @@
+   "hooks": {
+-    "Stop": [{"matcher": "", "hooks": [{"type": "…", "command": "…"}]}],
+-    "Notification": []
++    "Stop": [{"matcher": "", "hooks": [{"type": "…", "command": "…"}]},{"matcher":"","hooks":[{"type":"…","command":"…"}]}],
++    "Notification": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "SessionStart": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ]
+   }
+# add hooks.SessionStart: [EXE] hook
+# add hooks.Notification: [EXE] hook
+# add hooks.Stop: [EXE] hook
+dry run: [SETTINGS] not written
+"#
+    );
+    assert!(!text(&out.stdout).contains("hunter2"));
     assert_eq!(
         std::fs::read_to_string(&settings).expect("read"),
         USER_SETTINGS
     );
     assert!(backups(&claude).is_empty());
 
-    // Through CLAUDE_CONFIG_DIR (the test's default), for real.
-    let exe = env!("CARGO_BIN_EXE_familiar");
+    // No terminal to ask on and no --yes: refused, nothing written.
+    let out = hook("install", &settings).status(1).run();
+    assert!(
+        text(&out.stderr)
+            .ends_with("not written: no terminal to ask on; pass --yes to write without asking\n"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&settings).expect("read"),
+        USER_SETTINGS
+    );
+
+    // Through CLAUDE_CONFIG_DIR (the test's default), with --yes.
     Test::new()
         .env("CLAUDE_CONFIG_DIR", &claude)
-        .args(["hook", "install"])
-        .stdout_contains(format!("+            \"command\": \"{exe} hook\""))
-        .stdout_contains("# add hooks.Notification:")
+        .args(["hook", "install", "--yes"])
         .stdout_contains("undo with `familiar hook uninstall`")
         .run();
     let installed = std::fs::read_to_string(&settings).expect("read");
+    assert!(installed.contains("\"cleanupPeriodDays\": 12345678901234567890123,"));
     let value: serde_json::Value = serde_json::from_str(&installed).expect("json");
     assert_eq!(
         value["hooks"]["Notification"][0]["hooks"][0]["command"],
         format!("{exe} hook")
-    );
-    assert_eq!(
-        value["hooks"]["Stop"][0]["hooks"][0]["command"],
-        "notify-send done"
     );
     let saved = backups(&claude);
     assert_eq!(saved.len(), 1);
@@ -136,23 +189,111 @@ fn install_shows_the_diff_keeps_a_backup_and_uninstall_undoes_it() {
     );
 
     // Again: nothing to do, nothing written.
-    Test::new()
-        .args(["hook", "install", "--settings"])
-        .arg(&settings)
+    hook("install", &settings)
+        .arg("--yes")
         .stdout_contains("nothing to change")
         .run();
     assert_eq!(backups(&claude).len(), 1);
 
-    Test::new()
-        .args(["hook", "uninstall", "--settings"])
-        .arg(&settings)
-        .stdout_contains("# remove hooks.SessionStart: familiar hook")
+    // Uninstall: the exact bytes, the empty `Notification` list included.
+    let out = hook("uninstall", &settings)
+        .arg("-y")
+        .stdout_contains("# remove hooks.SessionStart: ")
         .run();
-    let after: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
-    let before: serde_json::Value = serde_json::from_str(USER_SETTINGS).expect("json");
-    assert_eq!(after, before);
+    assert!(
+        !text(&out.stdout).contains("undo with"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&settings).expect("read"),
+        USER_SETTINGS
+    );
     assert_eq!(backups(&claude).len(), 2);
+}
+
+#[test]
+fn uninstall_removes_the_file_install_created_and_backs_up_nothing() {
+    let (_dir, claude) = claude_dir(None);
+    let settings = claude.join("settings.json");
+    hook("install", &settings)
+        .args(["--yes", "--statusline"])
+        .run();
+    let created = std::fs::read_to_string(&settings).expect("created");
+    assert!(created.contains("statusline\""), "{created}");
+    assert!(
+        backups(&claude).is_empty(),
+        "no backup of a file that never existed"
+    );
+    hook("uninstall", &settings)
+        .arg("--yes")
+        .stdout_contains("# remove statusLine: ")
+        .stdout_contains(format!("removed {}\n", settings.display()))
+        .run();
+    assert!(!settings.exists());
+    assert!(backups(&claude).is_empty());
+}
+
+#[test]
+fn a_symlinked_settings_file_is_written_through_to_its_target() {
+    let (_dir, claude) = claude_dir(None);
+    let target = claude.join("dotfiles-settings.json");
+    std::fs::write(&target, "{}\n").expect("target");
+    let link = claude.join("settings.json");
+    std::os::unix::fs::symlink("dotfiles-settings.json", &link).expect("symlink");
+    hook("install", &link).arg("--yes").run();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink(),
+        "still a link"
+    );
+    assert!(
+        std::fs::read_to_string(&target)
+            .expect("target")
+            .contains(" hook\"")
+    );
+    hook("uninstall", &link).arg("--yes").run();
+    assert_eq!(std::fs::read_to_string(&target).expect("target"), "{}\n");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn a_read_only_settings_file_is_refused_with_the_reason() {
+    let (_dir, claude) = claude_dir(Some("{}\n"));
+    let settings = claude.join("settings.json");
+    std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let out = hook("install", &settings).arg("--yes").status(1).run();
+    assert!(
+        text(&out.stderr).ends_with(&format!(
+            "familiar: {} is read-only (mode 444); not written. Make it writable (chmod u+w) or \
+             edit it by hand\n",
+            settings.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{}\n");
+    assert!(backups(&claude).is_empty());
+}
+
+#[test]
+fn backups_are_kept_in_a_bounded_number() {
+    let original = "{\n  \"model\": \"opus\"\n}\n";
+    let (_dir, claude) = claude_dir(Some(original));
+    let settings = claude.join("settings.json");
+    for _ in 0..4 {
+        hook("install", &settings).arg("--yes").run();
+        hook("uninstall", &settings).arg("--yes").run();
+    }
+    assert_eq!(backups(&claude).len(), 5);
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), original);
 }
 
 #[test]
@@ -161,19 +302,162 @@ fn an_unparsable_settings_file_is_refused_and_left_alone() {
     let settings = dir.path().join("settings.json");
     let broken = "{\n  \"model\": \"opus\",\n}\n";
     std::fs::write(&settings, broken).expect("settings");
-    let out = Test::new()
-        .args(["hook", "install", "--settings"])
-        .arg(&settings)
-        .status(1)
-        .stdout("")
-        .run();
+    let out = hook("install", &settings).status(1).stdout("").run();
     assert_eq!(
         text(&out.stderr),
         format!(
-            "familiar: {}: settings.json does not parse (line 3, column 1: trailing comma); fix \
-             it first, it was left as it is\n",
+            "familiar: {}: settings.json does not parse (line 2, column 18: Trailing commas are \
+             not allowed); fix it first, it was left as it is\n",
             settings.display()
         )
     );
     assert_eq!(std::fs::read_to_string(&settings).expect("read"), broken);
+}
+
+#[test]
+fn socket_left_behind_after_term_int_or_hup_is_gone_and_a_stale_one_is_taken_over() {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let config = tmp.path().join("claude");
+        std::fs::create_dir_all(config.join("projects")).expect("mkdir");
+        let socket = config.join("run/hook.sock");
+        let mut watch = common::watch::Watch::start(&config, tmp.path(), &[]);
+        watch.wait_stderr("listening for Claude Code hooks");
+        assert!(socket.exists());
+        watch.signal(signal);
+        let status = watch.wait_exit();
+        assert!(
+            status.success(),
+            "signal {signal}: {status:?}: {}",
+            watch.stderr()
+        );
+        assert!(
+            !socket.exists(),
+            "signal {signal}: the socket file is removed"
+        );
+    }
+
+    // A Familiar killed outright leaves its file; the next one takes it over quietly.
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    std::fs::create_dir_all(config.join("projects")).expect("mkdir");
+    let socket = config.join("run/hook.sock");
+    let mut first = common::watch::Watch::start(&config, tmp.path(), &[]);
+    first.wait_stderr("listening for Claude Code hooks");
+    first.signal(libc::SIGKILL);
+    first.wait_exit();
+    assert!(socket.exists(), "left behind by SIGKILL");
+    let mut second = common::watch::Watch::start(&config, tmp.path(), &[]);
+    second.wait_stderr("listening for Claude Code hooks");
+    assert!(!second.stderr().contains("WARN"), "{}", second.stderr());
+    second.signal(libc::SIGTERM);
+    assert!(second.wait_exit().success());
+    assert!(!socket.exists());
+}
+
+/// Run `familiar ARGS` on a pseudo-terminal (util-linux `script`), typing `answer`.
+fn on_a_terminal(args: &str, answer: &str) -> String {
+    use std::io::Write as _;
+    let command = format!("{} {args}", env!("CARGO_BIN_EXE_familiar"));
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(answer.as_bytes())
+        .expect("answer typed");
+    let out = child.wait_with_output().expect("script ends");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn install_asks_on_a_terminal_and_writes_only_on_yes() {
+    let (_dir, claude) = claude_dir(Some("{}\n"));
+    let settings = claude.join("settings.json");
+    let args = format!("hook install --settings '{}'", settings.display());
+    let shown = on_a_terminal(&args, "n\n");
+    assert!(shown.contains("? [y/N] "), "{shown}");
+    assert!(shown.contains("is as it was"), "{shown}");
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{}\n");
+    let shown = on_a_terminal(&args, "y\n");
+    assert!(
+        shown.contains("undo with `familiar hook uninstall`"),
+        "{shown}"
+    );
+    assert!(
+        std::fs::read_to_string(&settings)
+            .expect("read")
+            .contains(" hook\"")
+    );
+}
+
+#[test]
+fn the_hook_does_not_hang_on_a_stopped_familiar_with_a_full_backlog() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let socket = tmp.path().join("run/hook.sock");
+    // Bound and never accepting, as a Familiar under SIGSTOP.
+    let _stopped = HookListener::bind(&socket).expect("binds");
+    let address = {
+        let path = socket.to_str().expect("UTF-8").as_bytes();
+        // SAFETY: sockaddr_un is plain data; zeroed is a valid value.
+        let mut address: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        address.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        for (slot, byte) in address.sun_path.iter_mut().zip(path) {
+            *slot = *byte as libc::c_char;
+        }
+        address
+    };
+    let mut held = Vec::new();
+    loop {
+        // SAFETY: plain socket calls on a fd owned here; the address is a valid sockaddr_un.
+        let fd = unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_NONBLOCK, 0) };
+        assert!(fd >= 0);
+        let rc = unsafe {
+            libc::connect(
+                fd,
+                (&raw const address).cast(),
+                std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t,
+            )
+        };
+        // SAFETY: fd is ours.
+        held.push(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+        if rc != 0 {
+            break;
+        }
+        assert!(held.len() < 10_000, "the backlog never filled");
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("hook")
+        .env("FAMILIAR_SOCKET", &socket)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("familiar hook runs");
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(br#"{"hook_event_name":"Stop"}"#)
+            .expect("input");
+    }
+    // A hang guard only: the hook gives up after 300 ms.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("familiar hook hangs on a stopped Familiar");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success());
 }

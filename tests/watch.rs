@@ -135,7 +135,7 @@ fn a_hook_permission_prompt_becomes_a_status_event() {
     );
     let mut hook = Command::new(env!("CARGO_BIN_EXE_familiar"))
         .arg("hook")
-        .env("FAMILIAR_SOCKET", config.join("hook.sock"))
+        .env("FAMILIAR_SOCKET", config.join("run/hook.sock"))
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

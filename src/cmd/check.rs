@@ -4,9 +4,11 @@
 //! position and a caret excerpt. Exit status 1 when a script does not load (or, with
 //! `--deny-warnings`, has warnings).
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use familiar_model::text::{printable, printable_line};
 use familiar_script::{HostConfig, ScriptHost};
 
 use super::run::print_diagnostics;
@@ -23,7 +25,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut failed = false;
+    // Written with `?`: a closed pipe ends quietly (main.rs) and a full disk is an error.
+    let mut out = std::io::stdout().lock();
     for path in &args.scripts {
+        let shown = printable_line(&path.display().to_string()).into_owned();
         let mut host = ScriptHost::new(HostConfig::default());
         match host.load_file(path) {
             Ok(report) => {
@@ -31,30 +36,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     0 => "ok".to_owned(),
                     n => format!("ok with {n} warning(s)"),
                 };
-                println!("{}: {verdict}", path.display());
+                writeln!(out, "{shown}: {verdict}")?;
                 let list = |items: &[String]| {
                     if items.is_empty() {
                         "none".to_owned()
                     } else {
-                        items.join(", ")
+                        printable_line(&items.join(", ")).into_owned()
                     }
                 };
-                println!("  handlers: {}", list(&report.handlers));
-                println!("  functions: {}", list(&report.functions));
-                println!("  state: {}", list(&report.state));
+                writeln!(out, "  handlers: {}", list(&report.handlers))?;
+                writeln!(out, "  functions: {}", list(&report.functions))?;
+                writeln!(out, "  state: {}", list(&report.state))?;
                 if !report.constants.is_empty() {
-                    println!("  constants: {}", list(&report.constants));
+                    writeln!(out, "  constants: {}", list(&report.constants))?;
                 }
+                out.flush()?;
                 print_diagnostics(&report.warnings);
                 failed |= args.deny_warnings && !report.warnings.is_empty();
             }
             Err(err) => {
-                println!("{}: error", path.display());
-                eprintln!("{err}");
+                writeln!(out, "{shown}: error")?;
+                out.flush()?;
+                eprintln!("{}", printable(&err.to_string()));
                 failed = true;
             }
         }
     }
+    out.flush()?;
     Ok(if failed {
         ExitCode::from(1)
     } else {

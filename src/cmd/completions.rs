@@ -13,8 +13,12 @@ pub struct Args {
 }
 
 pub fn completions(args: Args, mut command: clap::Command) -> anyhow::Result<ExitCode> {
+    // clap_complete panics when its writer fails: generate into memory, then write with `?`
+    // (a closed pipe ends quietly in main.rs, a full disk is an error).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "familiar", &mut script);
     let mut out = io::stdout().lock();
-    clap_complete::generate(args.shell, &mut command, "familiar", &mut out);
+    out.write_all(&script)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
@@ -23,8 +27,10 @@ pub fn completions(args: Args, mut command: clap::Command) -> anyhow::Result<Exi
 pub struct ManArgs {}
 
 pub fn man(_args: ManArgs, command: clap::Command) -> anyhow::Result<ExitCode> {
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command).render(&mut page)?;
     let mut out = io::stdout().lock();
-    clap_mangen::Man::new(command).render(&mut out)?;
+    out.write_all(&page)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -2,13 +2,18 @@
 //! the config file (merged settings shown at the end), Claude Code's config dir and projects,
 //! the encoded project dir of the current directory, the newest sessions with their last
 //! record time, the configured scripts (compiled with `familiar-script`), the D-Bus session bus
-//! and notification server (`familiar-sink`'s probes) and the display for the game window.
-//! Facts are gathered first and rendered by a pure function, so the output is golden-tested.
+//! and notification server (`familiar-sink`'s probes), the display for the game window, and
+//! Claude Code's hooks and status line in its `settings.json` with the hook socket
+//! (`familiar-hook`). Facts are gathered first and rendered by a pure function, so the output
+//! is golden-tested; names from the disk pass through `printable_line` on the way out.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
+
+use familiar_model::text::printable_line;
 
 use familiar_config::{Settings, Source};
 use familiar_tail::discovery::{self, Selector, TranscriptKind};
@@ -51,15 +56,20 @@ pub fn render(checks: &[Check], settings: Option<&Settings>) -> String {
     let mut out = String::new();
     for check in checks {
         let mark = if check.ok { "[ok]" } else { "[!!]" };
-        let _ = writeln!(out, "{mark} {}: {}", check.what, check.detail);
+        let _ = writeln!(
+            out,
+            "{mark} {}: {}",
+            check.what,
+            printable_line(&check.detail)
+        );
         for line in &check.more {
-            let _ = writeln!(out, "       {line}");
+            let _ = writeln!(out, "       {}", printable_line(line));
         }
     }
     if let Some(settings) = settings {
         let _ = writeln!(out, "\nsettings (config file merged with defaults):");
         for line in settings.to_string().lines() {
-            let _ = writeln!(out, "  {line}");
+            let _ = writeln!(out, "  {}", printable_line(line));
         }
     }
     out
@@ -73,7 +83,11 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     check_scripts(&mut checks, settings.as_ref());
     check_notifications(&mut checks);
     checks.push(check_display());
-    print!("{}", render(&checks, settings.as_ref()));
+    check_hooks(&mut checks);
+    // Written with `?`: a closed pipe ends quietly (main.rs), a full disk is an error.
+    let mut out = std::io::stdout().lock();
+    out.write_all(render(&checks, settings.as_ref()).as_bytes())?;
+    out.flush()?;
     // An invalid config stops every other command too: say so in the exit code.
     Ok(if settings.is_some() {
         ExitCode::SUCCESS
@@ -321,4 +335,90 @@ fn check_display() -> Check {
         }
     }
     Check::ok("display", format!("DISPLAY={display}"))
+}
+
+/// Claude Code's hooks and status line in its settings.json, and the hook socket.
+fn check_hooks(checks: &mut Vec<Check>) {
+    let path = match super::hook::settings_path(None) {
+        Ok(path) => path,
+        Err(err) => {
+            checks.push(Check::todo("hooks", format!("{err:#}")));
+            return;
+        }
+    };
+    let shown = path.display();
+    let install = "run `familiar hook install` so permission and idle prompts reach Familiar \
+                   at once";
+    let found = match std::fs::read_to_string(&path) {
+        Ok(text) => familiar_hook::installed(&text),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            Ok(familiar_hook::Installed::default())
+        }
+        Err(err) => {
+            checks.push(Check::todo("hooks", format!("cannot read {shown}: {err}")));
+            return;
+        }
+    };
+    let found = match found {
+        Ok(found) => found,
+        Err(err) => {
+            checks.push(Check::todo("hooks", format!("{shown}: {err}")));
+            return;
+        }
+    };
+    let events: Vec<&str> = found
+        .hooks
+        .iter()
+        .map(|(event, _)| event.as_str())
+        .collect();
+    checks.push(if found.all_hooks() {
+        Check::ok(
+            "hooks",
+            format!("installed in {shown} ({})", events.join(", ")),
+        )
+    } else if events.is_empty() {
+        Check::todo("hooks", format!("not installed in {shown}; {install}"))
+    } else {
+        Check::todo(
+            "hooks",
+            format!(
+                "only {} in {shown}; run `familiar hook install` to add the rest",
+                events.join(", ")
+            ),
+        )
+    });
+    checks.push(match &found.status_line {
+        Some(command) => Check::ok("status line", format!("installed ({command})")),
+        None => Check::ok(
+            "status line",
+            "not installed (optional: `familiar hook install --statusline` shows mana and \
+             status under Claude Code's prompt)",
+        ),
+    });
+    checks.push(check_socket(!events.is_empty()));
+}
+
+fn check_socket(hooks_installed: bool) -> Check {
+    let path = match familiar_hook::socket_path() {
+        Ok(path) => path,
+        Err(err) => return Check::todo("hook socket", err.to_string()),
+    };
+    match familiar_hook::probe(&path, Duration::from_millis(500)) {
+        Ok(()) => Check::ok(
+            "hook socket",
+            format!("{}: a running Familiar listens", path.display()),
+        ),
+        Err(familiar_hook::HookError::NotListening { .. }) if hooks_installed => Check::ok(
+            "hook socket",
+            format!(
+                "{}: no Familiar running now; hooks reach the next `familiar` there",
+                path.display()
+            ),
+        ),
+        Err(familiar_hook::HookError::NotListening { .. }) => Check::ok(
+            "hook socket",
+            format!("{}: no Familiar running now", path.display()),
+        ),
+        Err(err) => Check::todo("hook socket", err.to_string()),
+    }
 }

@@ -1,19 +1,31 @@
 //! `familiar hook`: Claude Code runs it on its hook events (after `familiar hook install`); it
 //! reads the hook JSON on stdin and hands it to a running Familiar over the local socket
 //! (`familiar-hook`). It never disturbs Claude Code: it prints nothing on stdout (which a
-//! SessionStart hook would add to the context), and exits 0 even when no Familiar listens.
+//! SessionStart hook would add to the context), gives up within a fraction of a second, and
+//! exits 0 even when no Familiar listens.
 //!
-//! `familiar hook install` / `uninstall` edit Claude Code's `settings.json`: they show the
-//! change as a diff, keep a backup of the file, refuse a file that does not parse, and
-//! `uninstall` removes exactly what `install` added.
+//! `familiar hook install [--statusline]` / `uninstall` edit Claude Code's `settings.json`
+//! through `familiar_hook::settings` (only the bytes that must change do): they show the
+//! changed lines (string values of the user's own lines masked, since `env` may hold
+//! secrets), ask before writing (`--yes` for scripts), refuse a read-only or unparsable file,
+//! write through a symlink to its target, and keep a bounded number of backups, from which
+//! `uninstall` gives back the user's exact original (or removes the file install created).
 
-use std::io::{self, Read as _};
+use std::io::{self, BufRead as _, IsTerminal as _, Read as _, Write as _};
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use anyhow::Context as _;
-use familiar_hook::{MAX_MESSAGE, SettingsEdit};
+use familiar_hook::{MAX_MESSAGE, Plan, SettingsEdit};
+use familiar_model::text::{printable, printable_line};
+
+/// Backups of settings.json kept beside it; older ones are removed.
+const BACKUPS_KEPT: usize = 5;
+
+/// How long `familiar hook` may take to hand its message over, all told.
+const SEND_DEADLINE: Duration = Duration::from_millis(300);
 
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -24,12 +36,21 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
-    /// Add Familiar's hooks (SessionStart, Notification, Stop) to Claude Code's settings.json;
-    /// shows the change and keeps a backup.
-    Install(EditArgs),
-    /// Remove Familiar's hooks from settings.json, leaving every other setting as it was;
-    /// keeps a backup.
+    /// Add Familiar's hooks (SessionStart, Notification, Stop) to Claude Code's settings.json,
+    /// and with --statusline its status line; shows the change and asks first.
+    Install(InstallArgs),
+    /// Remove everything Familiar added to settings.json (hooks and status line), giving back
+    /// the file as it was.
     Uninstall(EditArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// Also make `familiar statusline` Claude Code's status line (never replaces one you set).
+    #[arg(long)]
+    pub statusline: bool,
+    #[command(flatten)]
+    pub edit: EditArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -40,6 +61,9 @@ pub struct EditArgs {
     /// Show the change without writing anything.
     #[arg(long)]
     pub dry_run: bool,
+    /// Write without asking (for scripts; without a terminal to ask on, this is required).
+    #[arg(short, long)]
+    pub yes: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -48,15 +72,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             forward();
             Ok(ExitCode::SUCCESS)
         }
-        Some(Action::Install(edit)) => {
-            let command = familiar_hook::hook_command(
-                &std::env::current_exe().context("cannot tell where this familiar binary is")?,
-            );
-            edit_settings(&edit, |text| familiar_hook::install(text, &command))
+        Some(Action::Install(install)) => {
+            let exe =
+                std::env::current_exe().context("cannot tell where this familiar binary is")?;
+            let plan = Plan {
+                hooks: Some(familiar_hook::hook_command(&exe)),
+                status_line: install
+                    .statusline
+                    .then(|| familiar_hook::status_line_command(&exe)),
+            };
+            edit_settings(&install.edit, Direction::Install, |text, _| {
+                familiar_hook::install(text, &plan)
+            })
         }
-        Some(Action::Uninstall(edit)) => edit_settings(&edit, |text| {
-            familiar_hook::uninstall(text.unwrap_or_default())
-        }),
+        Some(Action::Uninstall(edit)) => {
+            edit_settings(&edit, Direction::Uninstall, |text, originals| match text {
+                Some(text) => familiar_hook::uninstall(text, originals),
+                None => Ok(SettingsEdit {
+                    before: None,
+                    after: None,
+                    changes: Vec::new(),
+                }),
+            })
+        }
     }
 }
 
@@ -72,65 +110,282 @@ fn forward() {
         return;
     }
     let sent = familiar_hook::socket_path()
-        .and_then(|path| familiar_hook::send(&path, &message, Duration::from_secs(2)));
+        .and_then(|path| familiar_hook::send(&path, &message, SEND_DEADLINE));
     match sent {
         Ok(()) => tracing::debug!("hook input handed to the running Familiar"),
         Err(err) => tracing::debug!("{err}"),
     }
 }
 
-fn settings_path(edit: &EditArgs) -> anyhow::Result<PathBuf> {
-    match &edit.settings {
-        Some(path) => Ok(path.clone()),
+/// The settings file named on the command line or Claude Code's own.
+pub fn settings_path(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    match explicit {
+        Some(path) => Ok(path.to_owned()),
         None => Ok(familiar_tail::discovery::config_dir()?.join("settings.json")),
     }
 }
 
+/// Follow symlinks to the file they name (which may not exist yet), so the edit is written
+/// there and the link stays a link.
+fn resolve(path: &Path) -> anyhow::Result<PathBuf> {
+    let mut path = path.to_owned();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)
+                    .with_context(|| format!("cannot read the link {}", path.display()))?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    anyhow::bail!("{}: too many levels of symbolic links", path.display())
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Direction {
+    Install,
+    Uninstall,
+}
+
 fn edit_settings(
     args: &EditArgs,
-    edit: impl FnOnce(Option<&str>) -> Result<SettingsEdit, familiar_hook::SettingsError>,
+    direction: Direction,
+    edit: impl FnOnce(Option<&str>, &[&str]) -> Result<SettingsEdit, familiar_hook::SettingsError>,
 ) -> anyhow::Result<ExitCode> {
-    let path = settings_path(args)?;
+    let named = settings_path(args.settings.as_deref())?;
+    let path = resolve(&named)?;
+    let shown = printable_line(&named.display().to_string()).into_owned();
     let current = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {shown}")),
     };
-    let result = edit(current.as_deref()).with_context(|| format!("{}", path.display()))?;
+    let backups = backups(&path);
+    let originals: Vec<String> = backups
+        .iter()
+        .filter_map(|backup| std::fs::read_to_string(backup).ok())
+        .collect();
+    let originals: Vec<&str> = originals.iter().map(String::as_str).collect();
+    let result = edit(current.as_deref(), &originals).with_context(|| shown.clone())?;
+    let mut out = io::stdout().lock();
     if !result.changed() {
-        println!("{}: nothing to change", path.display());
+        writeln!(out, "{shown}: nothing to change")?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let shown = path.display().to_string();
-    let diff = similar::TextDiff::from_lines(&result.before, &result.after);
-    print!(
-        "{}",
-        diff.unified_diff().context_radius(3).header(&shown, &shown)
-    );
+    write!(out, "{}", masked_diff(&shown, &result))?;
     for change in &result.changes {
-        println!("# {change}");
+        writeln!(out, "# {}", printable_line(change))?;
+    }
+    if result.after.is_none() {
+        writeln!(out, "# remove {shown} (Familiar created it)")?;
     }
     if args.dry_run {
-        println!("dry run: {} not written", path.display());
+        writeln!(out, "dry run: {shown} not written")?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let backup = match &current {
-        Some(_) => Some(backup(&path)?),
-        None => None,
-    };
-    write_atomically(&path, &result.after)?;
-    match backup {
-        Some(backup) => println!(
-            "wrote {} (the old file is in {}); undo with `familiar hook uninstall`",
-            path.display(),
-            backup.display()
-        ),
-        None => println!(
-            "wrote {}; undo with `familiar hook uninstall`",
-            path.display()
-        ),
+    if current.is_some() {
+        refuse_read_only(&path, &shown)?;
     }
+    out.flush()?;
+    if !args.yes && !confirm(&mut out, &shown)? {
+        writeln!(out, "not written; {shown} is as it was")?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let backup = match (&current, &result.after) {
+        (Some(_), Some(_)) => Some(backup(&path)?),
+        _ => None,
+    };
+    match &result.after {
+        Some(text) => write_atomically(&path, text)?,
+        None => std::fs::remove_file(&path)
+            .with_context(|| format!("cannot remove {}", path.display()))?,
+    }
+    if let Some(backup) = &backup {
+        prune_backups(&path);
+        let backup = printable_line(&backup.display().to_string()).into_owned();
+        match direction {
+            Direction::Install => writeln!(
+                out,
+                "wrote {shown} (the old file is in {backup}); undo with `familiar hook uninstall`"
+            )?,
+            Direction::Uninstall => writeln!(out, "wrote {shown} (the old file is in {backup})")?,
+        }
+    } else if result.after.is_none() {
+        writeln!(out, "removed {shown}")?;
+    } else if direction == Direction::Install {
+        writeln!(out, "wrote {shown}; undo with `familiar hook uninstall`")?;
+    } else {
+        writeln!(out, "wrote {shown}")?;
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A read-only settings file is the user's choice: say so rather than replace it.
+fn refuse_read_only(path: &Path, shown: &str) -> anyhow::Result<()> {
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {shown}"))?;
+    let mode = meta.permissions().mode();
+    anyhow::ensure!(
+        mode & 0o222 != 0,
+        "{shown} is read-only (mode {:o}); not written. Make it writable (chmod u+w) or edit it \
+         by hand",
+        mode & 0o7777
+    );
+    Ok(())
+}
+
+/// Ask on the terminal; without one, refuse (scripts pass --yes).
+fn confirm(out: &mut impl io::Write, shown: &str) -> anyhow::Result<bool> {
+    anyhow::ensure!(
+        io::stdin().is_terminal(),
+        "{shown} not written: no terminal to ask on; pass --yes to write without asking"
+    );
+    write!(out, "write {shown}? [y/N] ")?;
+    out.flush()?;
+    let mut answer = String::new();
+    io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .context("cannot read the answer")?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+}
+
+/// The changed lines with one line of context. Lines from the user's file (context, removed
+/// lines, and an added line that is mostly a removed one) have their string values masked,
+/// so a secret next to the change is not printed.
+fn masked_diff(shown: &str, edit: &SettingsEdit) -> String {
+    let before = edit.before.as_deref().unwrap_or_default();
+    let after = edit.after.as_deref().unwrap_or_default();
+    let diff = similar::TextDiff::from_lines(before, after);
+    let removed: Vec<&str> = diff
+        .iter_all_changes()
+        .filter(|change| change.tag() == similar::ChangeTag::Delete)
+        .map(|change| change.value().trim_end().trim_end_matches(','))
+        .collect();
+    // An added line that is mostly a removed one (an item appended on the same line).
+    let users = |line: &str| {
+        removed.iter().any(|old| {
+            let common = old
+                .bytes()
+                .zip(line.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            common * 5 >= old.len() * 4
+        })
+    };
+    let mut text = format!("--- {shown}\n+++ {shown}\n");
+    for group in diff.grouped_ops(1) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (old, new) = (first.old_range().start, first.new_range().start);
+        let old_len = last.old_range().end - old;
+        let new_len = last.new_range().end - new;
+        text.push_str(&format!(
+            "@@ -{},{old_len} +{},{new_len} @@\n",
+            old + 1,
+            new + 1
+        ));
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let line = change.value().trim_end_matches(['\n', '\r']);
+                let (sign, line) = match change.tag() {
+                    similar::ChangeTag::Equal => (' ', mask_values(line)),
+                    similar::ChangeTag::Delete => ('-', mask_values(line)),
+                    similar::ChangeTag::Insert if users(line) => ('+', mask_values(line)),
+                    similar::ChangeTag::Insert => ('+', line.to_owned()),
+                };
+                text.push(sign);
+                text.push_str(&printable(&line));
+                text.push('\n');
+            }
+        }
+    }
+    text
+}
+
+/// `line` with the contents of every string that is not an object key replaced by `…`.
+fn mask_values(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(start) = rest.find('"') {
+        out.push_str(&rest[..=start]);
+        let body = &rest[start + 1..];
+        let mut end = None;
+        let mut escaped = false;
+        for (i, c) in body.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => {
+                    end = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            out.push('…');
+            return out;
+        };
+        let after = &body[end + 1..];
+        let is_key = after.trim_start().starts_with(':');
+        out.push_str(if is_key || end == 0 {
+            &body[..end]
+        } else {
+            "…"
+        });
+        out.push('"');
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `NAME.familiar-backup-SECONDS[-N]` beside `path`, newest first.
+fn backups(path: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Vec::new();
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!("{}.familiar-backup-", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<((u64, u64), PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let stamp = file.strip_prefix(&prefix)?;
+            let (seconds, n) = stamp.split_once('-').unwrap_or((stamp, "0"));
+            Some((
+                (seconds.parse().ok()?, n.parse().ok()?),
+                path.with_file_name(&file),
+            ))
+        })
+        .collect();
+    found.sort_by_key(|(key, _)| std::cmp::Reverse(*key));
+    found.into_iter().map(|(_, path)| path).collect()
+}
+
+/// Keep only the newest [`BACKUPS_KEPT`] backups.
+fn prune_backups(path: &Path) {
+    for old in backups(path).into_iter().skip(BACKUPS_KEPT) {
+        if let Err(err) = std::fs::remove_file(&old) {
+            tracing::warn!("cannot remove the old backup {}: {err}", old.display());
+        }
+    }
 }
 
 /// Copy the file beside itself as `NAME.familiar-backup-SECONDS` (never over an older one).

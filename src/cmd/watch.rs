@@ -208,7 +208,8 @@ fn follow(
     let reloads = stage
         .reload_events()
         .unwrap_or_else(crossbeam_channel::never);
-    let hooks = listen_for_hooks();
+    // Dropped when `follow` returns (Ctrl-C, TERM, HUP, window closed): removes the socket file.
+    let (hooks, _hook_socket) = listen_for_hooks();
     let mut live = Live::new(model);
     let result = loop {
         select! {
@@ -270,7 +271,10 @@ const TICK: Duration = Duration::from_millis(250);
 
 /// Hook messages from `familiar hook` (Claude Code's permission and idle prompts), when the
 /// socket can be had; another running Familiar or no runtime dir only costs this feature.
-fn listen_for_hooks() -> Receiver<familiar_hook::HookInput> {
+fn listen_for_hooks() -> (
+    Receiver<familiar_hook::HookInput>,
+    Option<familiar_hook::HookGuard>,
+) {
     let (tx, rx) = crossbeam_channel::bounded(64);
     let listener =
         familiar_hook::socket_path().and_then(|path| familiar_hook::HookListener::bind(&path));
@@ -280,13 +284,14 @@ fn listen_for_hooks() -> Receiver<familiar_hook::HookInput> {
                 "listening for Claude Code hooks on {}",
                 listener.path().display()
             );
-            if let Err(err) = listener.spawn(tx) {
-                tracing::warn!("cannot listen for hooks: {err}");
+            match listener.spawn(tx) {
+                Ok(guard) => return (rx, Some(guard)),
+                Err(err) => tracing::warn!("cannot listen for hooks: {err}"),
             }
         }
         Err(err) => tracing::info!("not listening for hooks: {err}"),
     }
-    rx
+    (rx, None)
 }
 
 /// Has the reader of our stdout gone away? (A pipe whose read end is closed polls as an

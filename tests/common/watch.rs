@@ -134,7 +134,7 @@ impl Watch {
             .env("HOME", config)
             .env("XDG_CONFIG_HOME", config.join(".config"))
             .env_remove("FAMILIAR_CONFIG")
-            .env("FAMILIAR_SOCKET", config.join("hook.sock"))
+            .env("FAMILIAR_SOCKET", config.join("run/hook.sock"))
             .env_remove("RUST_LOG")
             .env("NO_COLOR", "1")
             .current_dir(cwd)

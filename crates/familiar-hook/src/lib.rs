@@ -5,15 +5,19 @@
 //!
 //! [`socket`] holds both ends (the forwarder's [`socket::send`] and the watcher's
 //! [`socket::HookListener`]); [`input`] parses hook JSON and maps it to events; [`settings`]
-//! adds or removes Familiar's hooks in Claude Code's `settings.json`, as a pure text-to-text
-//! edit that keeps the user's keys and order (the binary shows the diff, keeps a backup and
-//! writes). The tailer (`familiar-tail`) follows the transcripts; this crate only tells it
+//! adds or removes Familiar's hooks (and status line) in Claude Code's `settings.json`, as a
+//! pure text-to-text edit through [`jsonedit`], a format-preserving JSON editor that changes
+//! only the bytes it must (the binary shows the diff, asks, keeps backups and writes). The tailer (`familiar-tail`) follows the transcripts; this crate only tells it
 //! where to look sooner.
 
 pub mod input;
+pub mod jsonedit;
 pub mod settings;
 pub mod socket;
 
 pub use input::{HookInput, hook_event};
-pub use settings::{SettingsEdit, SettingsError, hook_command, install, uninstall};
-pub use socket::{HookError, HookListener, MAX_MESSAGE, send, socket_path};
+pub use settings::{
+    Installed, Plan, SettingsEdit, SettingsError, hook_command, install, installed,
+    status_line_command, uninstall,
+};
+pub use socket::{HookError, HookGuard, HookListener, MAX_MESSAGE, probe, send, socket_path};

@@ -1,14 +1,23 @@
-//! Adding and removing Familiar's hooks in Claude Code's `settings.json`, as pure text edits.
+//! Adding and removing what Familiar installs into Claude Code's `settings.json` (its hooks,
+//! and optionally its `statusLine`), as pure text-to-text edits.
 //!
-//! The file is the user's: keys keep their order (an order-preserving JSON value), entries
-//! that are not ours are never touched, a file that does not parse is refused (with its line)
-//! rather than overwritten, and `uninstall` removes exactly what `install` added. The binary
-//! (`familiar hook install/uninstall`) shows the diff, keeps a backup and writes.
+//! The file is the user's: every edit goes through [`crate::jsonedit`], which splices only the
+//! bytes it must, so formatting, key order, comments and numbers as written stay. Entries that
+//! are not Familiar's are never touched, a file that does not parse is refused (with its line)
+//! rather than overwritten, and a `statusLine` the user set is never replaced. `uninstall`
+//! removes exactly what `install` added: given the original text (the binary's backup), it
+//! returns those very bytes when the file is as install left it, and `None` (remove the file)
+//! when install created it; otherwise it splices Familiar's entries out and leaves the rest.
+//! The binary (`familiar hook install/uninstall`) shows the diff, asks, keeps backups and
+//! writes.
 
 use std::path::Path;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
+use jsonc_parser::ast::Value;
+use serde::Serialize;
+
+use crate::jsonedit::{self, Container, Item};
 
 /// The hook events Familiar listens to: a new session (picked up at once), notifications
 /// (permission and idle prompts) and the end of a turn.
@@ -28,51 +37,105 @@ pub enum SettingsError {
     NotObject(String),
     #[error("settings.json: hooks.{0} is not a JSON array; fix it first, it was left as it is")]
     NotArray(String),
+    #[error(
+        "settings.json already has a statusLine that is not Familiar's ({0}); remove it first if you want Familiar's, it was left as it is"
+    )]
+    StatusLineTaken(String),
 }
 
-/// The result of an edit: the text before and after, and what changed, one line each.
+/// What to install: Familiar's hooks and/or its status line, each as the command to run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// The hook command (see [`hook_command`]), added to each of [`EVENTS`].
+    pub hooks: Option<String>,
+    /// The status line command (see [`status_line_command`]).
+    pub status_line: Option<String>,
+}
+
+/// What of Familiar's a settings file holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Installed {
+    /// `(event, command)` for each hook event that runs Familiar's hook command.
+    pub hooks: Vec<(String, String)>,
+    /// Familiar's status line command, when it is the `statusLine`.
+    pub status_line: Option<String>,
+}
+
+impl Installed {
+    pub fn is_empty(&self) -> bool {
+        self.hooks.is_empty() && self.status_line.is_none()
+    }
+
+    /// Are Familiar's hooks on every one of [`EVENTS`]?
+    pub fn all_hooks(&self) -> bool {
+        EVENTS
+            .iter()
+            .all(|event| self.hooks.iter().any(|(e, _)| e == event))
+    }
+
+    /// The plan whose install gives these entries.
+    pub fn plan(&self) -> Plan {
+        Plan {
+            hooks: self.hooks.first().map(|(_, command)| command.clone()),
+            status_line: self.status_line.clone(),
+        }
+    }
+}
+
+/// The result of an edit: the file before and after (`None`: no file), and what changed,
+/// one line each.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingsEdit {
-    pub before: String,
-    pub after: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
     pub changes: Vec<String>,
 }
 
 impl SettingsEdit {
     pub fn changed(&self) -> bool {
-        !self.changes.is_empty()
+        self.before != self.after
+    }
+
+    fn unchanged(text: Option<&str>) -> SettingsEdit {
+        SettingsEdit {
+            before: text.map(str::to_owned),
+            after: text.map(str::to_owned),
+            changes: Vec::new(),
+        }
     }
 }
 
-/// JSON with objects in file order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-enum Json {
-    Null,
-    Bool(bool),
-    Number(serde_json::Number),
-    String(String),
-    Array(Vec<Json>),
-    Object(IndexMap<String, Json>),
-}
-
-/// The hook command for a `familiar` executable: its path (single-quoted when it holds
-/// anything a shell would split or expand) and `hook`.
-pub fn hook_command(exe: &Path) -> String {
+/// A command running `familiar SUBCOMMAND` for the executable at `exe`: its path
+/// (single-quoted when it holds anything a shell would split or expand) and the subcommand.
+fn exe_command(exe: &Path, subcommand: &str) -> String {
     let path = exe.display().to_string();
     let plain = path
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c));
     if plain {
-        format!("{path} hook")
+        format!("{path} {subcommand}")
     } else {
-        format!("'{}' hook", path.replace('\'', r"'\''"))
+        format!("'{}' {subcommand}", path.replace('\'', r"'\''"))
     }
 }
 
-/// Is this hook command one that `install` wrote (`…/familiar hook`, quoted or not)?
-fn is_ours(command: &str) -> bool {
-    let Some(program) = command.trim().strip_suffix(" hook") else {
+/// The hook command for a `familiar` executable: `…/familiar hook`.
+pub fn hook_command(exe: &Path) -> String {
+    exe_command(exe, "hook")
+}
+
+/// The status line command for a `familiar` executable: `…/familiar statusline`.
+pub fn status_line_command(exe: &Path) -> String {
+    exe_command(exe, "statusline")
+}
+
+/// Is `command` one that `install` wrote (`…/familiar SUBCOMMAND`, quoted or not)?
+fn is_ours(command: &str, subcommand: &str) -> bool {
+    let Some(program) = command
+        .trim()
+        .strip_suffix(subcommand)
+        .and_then(|rest| rest.strip_suffix(' '))
+    else {
         return false;
     };
     let program = program.trim().trim_matches('\'');
@@ -81,152 +144,299 @@ fn is_ours(command: &str) -> bool {
         .is_some_and(|name| name == "familiar")
 }
 
-fn parse(text: &str) -> Result<IndexMap<String, Json>, SettingsError> {
-    if text.trim().is_empty() {
-        return Ok(IndexMap::new());
-    }
-    match serde_json::from_str::<Json>(text) {
-        Ok(Json::Object(map)) => Ok(map),
-        Ok(_) => Err(SettingsError::NotObject("the top level".to_owned())),
-        Err(err) => {
-            // serde_json's message ends with the position, which the error shows already.
-            let text = err.to_string();
-            let position = format!(" at line {} column {}", err.line(), err.column());
-            Err(SettingsError::Parse {
-                line: err.line(),
-                column: err.column(),
-                message: text.strip_suffix(&position).unwrap_or(&text).to_owned(),
-            })
-        }
+#[derive(Serialize)]
+struct Command<'a> {
+    r#type: &'static str,
+    command: &'a str,
+}
+
+#[derive(Serialize)]
+struct Group<'a> {
+    matcher: &'static str,
+    hooks: [Command<'a>; 1],
+}
+
+fn group(command: &str) -> Group<'_> {
+    Group {
+        matcher: "",
+        hooks: [Command {
+            r#type: "command",
+            command,
+        }],
     }
 }
 
-fn render(root: &IndexMap<String, Json>) -> String {
-    let mut text = serde_json::to_string_pretty(root).unwrap_or_else(|_| "{}".to_owned());
-    text.push('\n');
-    text
+fn parse(text: &str) -> Result<Option<Value<'_>>, SettingsError> {
+    jsonedit::parse(text).map_err(|problem| SettingsError::Parse {
+        line: problem.line,
+        column: problem.column,
+        message: problem.message,
+    })
 }
 
-fn commands(group: &Json) -> impl Iterator<Item = &str> {
-    let hooks = match group {
-        Json::Object(group) => match group.get("hooks") {
-            Some(Json::Array(hooks)) => hooks.as_slice(),
-            _ => &[],
-        },
-        _ => &[],
-    };
-    hooks.iter().filter_map(|hook| match hook {
-        Json::Object(hook) => match hook.get("command") {
-            Some(Json::String(command)) => Some(command.as_str()),
-            _ => None,
-        },
+/// The top-level object of `text` (which must have one).
+fn root(text: &str) -> Result<Value<'_>, SettingsError> {
+    match parse(text)? {
+        Some(value @ Value::Object(_)) => Ok(value),
+        Some(_) | None => Err(SettingsError::NotObject("the top level".to_owned())),
+    }
+}
+
+fn as_object<'v, 'a>(value: &'v Value<'a>) -> Option<&'v jsonc_parser::ast::Object<'a>> {
+    match value {
+        Value::Object(object) => Some(object),
         _ => None,
-    })
-}
-
-/// Add Familiar's hook to each of [`EVENTS`] where it is not there yet. `text` is the current
-/// file (`None` when there is none).
-pub fn install(text: Option<&str>, command: &str) -> Result<SettingsEdit, SettingsError> {
-    let before = text.unwrap_or_default().to_owned();
-    let mut root = parse(&before)?;
-    let hooks = root
-        .entry("hooks".to_owned())
-        .or_insert_with(|| Json::Object(IndexMap::new()));
-    let Json::Object(hooks) = hooks else {
-        return Err(SettingsError::NotObject("hooks".to_owned()));
-    };
-    let mut changes = Vec::new();
-    for event in EVENTS {
-        let groups = hooks
-            .entry(event.to_owned())
-            .or_insert_with(|| Json::Array(Vec::new()));
-        let Json::Array(groups) = groups else {
-            return Err(SettingsError::NotArray(event.to_owned()));
-        };
-        if groups.iter().flat_map(commands).any(is_ours) {
-            continue;
-        }
-        let hook = IndexMap::from([
-            ("type".to_owned(), Json::String("command".to_owned())),
-            ("command".to_owned(), Json::String(command.to_owned())),
-        ]);
-        let group = IndexMap::from([
-            ("matcher".to_owned(), Json::String(String::new())),
-            ("hooks".to_owned(), Json::Array(vec![Json::Object(hook)])),
-        ]);
-        groups.push(Json::Object(group));
-        changes.push(format!("add hooks.{event}: {command}"));
     }
-    let after = if changes.is_empty() {
-        before.clone()
-    } else {
-        render(&root)
-    };
-    Ok(SettingsEdit {
-        before,
-        after,
-        changes,
-    })
 }
 
-/// Remove every hook `install` added (and the groups, event lists and `hooks` object that are
-/// left empty by that); everything else stays.
-pub fn uninstall(text: &str) -> Result<SettingsEdit, SettingsError> {
-    let before = text.to_owned();
-    let mut root = parse(&before)?;
-    let mut changes = Vec::new();
-    let mut drop_hooks = false;
-    if let Some(Json::Object(hooks)) = root.get_mut("hooks") {
-        let mut emptied = Vec::new();
-        for (event, groups) in hooks.iter_mut() {
-            let Json::Array(groups) = groups else {
+fn string<'v>(value: Option<&'v Value<'_>>) -> Option<&'v str> {
+    match value {
+        Some(Value::StringLit(lit)) => Some(lit.value.as_ref()),
+        _ => None,
+    }
+}
+
+/// The command of a `{"type": "command", "command": …}` entry.
+fn command_of<'v>(entry: &'v Value<'_>) -> Option<&'v str> {
+    string(as_object(entry).and_then(|o| jsonedit::member(o, "command").map(|(_, v)| v)))
+}
+
+/// The commands in one matcher group of a hook event (`{"matcher": …, "hooks": [...]}`).
+fn group_commands<'v>(group: &'v Value<'_>) -> Vec<&'v str> {
+    let list = as_object(group).and_then(|g| jsonedit::member(g, "hooks"));
+    match list {
+        Some((_, Value::Array(list))) => list.elements.iter().filter_map(command_of).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What of Familiar's `text` holds (nothing for an empty file).
+pub fn installed(text: &str) -> Result<Installed, SettingsError> {
+    let mut found = Installed::default();
+    let Some(root) = parse(text)? else {
+        return Ok(found);
+    };
+    let Some(root) = as_object(&root) else {
+        return Err(SettingsError::NotObject("the top level".to_owned()));
+    };
+    if let Some((_, Value::Object(hooks))) = jsonedit::member(root, "hooks") {
+        for prop in &hooks.properties {
+            let Value::Array(groups) = &prop.value else {
                 continue;
             };
-            let mut removed_here = false;
-            groups.retain_mut(|group| {
-                let Json::Object(group) = group else {
-                    return true;
-                };
-                let Some(Json::Array(list)) = group.get_mut("hooks") else {
-                    return true;
-                };
-                let len = list.len();
-                list.retain(|hook| match hook {
-                    Json::Object(hook) => !matches!(
-                        hook.get("command"),
-                        Some(Json::String(command)) if is_ours(command)
-                    ),
-                    _ => true,
-                });
-                if list.len() == len {
-                    return true;
-                }
-                removed_here = true;
-                !list.is_empty()
-            });
-            if removed_here {
-                changes.push(format!("remove hooks.{event}: familiar hook"));
-                if groups.is_empty() {
-                    emptied.push(event.clone());
-                }
+            let ours = groups
+                .elements
+                .iter()
+                .flat_map(group_commands)
+                .find(|command| is_ours(command, "hook"));
+            if let Some(command) = ours {
+                found
+                    .hooks
+                    .push((prop.name.as_str().to_owned(), command.to_owned()));
             }
         }
-        for event in emptied {
-            hooks.shift_remove(&event);
+    }
+    if let Some((_, status)) = jsonedit::member(root, "statusLine")
+        && let Some(command) = command_of(status)
+        && is_ours(command, "statusline")
+    {
+        found.status_line = Some(command.to_owned());
+    }
+    Ok(found)
+}
+
+/// Add what `plan` names where it is not there yet. `text` is the current file (`None` when
+/// there is none).
+pub fn install(text: Option<&str>, plan: &Plan) -> Result<SettingsEdit, SettingsError> {
+    let mut doc = match text {
+        None => "{}\n".to_owned(),
+        Some(text) if text.trim().is_empty() => "{}\n".to_owned(),
+        // Comments only: the object goes after them.
+        Some(text) if parse(text)?.is_none() => format!("{text}\n{{}}\n"),
+        Some(text) => text.to_owned(),
+    };
+    let mut changes = Vec::new();
+    if let Some(command) = &plan.hooks {
+        for event in EVENTS {
+            if let Some(next) = add_hook(&doc, event, command)? {
+                doc = next;
+                changes.push(format!("add hooks.{event}: {command}"));
+            }
         }
-        drop_hooks = hooks.is_empty() && !changes.is_empty();
     }
-    if drop_hooks {
-        root.shift_remove("hooks");
+    if let Some(command) = &plan.status_line {
+        let root = root(&doc)?;
+        let object = as_object(&root).expect("root() returns an object");
+        match jsonedit::member(object, "statusLine") {
+            None => {
+                let unit = jsonedit::indent_unit(&doc, &root);
+                let entry = Command {
+                    r#type: "command",
+                    command,
+                };
+                let container = Container::of(&root).expect("an object is a container");
+                let next =
+                    jsonedit::append(&doc, &container, &Item::Member("statusLine", &entry), &unit);
+                doc = next;
+                changes.push(format!("add statusLine: {command}"));
+            }
+            Some((_, status)) => match command_of(status) {
+                Some(existing) if is_ours(existing, "statusline") => {}
+                Some(existing) => return Err(SettingsError::StatusLineTaken(existing.to_owned())),
+                None => return Err(SettingsError::StatusLineTaken("not a command".to_owned())),
+            },
+        }
     }
-    let after = if changes.is_empty() {
-        before.clone()
-    } else {
-        render(&root)
+    if changes.is_empty() {
+        return Ok(SettingsEdit::unchanged(text));
+    }
+    Ok(SettingsEdit {
+        before: text.map(str::to_owned),
+        after: Some(doc),
+        changes,
+    })
+}
+
+/// `doc` with Familiar's hook added to `event`, or `None` when it is there already.
+fn add_hook(doc: &str, event: &str, command: &str) -> Result<Option<String>, SettingsError> {
+    let root = root(doc)?;
+    let unit = jsonedit::indent_unit(doc, &root);
+    let object = as_object(&root).expect("root() returns an object");
+    let Some((_, hooks)) = jsonedit::member(object, "hooks") else {
+        let events = IndexMap::from([(event, [group(command)])]);
+        let container = Container::of(&root).expect("an object is a container");
+        return Ok(Some(jsonedit::append(
+            doc,
+            &container,
+            &Item::Member("hooks", &events),
+            &unit,
+        )));
+    };
+    let Some(hooks_object) = as_object(hooks) else {
+        return Err(SettingsError::NotObject("hooks".to_owned()));
+    };
+    let container = Container::of(hooks).expect("an object is a container");
+    match jsonedit::member(hooks_object, event) {
+        None => Ok(Some(jsonedit::append(
+            doc,
+            &container,
+            &Item::Member(event, &[group(command)]),
+            &unit,
+        ))),
+        Some((_, groups @ Value::Array(list))) => {
+            let ours = list
+                .elements
+                .iter()
+                .flat_map(group_commands)
+                .any(|c| is_ours(c, "hook"));
+            if ours {
+                return Ok(None);
+            }
+            let container = Container::of(groups).expect("an array is a container");
+            Ok(Some(jsonedit::append(
+                doc,
+                &container,
+                &Item::Element(&group(command)),
+                &unit,
+            )))
+        }
+        Some(_) => Err(SettingsError::NotArray(event.to_owned())),
+    }
+}
+
+/// Remove everything `install` added. `originals` are earlier versions of the file (the
+/// binary's backups, newest first): when `text` is exactly what `install` makes of one of
+/// them, that one comes back byte for byte, and when it is exactly what `install` makes of no
+/// file, the result is no file (`after: None`). Otherwise Familiar's entries are spliced out
+/// (with the groups, event lists and `hooks` object they leave empty) and the rest stays.
+pub fn uninstall(text: &str, originals: &[&str]) -> Result<SettingsEdit, SettingsError> {
+    let found = installed(text)?;
+    if found.is_empty() {
+        return Ok(SettingsEdit::unchanged(Some(text)));
+    }
+    let mut changes: Vec<String> = found
+        .hooks
+        .iter()
+        .map(|(event, command)| format!("remove hooks.{event}: {command}"))
+        .collect();
+    if let Some(command) = &found.status_line {
+        changes.push(format!("remove statusLine: {command}"));
+    }
+    let plan = found.plan();
+    let made_from = |original: Option<&str>| {
+        install(original, &plan).is_ok_and(|edit| edit.after.as_deref() == Some(text))
+    };
+    let restored = originals
+        .iter()
+        .find(|original| {
+            installed(original).is_ok_and(|found| found.is_empty()) && made_from(Some(original))
+        })
+        .map(|original| Some((*original).to_owned()))
+        .or_else(|| made_from(None).then_some(None));
+    let after = match restored {
+        Some(after) => after,
+        None => Some(splice_out(text)?),
     };
     Ok(SettingsEdit {
-        before,
+        before: Some(text.to_owned()),
         after,
         changes,
     })
+}
+
+/// `text` without Familiar's entries, removed one at a time.
+fn splice_out(text: &str) -> Result<String, SettingsError> {
+    let mut doc = text.to_owned();
+    while let Some(next) = splice_one(&doc)? {
+        doc = next;
+    }
+    Ok(doc)
+}
+
+/// `doc` with one of Familiar's entries removed, or `None` when none is left.
+fn splice_one(doc: &str) -> Result<Option<String>, SettingsError> {
+    let root = root(doc)?;
+    let object = as_object(&root).expect("root() returns an object");
+    let root_container = Container::of(&root).expect("an object is a container");
+    if let Some((hooks_index, hooks)) = jsonedit::member(object, "hooks")
+        && let Some(hooks_object) = as_object(hooks)
+    {
+        for (event_index, prop) in hooks_object.properties.iter().enumerate() {
+            let Value::Array(groups) = &prop.value else {
+                continue;
+            };
+            for (group_index, group) in groups.elements.iter().enumerate() {
+                let Some((_, list @ Value::Array(entries))) =
+                    as_object(group).and_then(|g| jsonedit::member(g, "hooks"))
+                else {
+                    continue;
+                };
+                let Some(entry_index) = entries
+                    .elements
+                    .iter()
+                    .position(|entry| command_of(entry).is_some_and(|c| is_ours(c, "hook")))
+                else {
+                    continue;
+                };
+                // Remove the smallest thing that leaves nothing of ours and nothing empty.
+                let (container, index) = if entries.elements.len() > 1 {
+                    (Container::of(list), entry_index)
+                } else if groups.elements.len() > 1 {
+                    (Container::of(&prop.value), group_index)
+                } else if hooks_object.properties.len() > 1 {
+                    (Container::of(hooks), event_index)
+                } else {
+                    (Some(root_container), hooks_index)
+                };
+                let container = container.expect("objects and arrays are containers");
+                return Ok(Some(jsonedit::remove(doc, &container, index)));
+            }
+        }
+    }
+    if let Some((index, status)) = jsonedit::member(object, "statusLine")
+        && command_of(status).is_some_and(|c| is_ours(c, "statusline"))
+    {
+        return Ok(Some(jsonedit::remove(doc, &root_container, index)));
+    }
+    Ok(None)
 }

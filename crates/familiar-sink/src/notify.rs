@@ -7,6 +7,10 @@
 //! updates one bubble instead of stacking twenty. With no session bus or no notification
 //! server, the sink warns once, carries on, keeps trying quietly (a daemon may start later) and
 //! rings the terminal bell instead when asked to.
+//!
+//! Bodies are untrusted text (tool errors quote web pages): for a server that advertises
+//! `body-markup` (and so may render links and images), the body is escaped so it shows as the
+//! plain text it is; other servers get it as it is. The summary is plain text by the spec.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -73,6 +77,7 @@ impl NotifySink {
             app_name: options.app_name,
             bell: options.fallback_bell,
             replace_ids: HashMap::new(),
+            markup: None,
             warned: false,
             failures: failures.clone(),
             sent: Arc::clone(&sent),
@@ -171,6 +176,9 @@ struct Worker {
     bell: Option<Box<dyn Write + Send>>,
     /// Server id of the current notification of each session, sent as `replaces_id`.
     replace_ids: HashMap<Option<String>, u32>,
+    /// Does the server render markup in bodies? Asked once (again after a failure, as the
+    /// server may have changed).
+    markup: Option<bool>,
     /// The one warning about missing notifications was given (reset once one gets through).
     warned: bool,
     failures: FailureCounter,
@@ -190,11 +198,20 @@ impl Worker {
     }
 
     fn show(&mut self, note: Note) {
+        let markup = *self.markup.get_or_insert_with(|| {
+            notify_rust::get_capabilities()
+                .is_ok_and(|caps| caps.iter().any(|cap| cap == "body-markup"))
+        });
+        let body = if markup {
+            escape_markup(&note.body)
+        } else {
+            note.body
+        };
         let mut notification = notify_rust::Notification::new();
         notification
             .appname(&self.app_name)
             .summary(&note.title)
-            .body(&note.body)
+            .body(&body)
             .urgency(map_urgency(note.urgency));
         if let Some(id) = self.replace_ids.get(&note.session) {
             notification.id(*id);
@@ -209,6 +226,7 @@ impl Worker {
                 }
             }
             Err(err) => {
+                self.markup = None;
                 if self.warned {
                     self.failures.count_quietly();
                     tracing::debug!(sink = "notify", "notification not shown: {err}");
@@ -239,6 +257,23 @@ impl Worker {
             tracing::debug!(sink = "notify", "cannot ring the fallback bell: {err}");
         }
     }
+}
+
+/// `text` as markup that shows exactly `text`: the XML entities the notification spec's
+/// markup (a subset of HTML) knows.
+fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn map_urgency(urgency: Urgency) -> notify_rust::Urgency {

@@ -44,6 +44,8 @@ fn notifications_reach_a_real_notification_server() {
     muted.event = EventKind::Success;
     sink.handle(&muted);
     sink.handle(&notify("Tool error", "Bash: exit 3", Urgency::Normal, "s1"));
+    // This server renders no markup: text goes as it is (escaping would show `&lt;`).
+    sink.handle(&notify("Tool error", "a <b> & c", Urgency::Normal, "s1"));
     sink.flush();
 
     let received: Vec<NotifyCall> = calls.try_iter().collect();
@@ -54,6 +56,7 @@ fn notifications_reach_a_real_notification_server() {
         // Another session gets its own notification.
         ("API error", "rate_limit", 0, 0),
         ("Tool error", "Bash: exit 3", 1, 41),
+        ("Tool error", "a <b> & c", 1, 41),
     ];
     assert_eq!(received.len(), expected.len(), "calls: {received:#?}");
     for (call, (summary, body, urgency, replaces)) in received.iter().zip(expected) {
@@ -63,7 +66,7 @@ fn notifications_reach_a_real_notification_server() {
         assert_eq!(call.urgency, Some(urgency));
         assert_eq!(call.replaces_id, replaces, "call: {call:?}");
     }
-    assert_eq!(sink.sent(), 4);
+    assert_eq!(sink.sent(), 5);
     assert_eq!(sink.failures(), 0);
 
     // The server goes away: the sink warns, rings the fallback bell, and carries on.

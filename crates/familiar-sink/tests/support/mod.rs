@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
-use familiar_model::{Action, ActionKind, EventKind, Status};
+use familiar_model::{Action, ActionKind, EventKind};
 
 /// A `dbus-daemon --session` listening on a socket in `dir`; killed on drop.
 pub struct DbusDaemon {
@@ -62,6 +62,7 @@ pub struct NotifyCall {
 struct Server {
     calls: Sender<NotifyCall>,
     next_id: u32,
+    capabilities: Vec<String>,
 }
 
 #[zbus::interface(name = "org.freedesktop.Notifications")]
@@ -105,7 +106,7 @@ impl Server {
     }
 
     async fn get_capabilities(&self) -> Vec<String> {
-        vec!["body".to_owned()]
+        self.capabilities.clone()
     }
 
     async fn close_notification(&self, _id: u32) {}
@@ -114,6 +115,15 @@ impl Server {
 /// Start a notification server on the bus at `address`; its calls arrive on the receiver.
 /// Returns once the server owns its name.
 pub fn start_notification_server(address: &str) -> Receiver<NotifyCall> {
+    start_notification_server_with(address, &["body"])
+}
+
+/// The same, advertising `capabilities` (`GetCapabilities`).
+pub fn start_notification_server_with(
+    address: &str,
+    capabilities: &[&str],
+) -> Receiver<NotifyCall> {
+    let capabilities: Vec<String> = capabilities.iter().map(|c| (*c).to_owned()).collect();
     let (calls_tx, calls_rx) = mpsc::channel();
     let (ready_tx, ready_rx) = mpsc::channel();
     let address = address.to_owned();
@@ -123,6 +133,7 @@ pub fn start_notification_server(address: &str) -> Receiver<NotifyCall> {
                 calls: calls_tx,
                 // Start far from 0 so a test can tell a server id from a default.
                 next_id: 40,
+                capabilities,
             };
             let connection = zbus::connection::Builder::address(address.as_str())
                 .name("org.freedesktop.Notifications")

@@ -1,0 +1,445 @@
+//! The settings.json edits: only the bytes that must change do, install then uninstall gives
+//! back the user's exact file (property-tested over arbitrary layouts), a file Familiar
+//! created is removed again, and odd files are refused.
+
+use std::path::Path;
+
+use familiar_hook::{
+    Plan, SettingsError, hook_command, install, installed, status_line_command, uninstall,
+};
+use proptest::prelude::*;
+
+const COMMAND: &str = "/usr/local/bin/familiar hook";
+const STATUS: &str = "/usr/local/bin/familiar statusline";
+
+fn hooks() -> Plan {
+    Plan {
+        hooks: Some(COMMAND.to_owned()),
+        status_line: None,
+    }
+}
+
+fn everything() -> Plan {
+    Plan {
+        hooks: Some(COMMAND.to_owned()),
+        status_line: Some(STATUS.to_owned()),
+    }
+}
+
+const USERS_FILE: &str = r#"{
+  // Claude Code settings
+  "model": "opus",
+  "env": { "SECRET_TOKEN": "hunter2" },
+  "cleanupPeriodDays": 12345678901234567890123,
+  "limit": 1e3,
+  "permissions": {
+    "allow": ["Bash(ls:*)"]
+  },
+  "hooks": {
+    "Stop": [
+      {
+        "matcher": "",
+        "hooks": [{ "type": "command", "command": "notify-send done" }]
+      }
+    ]
+  }
+}
+"#;
+
+#[test]
+fn install_keeps_formatting_comments_and_numbers_and_changes_only_the_lines_it_must() {
+    let edit = install(Some(USERS_FILE), &hooks()).expect("installs");
+    assert_eq!(
+        edit.changes,
+        vec![
+            "add hooks.SessionStart: /usr/local/bin/familiar hook",
+            "add hooks.Notification: /usr/local/bin/familiar hook",
+            "add hooks.Stop: /usr/local/bin/familiar hook",
+        ]
+    );
+    let after = edit.after.expect("a file");
+    assert_eq!(
+        after,
+        r#"{
+  // Claude Code settings
+  "model": "opus",
+  "env": { "SECRET_TOKEN": "hunter2" },
+  "cleanupPeriodDays": 12345678901234567890123,
+  "limit": 1e3,
+  "permissions": {
+    "allow": ["Bash(ls:*)"]
+  },
+  "hooks": {
+    "Stop": [
+      {
+        "matcher": "",
+        "hooks": [{ "type": "command", "command": "notify-send done" }]
+      },
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "SessionStart": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "Notification": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ]
+  }
+}
+"#
+    );
+    // Every line of the original is still there, in order.
+    let mut lines = after.lines();
+    for line in USERS_FILE.lines() {
+        assert!(lines.any(|l| l == line), "line kept: {line}");
+    }
+
+    let twice = install(Some(&after), &hooks()).expect("installs");
+    assert!(!twice.changed());
+
+    // Without any backup, the entries are spliced out: the exact original comes back.
+    let undone = uninstall(&after, &[]).expect("uninstalls");
+    assert_eq!(undone.changes.len(), 3);
+    assert_eq!(undone.after.as_deref(), Some(USERS_FILE));
+}
+
+#[test]
+fn uninstall_keeps_a_pre_existing_empty_notification_list() {
+    let before = "{\n  \"hooks\": {\n    \"Notification\": []\n  }\n}\n";
+    let after = install(Some(before), &hooks())
+        .expect("installs")
+        .after
+        .expect("a file");
+    assert!(after.contains("\"Notification\": [\n      {"), "{after}");
+    // With the backup of the original, its exact bytes come back.
+    let undone = uninstall(&after, &[before]).expect("uninstalls");
+    assert_eq!(undone.after.as_deref(), Some(before));
+    // A backup that is not what install started from is not used.
+    let other = "{\n  \"hooks\": {}\n}\n";
+    let spliced = uninstall(&after, &[other]).expect("uninstalls");
+    assert_eq!(spliced.after.as_deref(), Some("{}\n"));
+}
+
+#[test]
+fn uninstall_keeps_a_pre_existing_empty_hooks_object_and_empty_file() {
+    for before in ["{\n  \"hooks\": {}\n}\n", "{}", "{}\n", "", "{\n}\n"] {
+        let after = install(Some(before), &everything())
+            .expect("installs")
+            .after
+            .expect("a file");
+        let undone = uninstall(&after, &["{\"unrelated\": 1}", before]).expect("uninstalls");
+        assert_eq!(undone.after.as_deref(), Some(before), "from {before:?}");
+    }
+}
+
+#[test]
+fn uninstall_removes_the_file_install_created() {
+    let edit = install(None, &everything()).expect("installs");
+    assert_eq!(edit.before, None);
+    let created = edit.after.expect("a file");
+    assert!(created.starts_with("{\n  \"hooks\": {\n    \"SessionStart\": [\n"));
+    let undone = uninstall(&created, &[]).expect("uninstalls");
+    assert!(undone.changed());
+    assert_eq!(undone.after, None, "no file, as before install");
+    // Once the user added something, the file stays, without Familiar's entries.
+    let edited = created.replacen('{', "{\n  \"model\": \"opus\",", 1);
+    let undone = uninstall(&edited, &[]).expect("uninstalls");
+    assert_eq!(
+        undone.after.as_deref(),
+        Some("{\n  \"model\": \"opus\"\n}\n")
+    );
+}
+
+#[test]
+fn the_status_line_is_installed_and_removed_like_the_hooks() {
+    let before = "{\n    \"model\": \"opus\"\n}";
+    let plan = Plan {
+        hooks: None,
+        status_line: Some(STATUS.to_owned()),
+    };
+    let edit = install(Some(before), &plan).expect("installs");
+    assert_eq!(
+        edit.changes,
+        vec!["add statusLine: /usr/local/bin/familiar statusline"]
+    );
+    let after = edit.after.expect("a file");
+    assert_eq!(
+        after,
+        "{\n    \"model\": \"opus\",\n    \"statusLine\": {\n        \"type\": \"command\",\n        \"command\": \"/usr/local/bin/familiar statusline\"\n    }\n}"
+    );
+    let found = installed(&after).expect("parses");
+    assert_eq!(found.status_line.as_deref(), Some(STATUS));
+    assert!(found.hooks.is_empty());
+    assert_eq!(
+        uninstall(&after, &[]).expect("uninstalls").after.as_deref(),
+        Some(before)
+    );
+
+    // A status line the user set is never replaced.
+    let theirs = r#"{"statusLine": {"type": "command", "command": "~/bin/mine"}}"#;
+    assert_eq!(
+        install(Some(theirs), &plan),
+        Err(SettingsError::StatusLineTaken("~/bin/mine".to_owned()))
+    );
+    assert!(!uninstall(theirs, &[]).expect("nothing of ours").changed());
+}
+
+#[test]
+fn installed_reports_what_is_there() {
+    let after = install(Some(USERS_FILE), &everything())
+        .expect("installs")
+        .after
+        .expect("a file");
+    let found = installed(&after).expect("parses");
+    assert!(found.all_hooks());
+    assert_eq!(found.plan(), everything());
+    let found = installed(USERS_FILE).expect("parses");
+    assert!(found.is_empty());
+    assert!(!found.all_hooks());
+}
+
+#[test]
+fn unparsable_or_odd_settings_are_refused() {
+    assert_eq!(
+        install(Some("{\n  \"model\": \"opus\",\n}\n"), &hooks()),
+        Err(SettingsError::Parse {
+            line: 2,
+            column: 18,
+            message: "Trailing commas are not allowed".to_owned()
+        })
+    );
+    assert_eq!(
+        install(Some("[]"), &hooks()),
+        Err(SettingsError::NotObject("the top level".to_owned()))
+    );
+    assert_eq!(
+        install(Some(r#"{"hooks": {"Stop": {}}}"#), &hooks()),
+        Err(SettingsError::NotArray("Stop".to_owned()))
+    );
+    assert_eq!(
+        install(Some(r#"{"hooks": []}"#), &hooks()),
+        Err(SettingsError::NotObject("hooks".to_owned()))
+    );
+    assert!(matches!(
+        uninstall("{", &[]),
+        Err(SettingsError::Parse { .. })
+    ));
+}
+
+#[test]
+fn commands_are_quoted_for_the_shell_when_needed() {
+    assert_eq!(
+        hook_command(Path::new("/home/u/.cargo/bin/familiar")),
+        "/home/u/.cargo/bin/familiar hook"
+    );
+    assert_eq!(
+        hook_command(Path::new("/home/u/my tools/familiar")),
+        "'/home/u/my tools/familiar' hook"
+    );
+    assert_eq!(
+        status_line_command(Path::new("/bin/familiar")),
+        "/bin/familiar statusline"
+    );
+    // A quoted command is still recognized as ours when uninstalling.
+    let plan = Plan {
+        hooks: Some(hook_command(Path::new("/opt/it's/familiar"))),
+        status_line: Some(status_line_command(Path::new("/opt/it's/familiar"))),
+    };
+    let after = install(None, &plan)
+        .expect("installs")
+        .after
+        .expect("a file");
+    assert_eq!(uninstall(&after, &[]).expect("uninstalls").changes.len(), 4);
+}
+
+// ---- property: install then uninstall (with no backup) is the identity ----
+
+/// Whitespace and comments between tokens, as a user might write them.
+fn gap() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(" ".to_owned()),
+        Just("\n".to_owned()),
+        Just("\n  ".to_owned()),
+        Just("\n\t\t".to_owned()),
+        Just("\r\n    ".to_owned()),
+        Just(" /* note */ ".to_owned()),
+        Just(" // note\n  ".to_owned()),
+        Just("\n\n      ".to_owned()),
+    ]
+}
+
+/// The inside of an empty container: no line break, or several (one line break with the
+/// closing bracket at the container's indent is the documented ambiguity, resolved by the
+/// binary's backup).
+fn empty_inside() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(" ".to_owned()),
+        Just("\t ".to_owned()),
+        Just("\n\n".to_owned()),
+        Just("\n  \n ".to_owned()),
+    ]
+}
+
+fn scalar() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("12345678901234567890123".to_owned()),
+        Just("1e3".to_owned()),
+        Just("-0.50E-7".to_owned()),
+        Just("true".to_owned()),
+        Just("null".to_owned()),
+        Just(r#""a \"quoted\" \u00e9 string""#.to_owned()),
+        Just(r#""Bash(ls:*)""#.to_owned()),
+    ]
+}
+
+/// A container written with the gaps given: `open gap item gap , gap item gap close`.
+fn container(
+    open: &str,
+    close: &str,
+    items: Vec<String>,
+    gaps: Vec<String>,
+    empty: String,
+) -> String {
+    if items.is_empty() {
+        return format!("{open}{empty}{close}");
+    }
+    let mut out = open.to_owned();
+    let mut gaps = gaps.into_iter().cycle();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&gaps.next().unwrap_or_default());
+        out.push_str(item);
+        out.push_str(&gaps.next().unwrap_or_default());
+    }
+    out.push_str(close);
+    out
+}
+
+fn array_of(item: impl Strategy<Value = String>, min: usize) -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(item, min..4),
+        prop::collection::vec(gap(), 1..6),
+        empty_inside(),
+    )
+        .prop_map(|(items, gaps, empty)| container("[", "]", items, gaps, empty))
+}
+
+fn object_of(
+    members: impl Strategy<Value = Vec<(String, String)>>,
+) -> impl Strategy<Value = String> {
+    (members, prop::collection::vec(gap(), 1..6), empty_inside()).prop_map(
+        |(members, gaps, empty)| {
+            let items = members
+                .into_iter()
+                .map(|(key, value)| format!("{key}: {value}"))
+                .collect();
+            container("{", "}", items, gaps, empty)
+        },
+    )
+}
+
+/// A user's own hook group (never Familiar's).
+fn users_group() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(r#"{"matcher": "Bash", "hooks": [{"type": "command", "command": "notify-send hi"}]}"#.to_owned()),
+        Just("{\n  \"hooks\": [\n    {\"type\": \"command\", \"command\": \"/usr/bin/true\"}\n  ]\n}".to_owned()),
+    ]
+}
+
+/// A `hooks` object with the user's own events (each list non-empty: an empty one that was
+/// there before is the binary's backup's job).
+fn users_hooks() -> impl Strategy<Value = String> {
+    let events =
+        prop::sample::subsequence(vec!["\"Stop\"", "\"PreToolUse\"", "\"Notification\""], 1..3);
+    (events, prop::collection::vec(array_of(users_group(), 1), 3)).prop_flat_map(
+        |(events, lists)| {
+            let members: Vec<(String, String)> = events
+                .into_iter()
+                .zip(lists)
+                .map(|(event, list)| (event.to_owned(), list))
+                .collect();
+            object_of(Just(members))
+        },
+    )
+}
+
+fn value() -> impl Strategy<Value = String> {
+    scalar().prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            array_of(inner.clone(), 0),
+            object_of(prop::collection::vec(("\"[a-z]{1,6}\"", inner), 0..3)),
+        ]
+    })
+}
+
+fn settings_file() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(("\"(model|env|permissions|x)\"", value()), 0..4),
+        prop::option::of(users_hooks()),
+        gap(),
+        gap(),
+    )
+        .prop_flat_map(|(mut members, hooks, lead, trail)| {
+            members.dedup_by(|a, b| a.0 == b.0);
+            let len = members.len();
+            if let Some(hooks) = hooks {
+                members.push(("\"hooks\"".to_owned(), hooks));
+            }
+            (Just(members), 0..=len, Just(lead), Just(trail))
+        })
+        .prop_flat_map(|(mut members, at, lead, trail)| {
+            // The user's `hooks` anywhere among the other keys.
+            if members.last().is_some_and(|m| m.0 == "\"hooks\"") {
+                let hooks = members.pop().expect("just seen");
+                members.insert(at.min(members.len()), hooks);
+            }
+            object_of(Just(members)).prop_map(move |object| format!("{lead}{object}{trail}"))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn install_then_uninstall_is_the_identity_on_any_layout(
+        original in settings_file(),
+        with_status in any::<bool>(),
+    ) {
+        let plan = if with_status { everything() } else { hooks() };
+        let edit = install(Some(&original), &plan).expect("installs");
+        let after = edit.after.expect("a file");
+        prop_assert!(edit.changes.len() >= 3);
+        let found = installed(&after).expect("the result parses");
+        prop_assert!(found.all_hooks());
+        prop_assert_eq!(found.status_line.is_some(), with_status);
+        let undone = uninstall(&after, &[]).expect("uninstalls");
+        prop_assert_eq!(undone.after.as_deref(), Some(original.as_str()));
+    }
+}

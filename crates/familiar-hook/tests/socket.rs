@@ -1,0 +1,255 @@
+//! The hook socket with real Unix sockets: messages cross it, the file goes with the guard,
+//! a stale socket is taken over, only the user's own private directory and peers are accepted,
+//! a slow client blocks nobody, and the sender never hangs on a stopped listener.
+
+use std::io::{Read as _, Write as _};
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use familiar_hook::{HookError, HookInput, HookListener, send};
+
+/// A temp dir only this user can enter (the default one follows the umask).
+fn private_tempdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    dir
+}
+
+const STOP: &[u8] = br#"{"hook_event_name":"Stop","session_id":"s1"}"#;
+
+/// A hang guard, not a timing claim: every wait here is far above what the step needs.
+const HANG: Duration = Duration::from_secs(20);
+
+fn listen(
+    path: &Path,
+) -> (
+    familiar_hook::HookGuard,
+    crossbeam_channel::Receiver<HookInput>,
+) {
+    let listener = HookListener::bind(path).expect("binds");
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let guard = listener.spawn(tx).expect("listener thread");
+    (guard, rx)
+}
+
+#[test]
+fn messages_cross_the_socket_and_a_second_familiar_is_refused() {
+    let dir = private_tempdir();
+    let path = dir.path().join("run/familiar/hook.sock");
+    let (_guard, rx) = listen(&path);
+    let mode = std::fs::metadata(path.parent().expect("dir"))
+        .expect("dir")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o700, "the directory is created private");
+    assert!(matches!(
+        HookListener::bind(&path),
+        Err(HookError::InUse(_))
+    ));
+    // A probe (`familiar doctor`) sends nothing, and nothing arrives for it.
+    familiar_hook::probe(&path, Duration::from_secs(5)).expect("someone listens");
+    send(&path, STOP, Duration::from_secs(5)).expect("sent");
+    let got = rx.recv_timeout(HANG).expect("received");
+    assert_eq!(got.hook_event_name.as_deref(), Some("Stop"));
+    assert_eq!(got.session_id.as_deref(), Some("s1"));
+
+    let nobody = dir.path().join("nobody.sock");
+    assert!(matches!(
+        send(&nobody, b"{}", Duration::from_secs(1)),
+        Err(HookError::NotListening { .. })
+    ));
+    assert!(matches!(
+        familiar_hook::probe(&nobody, Duration::from_secs(1)),
+        Err(HookError::NotListening { .. })
+    ));
+}
+
+#[test]
+fn socket_left_behind_is_removed_when_the_guard_drops() {
+    let dir = private_tempdir();
+    let path = dir.path().join("hook.sock");
+    let (guard, _rx) = listen(&path);
+    assert!(path.exists());
+    drop(guard);
+    assert!(!path.exists(), "the socket file goes with the guard");
+
+    // An unspawned listener removes it too.
+    drop(HookListener::bind(&path).expect("binds"));
+    assert!(!path.exists());
+}
+
+#[test]
+fn socket_taken_over_by_another_familiar_is_not_removed_by_the_first() {
+    let dir = private_tempdir();
+    let path = dir.path().join("hook.sock");
+    let (first, _rx) = listen(&path);
+    std::fs::remove_file(&path).expect("removed");
+    let (_second, rx) = listen(&path);
+    drop(first);
+    assert!(path.exists(), "the second Familiar's socket stays");
+    send(&path, STOP, Duration::from_secs(5)).expect("sent");
+    assert!(rx.recv_timeout(HANG).is_ok());
+}
+
+#[test]
+fn stale_socket_is_taken_over() {
+    let dir = private_tempdir();
+    let stale = dir.path().join("stale.sock");
+    // A Familiar that died: its file stays, nobody answers.
+    drop(std::os::unix::net::UnixListener::bind(&stale).expect("bind"));
+    assert!(stale.exists());
+    let (_guard, rx) = listen(&stale);
+    send(&stale, STOP, Duration::from_secs(5)).expect("sent");
+    assert!(rx.recv_timeout(HANG).is_ok());
+
+    // A path that is not a socket is never removed.
+    let file = dir.path().join("file.sock");
+    std::fs::write(&file, "mine").expect("write");
+    assert!(matches!(
+        HookListener::bind(&file),
+        Err(HookError::Io { .. })
+    ));
+    assert_eq!(std::fs::read_to_string(&file).expect("kept"), "mine");
+}
+
+#[test]
+fn socket_directory_open_to_other_users_is_refused() {
+    let dir = private_tempdir();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).expect("mkdir");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let path = shared.join("hook.sock");
+    let err = HookListener::bind(&path).err().expect("refused");
+    assert!(matches!(err, HookError::UnsafeDir { .. }));
+    assert!(
+        err.to_string().contains("open to other users (mode 777"),
+        "{err}"
+    );
+    assert!(!path.exists());
+    // Nor does the sender hand anything to a socket there.
+    drop(std::os::unix::net::UnixListener::bind(&path).expect("bind"));
+    assert!(matches!(
+        send(&path, STOP, Duration::from_secs(1)),
+        Err(HookError::UnsafeDir { .. })
+    ));
+
+    // A symlink to a private directory is not the directory itself.
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).expect("mkdir");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    assert!(matches!(
+        HookListener::bind(&link.join("hook.sock")),
+        Err(HookError::UnsafeDir { .. })
+    ));
+
+    // A directory that belongs to someone else (needs root to make one).
+    if std::fs::metadata(dir.path()).expect("dir").uid() == 0 {
+        let theirs = dir.path().join("theirs");
+        std::fs::create_dir(&theirs).expect("mkdir");
+        std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).expect("chown");
+        let err = HookListener::bind(&theirs.join("hook.sock"))
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("belongs to uid 65534"), "{err}");
+    }
+}
+
+#[test]
+fn a_peer_that_is_another_user_is_refused() {
+    let dir = private_tempdir();
+    if std::fs::metadata(dir.path()).expect("dir").uid() != 0 {
+        eprintln!("skipped: running a client as another user needs root");
+        return;
+    }
+    let sockets = dir.path().join("sockets");
+    let path = sockets.join("hook.sock");
+    let (_guard, rx) = listen(&path);
+    // Open the way on purpose, as a careless setup might, so only SO_PEERCRED stands.
+    for p in [dir.path(), sockets.as_path()] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let status = std::process::Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(
+            "import socket,sys\n\
+             s=socket.socket(socket.AF_UNIX)\n\
+             s.connect(sys.argv[1])\n\
+             s.sendall(b'{\"hook_event_name\":\"Notification\",\"notification_type\":\"permission_prompt\"}\\n')\n\
+             s.shutdown(socket.SHUT_WR)\n\
+             try:\n  s.recv(1)\n\
+             except OSError:\n  pass\n",
+        )
+        .arg(&path)
+        .uid(65534)
+        .gid(65534)
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "the stranger connected and was closed");
+    std::fs::set_permissions(&sockets, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    send(&path, STOP, Duration::from_secs(5)).expect("sent");
+    let first = rx.recv_timeout(HANG).expect("received");
+    assert_eq!(
+        first.hook_event_name.as_deref(),
+        Some("Stop"),
+        "the stranger's message never arrives"
+    );
+}
+
+use std::os::unix::process::CommandExt as _;
+
+#[test]
+fn one_slow_client_does_not_block_others() {
+    let dir = private_tempdir();
+    let path = dir.path().join("hook.sock");
+    let (_guard, rx) = listen(&path);
+    // A client that sends one byte and then nothing more.
+    let mut slow = UnixStream::connect(&path).expect("connects");
+    slow.write_all(b"{").expect("writes");
+    send(&path, STOP, Duration::from_secs(5)).expect("sent");
+    let got = rx
+        .recv_timeout(HANG)
+        .expect("the other client's message arrives");
+    assert_eq!(got.hook_event_name.as_deref(), Some("Stop"));
+    // The slow one is cut off by its deadline, not kept forever.
+    slow.set_read_timeout(Some(HANG)).expect("timeout");
+    let mut rest = Vec::new();
+    assert_eq!(
+        slow.read_to_end(&mut rest).expect("closed by the server"),
+        0
+    );
+}
+
+#[test]
+fn send_does_not_hang_on_a_stopped_listener_with_a_full_backlog() {
+    let dir = private_tempdir();
+    let path = dir.path().join("hook.sock");
+    // A Familiar that is stopped (SIGSTOP): bound, never accepting.
+    let _stopped = HookListener::bind(&path).expect("binds");
+    let mut held = Vec::new();
+    loop {
+        let socket = socket2::Socket::new(socket2::Domain::UNIX, socket2::Type::STREAM, None)
+            .expect("socket");
+        socket.set_nonblocking(true).expect("nonblocking");
+        match socket.connect(&socket2::SockAddr::unix(&path).expect("addr")) {
+            Ok(()) => held.push(socket),
+            Err(_) => break,
+        }
+        assert!(held.len() < 10_000, "the backlog never filled");
+    }
+    let (done_tx, done_rx) = crossbeam_channel::bounded(1);
+    let target = path.clone();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(send(&target, STOP, Duration::from_millis(300)));
+    });
+    let result = done_rx.recv_timeout(HANG).expect("send returned");
+    assert!(
+        matches!(result, Err(HookError::NotListening { .. })),
+        "{result:?}"
+    );
+}
