@@ -13,18 +13,23 @@
 //! hot reload). The reference for script authors is `docs/scripting.md`.
 
 mod actions;
+mod bounded;
 pub mod clock;
 pub mod diag;
 pub mod host;
 pub mod sandbox;
 pub mod script_event;
+pub mod timers;
 pub mod watch;
 
 pub use clock::{Clock, EventClock, ManualClock, SystemClock};
 pub use diag::{RuntimeContext, ScriptDiagnostic, Severity};
-pub use host::{ErrorCount, HostConfig, LoadReport, ScriptError, ScriptHost, known_handlers};
+pub use host::{
+    ErrorCount, HANDLER_STACK, HostConfig, LoadReport, ScriptError, ScriptHost, known_handlers,
+};
 pub use sandbox::Limits;
 pub use script_event::EVENT_FIELDS;
+pub use timers::TIMER_FIELDS;
 pub use watch::ScriptWatcher;
 
 /// The shipped scripts, built in so the binary works without a `scripts/` directory:

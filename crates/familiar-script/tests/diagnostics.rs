@@ -105,3 +105,19 @@ fn error_inside_an_imported_module() {
             .join("\n")
     );
 }
+
+#[test]
+fn transcript_text_in_an_error_cannot_drive_the_terminal() {
+    // A thrown tool output with an OSC title, a bell, a clear-screen and a forged line.
+    let (mut host, _) = support::loaded("fn on_error(ev) {\n    throw ev.text;\n}");
+    let mut event = ev(EventKind::Error, 3);
+    event.text = Some("\u{1b}]0;pwned\u{7}\u{1b}[2J\nfamiliar: all good\r".into());
+    let (_, diags) = support::run(&mut host, &event);
+    assert_eq!(
+        diags,
+        vec![
+            "test.rhai:2:5: error in on_error (event error from line 3): Runtime error: \\e]0;pwned\\x07\\e[2J\\n\
+             familiar: all good\\r\n  |\n2 |     throw ev.text;\n  |     ^"
+        ]
+    );
+}

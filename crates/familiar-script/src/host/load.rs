@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use familiar_model::EventKind;
 use rhai::{CallFnOptions, Dynamic, EvalAltResult, Scope};
@@ -10,10 +11,17 @@ use rhai::{CallFnOptions, Dynamic, EvalAltResult, Scope};
 use super::warnings::{handler_warnings, top_level_imports};
 use super::{
     Compiled, LoadReport, Script, ScriptError, ScriptHost, TOP_LEVEL, kind_index, known_handlers,
+    on_big_stack,
 };
+use crate::bounded;
 use crate::diag::{RuntimeContext, ScriptDiagnostic, find_fn};
 
 impl ScriptHost {
+    /// Start the wall-clock budget of one call.
+    fn start_budget(&self) {
+        self.shared.lock().deadline = Some(Instant::now() + self.limits.max_call_time);
+    }
+
     /// Load a script file and append it to the call order. Imports resolve inside its directory.
     pub fn load_file(&mut self, path: &Path) -> Result<LoadReport, ScriptError> {
         let source = read(path)?;
@@ -90,6 +98,12 @@ impl ScriptHost {
         let id = self.scripts[index].id;
         let name = self.scripts[index].name.clone();
         let (compiled, report) = self.compile(id, &name, source, path.parent())?;
+        {
+            // Timers and per-session state belong to the old version's state.
+            let mut state = self.shared.lock();
+            state.timers.forget(id);
+            state.session_state.retain(|(script, _), _| *script != id);
+        }
         let script = &mut self.scripts[index];
         script.compiled = compiled;
         script.errors.clear();
@@ -131,6 +145,16 @@ impl ScriptHost {
 
     /// Compile, run the body and `init()`, check strictly; nothing is kept on error.
     fn compile(
+        &mut self,
+        id: usize,
+        name: &str,
+        source: String,
+        dir: Option<&Path>,
+    ) -> Result<(Compiled, LoadReport), ScriptError> {
+        on_big_stack(|| self.compile_here(id, name, source, dir))
+    }
+
+    fn compile_here(
         &mut self,
         id: usize,
         name: &str,
@@ -189,23 +213,25 @@ impl ScriptHost {
         {
             let mut state = self.shared.lock();
             state.script_id = id;
+            state.origin = None;
             state.queue.clear();
             state.refusals.clear();
         }
         // The body initialises the state variables.
         let mut scope = Scope::new();
-        self.engine
-            .run_ast_with_scope(&mut scope, &ast)
-            .map_err(|err| {
-                load_error(ScriptDiagnostic::from_eval(
-                    name,
-                    &source,
-                    &err,
-                    top_level.clone(),
-                    &self.limits,
-                    &module_source,
-                ))
-            })?;
+        self.start_budget();
+        let body = self.engine.run_ast_with_scope(&mut scope, &ast);
+        self.shared.lock().deadline = None;
+        body.map_err(|err| {
+            load_error(ScriptDiagnostic::from_eval(
+                name,
+                &source,
+                &err,
+                top_level.clone(),
+                &self.limits,
+                &module_source,
+            ))
+        })?;
 
         let mut functions: Vec<(String, Vec<String>)> = ast
             .iter_functions()
@@ -225,22 +251,37 @@ impl ScriptHost {
         };
         if has("init", 0) {
             let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-            let _ignored: Dynamic = self
-                .engine
-                .call_fn_with_options(options, &mut scope, &ast, "init", ())
-                .map_err(|err| {
-                    load_error(ScriptDiagnostic::from_eval(
-                        name,
-                        &source,
-                        &err,
-                        RuntimeContext {
-                            handler: "init".into(),
-                            event: None,
-                        },
-                        &self.limits,
-                        &module_source,
-                    ))
-                })?;
+            self.start_budget();
+            let init =
+                self.engine
+                    .call_fn_with_options::<Dynamic>(options, &mut scope, &ast, "init", ());
+            self.shared.lock().deadline = None;
+            let _ignored = init.map_err(|err| {
+                load_error(ScriptDiagnostic::from_eval(
+                    name,
+                    &source,
+                    &err,
+                    RuntimeContext {
+                        handler: "init".into(),
+                        event: None,
+                    },
+                    &self.limits,
+                    &module_source,
+                ))
+            })?;
+        }
+
+        let max_depth = self.limits.max_data_depth;
+        if let Some((var, ..)) = scope
+            .iter_raw()
+            .find(|(_, _, value)| bounded::too_deep(value, max_depth))
+        {
+            return Err(load_error(ScriptDiagnostic::plain_error(
+                name,
+                format!(
+                    "state variable `{var}` holds data nested more than {max_depth} levels deep"
+                ),
+            )));
         }
 
         // Pass 2, strict: every variable must be a local, a parameter or a state variable.
@@ -320,6 +361,7 @@ impl ScriptHost {
             ast,
             scope,
             on_event: has("on_event", 1),
+            on_timer: has("on_timer", 1),
             on_kind,
         };
         Ok((compiled, report))

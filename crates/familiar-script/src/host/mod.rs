@@ -28,18 +28,37 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::time::Instant;
+
 use familiar_model::{ActionKind, EventKind};
-use rhai::{AST, Engine, Scope};
+use rhai::{AST, Dynamic, Engine, Scope};
 
 use crate::actions::{self, Shared};
 use crate::clock::Clock;
 use crate::sandbox::{self, ImportRoot, Limits};
-use crate::script_event;
+use crate::{bounded, script_event, timers};
 
 pub use types::{ErrorCount, HostConfig, LoadReport, ScriptError};
 
 /// Name used in diagnostics for a script's top-level statements.
 const TOP_LEVEL: &str = "<top level>";
+
+/// The token a call stopped by its wall-clock budget ends with (`ErrorTerminated`).
+pub(crate) const TIME_LIMIT: &str = "time limit";
+
+/// Stack every handler call runs on, at least. Rhai walks nested data recursively (comparing,
+/// printing, dropping it) at up to 1 KB (release) to 8 KB (debug build) of stack per level,
+/// and a call can nest data a few thousand levels deep before its time budget stops it (the
+/// cost of building nested data grows with the square of its depth: 2,000 levels take about
+/// 0.5 s here). A thread with less stack left than this runs each call on a fresh stack of
+/// this size (only the pages used are touched), so give the thread that drives the host at
+/// least this much (`std::thread::Builder::stack_size`) to avoid the switch.
+pub const HANDLER_STACK: usize = 64 * 1024 * 1024;
+
+/// Run `f` with at least [`HANDLER_STACK`] of stack.
+fn on_big_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(HANDLER_STACK, HANDLER_STACK + 1024 * 1024, f)
+}
 
 /// One loaded script with its state.
 struct Script {
@@ -61,6 +80,7 @@ struct Compiled {
     ast: AST,
     scope: Scope<'static>,
     on_event: bool,
+    on_timer: bool,
     /// `on_<kind>` defined, indexed like [`EventKind::ALL`].
     on_kind: [bool; EventKind::ALL.len()],
 }
@@ -92,7 +112,11 @@ fn kind_index(kind: EventKind) -> usize {
 
 /// Every handler name Familiar calls, with its parameter count.
 pub fn known_handlers() -> Vec<(String, usize)> {
-    let mut names = vec![("init".to_owned(), 0), ("on_event".to_owned(), 1)];
+    let mut names = vec![
+        ("init".to_owned(), 0),
+        ("on_event".to_owned(), 1),
+        ("on_timer".to_owned(), 1),
+    ];
     names.extend(
         EventKind::ALL
             .iter()
@@ -108,8 +132,21 @@ impl ScriptHost {
         let root = ImportRoot::default();
         let mut engine = Engine::new();
         sandbox::configure(&mut engine, &config.limits, &root);
-        script_event::register(&mut engine);
-        actions::register(&mut engine, &shared);
+        bounded::register(&mut engine, &config.limits);
+        let depth = config.limits.max_data_depth;
+        script_event::register(&mut engine, &shared, depth);
+        actions::register(&mut engine, &shared, depth);
+        timers::register(&mut engine, &shared, depth);
+        // The wall-clock budget of a call. Reading the time costs about as much as a few
+        // operations, so look every 64.
+        let s = shared.clone();
+        engine.on_progress(move |operations| {
+            if operations % 64 != 0 {
+                return None;
+            }
+            let deadline = s.lock().deadline?;
+            (Instant::now() >= deadline).then(|| Dynamic::from(TIME_LIMIT))
+        });
         // `print` and `debug` become `log` actions, so they show in dry runs like any action.
         let s = shared.clone();
         engine.on_print(move |text| {
