@@ -248,7 +248,8 @@ fn prompt_with_text(line: u64, text: String) -> familiar_model::Event {
 #[test]
 fn nesting_an_array_15000_deep_is_stopped_by_the_time_limit_not_a_stack_overflow() {
     // The issue's script: it passed `check` and aborted the whole program in a window.
-    let (mut host, _) = loaded(
+    let mut host = host_with_limits(
+        Limits::default(),
         "fn on_prompt(ev) { let a = []; for i in 0..15000 { a = [a]; } }\n\
          fn on_text(ev) { say(\"still alive\"); }",
     );
@@ -350,7 +351,8 @@ fn emitting_data_nested_past_the_depth_limit_is_an_error() {
 #[test]
 fn sixty_thousand_index_of_on_8_mib_stop_at_the_time_limit() {
     // 104 s inside one call before the operation limit fired, the pipeline stalled meanwhile.
-    let (mut host, _) = loaded(
+    let mut host = host_with_limits(
+        Limits::default(),
         "fn on_prompt(ev) {\n  let s = ev.text;\n  let n = 0;\n  \
          for i in 0..60000 { n += s.index_of(\"needle\"); }\n}",
     );
@@ -380,8 +382,17 @@ fn splitting_a_16_mib_string_into_too_many_pieces_stops_at_the_array_limit() {
     );
     let big = "a ".repeat(8 * 1024 * 1024);
     let json = format!("[{}0]", "0,".repeat(8 * 1024 * 1024 - 1));
-    for (line, (kind, text)) in (1..).zip([
-        (EventKind::Prompt, big.clone()),
+    // Like the other limits, it points at the handler (Rhai drops the position of size errors).
+    let (_, diags) = run(&mut host, &prompt_with_text(1, big.clone()));
+    assert_eq!(
+        diags,
+        vec![
+            "test.rhai:1:4: error in on_prompt (event prompt from line 1): Size of array/BLOB \
+             too large (limit 100000 elements)\n  |\n1 | fn on_prompt(ev) { let parts = \
+             ev.text.split(\"\"); }\n  |    ^"
+        ]
+    );
+    for (line, (kind, text)) in (2..).zip([
         (EventKind::Text, big.clone()),
         (EventKind::Bash, big.clone()),
         (EventKind::Reading, big),
