@@ -1,6 +1,6 @@
 //! Calling: run the scripts' handlers for one event, or `on_timer` for each due timer, and
 //! collect their actions and errors. Every call runs with its wall-clock budget, on a stack
-//! big enough for the nested data it can build (`HANDLER_STACK`), and the state it leaves is
+//! big enough for the nested data it can build ([`crate::stack`]), and the state it leaves is
 //! checked for data nested too deep. Part of [`crate::host`].
 
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use familiar_model::{Action, Event, EventKind};
 use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult};
 
 use super::load::module_text;
-use super::{Script, ScriptHost, kind_index, on_big_stack};
+use super::{Script, ScriptHost, kind_index};
 use crate::actions::Shared;
 use crate::bounded;
 use crate::diag::{RuntimeContext, ScriptDiagnostic, Severity, find_fn};
@@ -40,7 +40,7 @@ impl ScriptHost {
         {
             return;
         }
-        on_big_stack(|| self.handle_here(event, index, actions, diagnostics));
+        self.on_big_stack(|host| host.handle_here(event, index, actions, diagnostics));
     }
 
     fn handle_here(
@@ -111,7 +111,7 @@ impl ScriptHost {
         let mut actions = Vec::new();
         let mut diagnostics = Vec::new();
         if !fired.is_empty() {
-            on_big_stack(|| self.fire(fired, now, &mut actions, &mut diagnostics));
+            self.on_big_stack(|host| host.fire(fired, now, &mut actions, &mut diagnostics));
         }
         (actions, diagnostics)
     }

@@ -11,7 +11,6 @@ use rhai::{CallFnOptions, Dynamic, EvalAltResult, Scope};
 use super::warnings::{handler_warnings, top_level_imports};
 use super::{
     Compiled, LoadReport, Script, ScriptError, ScriptHost, TOP_LEVEL, kind_index, known_handlers,
-    on_big_stack,
 };
 use crate::bounded;
 use crate::diag::{RuntimeContext, ScriptDiagnostic, find_fn};
@@ -151,7 +150,7 @@ impl ScriptHost {
         source: String,
         dir: Option<&Path>,
     ) -> Result<(Compiled, LoadReport), ScriptError> {
-        on_big_stack(|| self.compile_here(id, name, source, dir))
+        self.on_big_stack(|host| host.compile_here(id, name, source, dir))
     }
 
     fn compile_here(

@@ -36,6 +36,7 @@ use rhai::{AST, Dynamic, Engine, Scope};
 use crate::actions::{self, Shared};
 use crate::clock::Clock;
 use crate::sandbox::{self, ImportRoot, Limits};
+use crate::stack::{BigStack, HANDLER_STACK};
 use crate::{bounded, script_event, timers};
 
 pub use types::{ErrorCount, HostConfig, LoadReport, ScriptError};
@@ -45,20 +46,6 @@ const TOP_LEVEL: &str = "<top level>";
 
 /// The token a call stopped by its wall-clock budget ends with (`ErrorTerminated`).
 pub(crate) const TIME_LIMIT: &str = "time limit";
-
-/// Stack every handler call runs on, at least. Rhai walks nested data recursively (comparing,
-/// printing, dropping it) at up to 1 KB (release) to 8 KB (debug build) of stack per level,
-/// and a call can nest data a few thousand levels deep before its time budget stops it (the
-/// cost of building nested data grows with the square of its depth: 2,000 levels take about
-/// 0.5 s here). A thread with less stack left than this runs each call on a fresh stack of
-/// this size (only the pages used are touched), so give the thread that drives the host at
-/// least this much (`std::thread::Builder::stack_size`) to avoid the switch.
-pub const HANDLER_STACK: usize = 64 * 1024 * 1024;
-
-/// Run `f` with at least [`HANDLER_STACK`] of stack.
-fn on_big_stack<R>(f: impl FnOnce() -> R) -> R {
-    stacker::maybe_grow(HANDLER_STACK, HANDLER_STACK + 1024 * 1024, f)
-}
 
 /// One loaded script with its state.
 struct Script {
@@ -95,6 +82,8 @@ pub struct ScriptHost {
     scripts: Vec<Script>,
     next_id: usize,
     handler_names: Vec<String>,
+    /// Where calls run (see [`crate::stack`]); `None` if it could not be mapped.
+    stack: Option<BigStack>,
 }
 
 impl std::fmt::Debug for ScriptHost {
@@ -168,10 +157,23 @@ impl ScriptHost {
             limits: config.limits,
             scripts: Vec::new(),
             next_id: 0,
+            stack: BigStack::new(HANDLER_STACK),
             handler_names: EventKind::ALL
                 .iter()
                 .map(|kind| format!("on_{}", kind.as_str()))
                 .collect(),
+        }
+    }
+
+    /// Run `f` on the host's own stack (see [`crate::stack`]).
+    fn on_big_stack<R>(&mut self, f: impl FnOnce(&mut ScriptHost) -> R) -> R {
+        match self.stack.take() {
+            Some(mut stack) => {
+                let out = stack.run(|| f(self));
+                self.stack = Some(stack);
+                out
+            }
+            None => f(self),
         }
     }
 
