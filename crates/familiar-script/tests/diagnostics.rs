@@ -121,3 +121,33 @@ fn transcript_text_in_an_error_cannot_drive_the_terminal() {
         ]
     );
 }
+
+#[test]
+fn a_helper_touching_state_loads_then_fails_with_a_note_and_the_documented_pattern_works() {
+    // What `familiar check` does is load the script: this loads (docs/scripting.md says so).
+    let (mut host, _) = support::loaded(
+        "let total = 0;\nfn add(points) { total += points; }\nfn on_success(ev) { add(5); }",
+    );
+    let (_, diags) = support::run(&mut host, &ev(EventKind::Success, 2));
+    assert_eq!(
+        diags,
+        vec![
+            "test.rhai:2:18: error in on_success (event success from line 2): Variable not \
+             found: total\n  |\n2 | fn add(points) { total += points; }\n  |                  \
+             ^\n  = note: in function 'add', called at test.rhai:3:21\n  = note: 'total' is a \
+             script-level variable: only handlers see state; pass it to the function as an \
+             argument and return the new value"
+        ]
+    );
+    // The pattern of docs/scripting.md: pass the state in, return the new value.
+    let (mut host, _) = support::loaded(
+        "let total = 0;\nfn add(total, points) { total + points }\n\
+         fn on_success(ev) { total = add(total, 5); log(`${total}`); }",
+    );
+    for line in 1..=2 {
+        support::run(&mut host, &ev(EventKind::Success, line));
+    }
+    let (actions, diags) = support::run(&mut host, &ev(EventKind::Success, 3));
+    assert_eq!(diags, Vec::<String>::new());
+    assert_eq!(support::logs(&actions), vec!["15"]);
+}
