@@ -151,3 +151,39 @@ fn a_helper_touching_state_loads_then_fails_with_a_note_and_the_documented_patte
     assert_eq!(diags, Vec::<String>::new());
     assert_eq!(support::logs(&actions), vec!["15"]);
 }
+
+#[test]
+fn check_warns_about_a_helper_that_uses_state() {
+    // The helper's text holds braces in strings, an interpolation and comments; the next
+    // helper, which takes the state as a parameter, is fine.
+    let source = "let total = 0;\nconst BONUS = 5;\n\
+                  fn add(points) {\n    let s = \"}{\"; // }\n    log(`${#{a: 1}.a} }`);\n    \
+                  total += points; /* } */\n}\n\
+                  fn bonus(total) { total + 1 }\n\
+                  fn with_bonus(x) { x + BONUS }\n\
+                  fn on_success(ev) { add(bonus(total)); }";
+    insta::assert_snapshot!(load_rendered("helper.rhai", source), @r"
+    helper.rhai:6:5: warning: helper `add` uses the script-level variable `total`, which functions cannot see: it fails when `add` runs; pass `total` as an argument and return the new value
+      |
+    6 |     total += points; /* } */
+      |     ^
+    helper.rhai:9:24: warning: helper `with_bonus` uses the script-level variable `BONUS`, which functions cannot see: it fails when `with_bonus` runs; pass `BONUS` as an argument and return the new value
+      |
+    9 | fn with_bonus(x) { x + BONUS }
+      |                        ^
+    ");
+}
+
+#[test]
+fn a_helper_using_a_constant_fails_when_it_runs_as_the_warning_says() {
+    let (mut host, _) = support::loaded(
+        "const BONUS = 5;\nfn with_bonus(x) { x + BONUS }\nfn on_text(ev) { log(`${with_bonus(1)}`); }",
+    );
+    let (_, diags) = support::run(&mut host, &ev(EventKind::Text, 1));
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(
+        diags[0].contains("Variable not found: BONUS"),
+        "{}",
+        diags[0]
+    );
+}

@@ -8,7 +8,7 @@ use std::time::Instant;
 use familiar_model::EventKind;
 use rhai::{CallFnOptions, Dynamic, EvalAltResult, Scope};
 
-use super::warnings::{handler_warnings, top_level_imports};
+use super::warnings::{handler_warnings, helpers_using_state, top_level_imports};
 use super::{
     Compiled, LoadReport, Script, ScriptError, ScriptHost, TOP_LEVEL, kind_index, known_handlers,
 };
@@ -345,6 +345,24 @@ impl ScriptHost {
                 state.insert(0, var.to_owned());
             }
         }
+        let helper_names: Vec<String> = functions
+            .iter()
+            .filter(|(fname, params)| {
+                !fname.starts_with("anon$")
+                    && !known
+                        .iter()
+                        .any(|(k, arity)| k == fname && *arity == params.len())
+            })
+            .map(|(fname, _)| fname.clone())
+            .collect();
+        let visible: Vec<String> = state.iter().chain(&constants).cloned().collect();
+        warnings.extend(helpers_using_state(
+            &self.engine,
+            name,
+            &source,
+            &helper_names,
+            &visible,
+        ));
         let report = LoadReport {
             script: name.to_owned(),
             handlers,
