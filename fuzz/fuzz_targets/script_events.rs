@@ -5,13 +5,19 @@
 //! `notify-errors.rhai`, as `Stage` does in the binary. Besides "never panics", the oracle is
 //! that the shipped scripts never report a runtime error: whatever a transcript holds, the
 //! scripts users start from must not break on it.
+//!
+//! The same events also go through a hostile script (the cases of the "scripts must not be
+//! able to kill the process" issue: data nested thousands deep, `split("")`, `to_chars`,
+//! thousands of searches, `parse_json`, deep `emit`, timers) under small limits, so fuzz
+//! inputs reach them: the process must survive, every error must be located, and the script
+//! must keep running (its `on_event` logs once per event).
 #![no_main]
 
 use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use familiar_model::{ErrorKind, Event, EventKind, Status};
-use familiar_script::{HostConfig, ManualClock, SHIPPED, ScriptHost, Severity};
+use familiar_script::{HostConfig, Limits, ManualClock, SHIPPED, ScriptHost, Severity};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -94,6 +100,53 @@ impl FuzzEvent {
     }
 }
 
+const HOSTILE: &str = r#"
+let a = [];
+fn on_event(ev) { log("alive"); }
+fn on_prompt(ev) { let x = []; for i in 0..15000 { x = [x]; } }
+fn on_text(ev) { let parts = (ev.text ?? "").split(""); }
+fn on_thinking(ev) { let chars = (ev.text ?? "").to_chars(); }
+fn on_reading(ev) { let s = ev.text ?? ""; for i in 0..60000 { s.index_of("needle"); } }
+fn on_writing(ev) { for i in 0..50 { a = [a]; } }
+fn on_bash(ev) { let v = parse_json(ev.target ?? "[]"); }
+fn on_tool(ev) { let r = ev.raw; emit("deep", #{a: a}); }
+fn on_status(ev) { ev.state.n = (ev.state.n ?? 0) + 1; after(ev.line % 5000, "t"); }
+fn on_timer(t) { t.state.seen = [t.state]; every(1, "again"); }
+"#;
+
+fn hostile_host(clock: &ManualClock) -> ScriptHost {
+    let limits = Limits {
+        max_call_time: std::time::Duration::from_millis(20),
+        max_string_size: 4096,
+        max_array_size: 1000,
+        max_map_size: 1000,
+        max_data_depth: 16,
+        ..Limits::default()
+    };
+    let mut host = ScriptHost::new(HostConfig {
+        limits,
+        clock: Arc::new(clock.clone()),
+        ..HostConfig::default()
+    });
+    if let Err(err) = host.load_source("hostile.rhai", HOSTILE, None) {
+        panic!("hostile.rhai does not load: {err}");
+    }
+    host
+}
+
+fn check_hostile(host: &mut ScriptHost, event: &Event, time: std::time::SystemTime) {
+    let (actions, diagnostics) = host.handle_event(event);
+    let alive = actions
+        .iter()
+        .filter(|a| matches!(&a.kind, familiar_model::ActionKind::Log { text } if text == "alive"))
+        .count();
+    assert_eq!(alive, 1, "hostile.rhai stopped running on {event:?}");
+    let (_, timer_diagnostics) = host.tick(time);
+    for diag in diagnostics.iter().chain(&timer_diagnostics) {
+        assert!(diag.line.is_some(), "an error without a position: {diag}");
+    }
+}
+
 fuzz_target!(|events: Vec<FuzzEvent>| {
     let clock = ManualClock::new();
     let mut host = ScriptHost::new(HostConfig {
@@ -105,10 +158,14 @@ fuzz_target!(|events: Vec<FuzzEvent>| {
             panic!("shipped script {name} does not load: {err}");
         }
     }
+    let mut hostile = hostile_host(&clock);
+    let mut time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_261_600);
     let (mut actions, mut diagnostics) = (Vec::new(), Vec::new());
     for fuzz_event in events.iter().take(256) {
         clock.advance_secs(f64::from(fuzz_event.advance_ms) / 1000.0);
+        time += std::time::Duration::from_millis(u64::from(fuzz_event.advance_ms));
         let event = fuzz_event.to_event();
+        check_hostile(&mut hostile, &event, time);
         host.handle(&event, &mut actions, &mut diagnostics);
         if let Some(error) = diagnostics.iter().find(|d| d.severity == Severity::Error) {
             panic!("shipped script failed on {event:?}: {error}");

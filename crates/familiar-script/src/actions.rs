@@ -31,6 +31,9 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "log",
     "run",
     "once_per",
+    "after",
+    "every",
+    "cancel",
 ];
 
 /// A `run([...])` call refused because running programs is not allowed.
@@ -52,6 +55,14 @@ pub(crate) struct HostState {
     /// The time of the event being handled.
     pub now: f64,
     pub allow_run: bool,
+    /// When the running call must stop (the wall-clock budget of [`crate::Limits`]).
+    pub deadline: Option<std::time::Instant>,
+    /// What the running handler was called for: the event (or the timer's event), which tags
+    /// timers it sets and selects its session's state. `None` while loading.
+    pub origin: Option<Arc<crate::timers::Origin>>,
+    pub timers: crate::timers::Timers,
+    /// Per-session state of each script (`ev.state`), by (script id, session id).
+    pub session_state: HashMap<(usize, Option<String>), Map>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -106,9 +117,16 @@ fn argv_of(array: Array) -> RhaiResult<Vec<String>> {
         .collect()
 }
 
-/// Rhai maps and values to JSON, for `emit(name, map)`.
-fn json_map(map: Map) -> RhaiResult<serde_json::Map<String, serde_json::Value>> {
-    let value: serde_json::Value = rhai::serde::from_dynamic(&Dynamic::from_map(map))
+/// Rhai maps and values to JSON, for `emit(name, map)`. Too deep a value is refused: the sinks
+/// walk it recursively.
+fn json_map(map: Map, max_depth: usize) -> RhaiResult<serde_json::Map<String, serde_json::Value>> {
+    let map = Dynamic::from_map(map);
+    if crate::bounded::too_deep(&map, max_depth) {
+        return Err(runtime_error(format!(
+            "emit: data nested more than {max_depth} levels deep"
+        )));
+    }
+    let value: serde_json::Value = rhai::serde::from_dynamic(&map)
         .map_err(|err| runtime_error(format!("emit: data cannot be converted to JSON: {err}")))?;
     match value {
         serde_json::Value::Object(map) => Ok(map),
@@ -116,7 +134,7 @@ fn json_map(map: Map) -> RhaiResult<serde_json::Map<String, serde_json::Value>> 
     }
 }
 
-pub(crate) fn register(engine: &mut Engine, shared: &Shared) {
+pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     macro_rules! text_action {
         ($name:literal, $variant:ident, $field:ident) => {{
             let s = shared.clone();
@@ -179,7 +197,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared) {
     engine.register_fn(
         "emit",
         move |name: ImmutableString, data: Map| -> RhaiResult<()> {
-            let data = json_map(data)?;
+            let data = json_map(data, max_depth)?;
             s.push(ActionKind::Emit {
                 name: name.to_string(),
                 data,

@@ -8,9 +8,13 @@
 use std::fmt;
 
 use familiar_model::EventKind;
+use familiar_model::text::{printable, printable_line};
 use rhai::{EvalAltResult, ParseError, Position};
 
+use crate::host::TIME_LIMIT;
 use crate::sandbox::Limits;
+use crate::script_event::EVENT_FIELDS;
+use crate::timers::TIMER_FIELDS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
@@ -143,6 +147,18 @@ impl ScriptDiagnostic {
             }
         }
         match current {
+            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == TIME_LIMIT => {
+                message = format!(
+                    "Time limit exceeded: more than {} ms in one call (an endless loop, or too \
+                     much work for one event?)",
+                    limits.max_call_time.as_millis()
+                )
+            }
+            EvalAltResult::ErrorDotExpr(text, _) => {
+                if let Some(better) = unknown_field(text) {
+                    message = better;
+                }
+            }
             EvalAltResult::ErrorTooManyOperations(_) => {
                 message = format!(
                     "{message}: more than {} in one call (an endless loop?)",
@@ -189,6 +205,10 @@ impl ScriptDiagnostic {
                     .into(),
             );
         }
+        // A thrown value can be a whole tool output: keep the message readable.
+        if message.chars().count() > MAX_MESSAGE_CHARS {
+            message = message.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
+        }
         let handler = runtime.handler.clone();
         let mut diag = ScriptDiagnostic::plain_error(&cur_file, message);
         diag.runtime = Some(runtime);
@@ -210,9 +230,10 @@ impl ScriptDiagnostic {
             .map(|text| text.trim_end().to_owned());
     }
 
-    /// The first line of the rendering, `file:line:col: severity: message`.
+    /// The first line of the rendering, `file:line:col: severity: message`. Control characters
+    /// (and newlines) in the message are shown escaped: it can quote transcript text.
     pub fn headline(&self) -> String {
-        let mut out = self.file.clone();
+        let mut out = printable_line(&self.file).into_owned();
         if let Some(line) = self.line {
             out.push_str(&format!(":{line}"));
             if let Some(col) = self.col {
@@ -232,7 +253,7 @@ impl ScriptDiagnostic {
             }
         }
         out.push_str(": ");
-        out.push_str(&self.message);
+        out.push_str(&printable_line(&self.message));
         out
     }
 }
@@ -250,6 +271,7 @@ impl fmt::Display for ScriptDiagnostic {
         let gutter = self.line.map_or(1, |l| l.to_string().len());
         let pad = " ".repeat(gutter);
         if let (Some(line), Some(text)) = (self.line, &self.source_line) {
+            let text = printable(text);
             write!(f, "\n{pad} |\n{line} | {text}\n{pad} | ")?;
             // Reuse the line's own tabs so the caret lines up in any terminal.
             let col = self.col.unwrap_or(1).saturating_sub(1);
@@ -261,10 +283,40 @@ impl fmt::Display for ScriptDiagnostic {
             write!(f, "{lead}^")?;
         }
         for note in &self.notes {
-            write!(f, "\n{pad} = note: {note}")?;
+            write!(f, "\n{pad} = note: {}", printable_line(note))?;
         }
         Ok(())
     }
+}
+
+/// Longest message kept, in characters.
+const MAX_MESSAGE_CHARS: usize = 500;
+
+/// Rhai's "Unknown property 'targte' - a getter is not registered for type 'Event'" in the
+/// words of the docs, with the nearest field name.
+fn unknown_field(text: &str) -> Option<String> {
+    let rest = text.strip_prefix("Unknown property '")?;
+    let (prop, rest) = rest.split_once('\'')?;
+    let (what, fields) = if rest.ends_with("type 'Event'") {
+        ("the event", EVENT_FIELDS)
+    } else if rest.ends_with("type 'Timer'") {
+        ("the timer", TIMER_FIELDS)
+    } else {
+        return None;
+    };
+    let best = fields
+        .iter()
+        .map(|f| (strsim::damerau_levenshtein(prop, f), *f))
+        .min_by_key(|(d, _)| *d);
+    Some(match best {
+        Some((distance, field)) if distance <= 2 || (distance <= 3 && prop.len() > 6) => {
+            format!("{what} has no field `{prop}`; did you mean `{field}`?")
+        }
+        _ => format!(
+            "{what} has no field `{prop}` (its fields: {})",
+            fields.join(", ")
+        ),
+    })
 }
 
 fn split_pos(pos: Position) -> Option<(usize, usize)> {

@@ -9,15 +9,19 @@
 //!
 //! Modules: [`host`] (loading, calling, hot reload), [`script_event`] (the `Event` type scripts
 //! see), `actions` (the functions scripts call), [`sandbox`] (limits and imports), [`diag`]
-//! (located, rendered errors), [`clock`] (time for `once_per`) and [`watch`] (file watching for
-//! hot reload). The reference for script authors is `docs/scripting.md`.
+//! (located, rendered errors), [`clock`] (time for `once_per`), [`timers`] (`after`, `every`,
+//! `on_timer`, per-session state), `bounded` (built-ins that stop at the limits while building),
+//! [`stack`] (the stack calls run on) and [`watch`] (file watching for hot reload). The reference for script authors is `docs/scripting.md`.
 
 mod actions;
+mod bounded;
 pub mod clock;
 pub mod diag;
 pub mod host;
 pub mod sandbox;
 pub mod script_event;
+pub mod stack;
+pub mod timers;
 pub mod watch;
 
 pub use clock::{Clock, EventClock, ManualClock, SystemClock};
@@ -25,6 +29,8 @@ pub use diag::{RuntimeContext, ScriptDiagnostic, Severity};
 pub use host::{ErrorCount, HostConfig, LoadReport, ScriptError, ScriptHost, known_handlers};
 pub use sandbox::Limits;
 pub use script_event::EVENT_FIELDS;
+pub use stack::HANDLER_STACK;
+pub use timers::TIMER_FIELDS;
 pub use watch::ScriptWatcher;
 
 /// The shipped scripts, built in so the binary works without a `scripts/` directory:

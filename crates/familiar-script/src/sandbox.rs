@@ -8,6 +8,7 @@
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rhai::module_resolvers::FileModuleResolver;
 use rhai::{AST, Engine, EvalAltResult, Module, ModuleResolver, Position, Shared};
@@ -29,6 +30,13 @@ pub struct Limits {
     pub max_map_size: usize,
     /// Modules imported by one script.
     pub max_modules: usize,
+    /// Wall-clock time of one call; a call doing too much work per event stops here, so the
+    /// pipeline never stalls for long. Checked between operations, so one slow built-in call
+    /// (a search through 16 MiB) can overrun it by its own duration.
+    pub max_call_time: Duration,
+    /// Nesting of arrays and maps kept in state or emitted (`a = [a]` in a loop): deeper data
+    /// would overflow the stack of whatever walks it next (dropping it, printing it as JSON).
+    pub max_data_depth: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +52,9 @@ impl Default for Limits {
             max_array_size: 100_000,
             max_map_size: 100_000,
             max_modules: 32,
+            max_call_time: Duration::from_millis(500),
+            // serde_json reads at most 128 levels: whatever a script emits can be read back.
+            max_data_depth: 128,
         }
     }
 }

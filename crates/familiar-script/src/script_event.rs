@@ -10,7 +10,11 @@
 use std::sync::{Arc, OnceLock};
 
 use familiar_model::{ErrorKind, Event, EventKind, Status};
-use rhai::{Dynamic, Engine, INT, ImmutableString};
+use rhai::{Dynamic, Engine, EvalAltResult, INT, ImmutableString, Map, Position};
+
+use crate::actions::Shared;
+use crate::sandbox::Limits;
+use crate::{bounded, timers};
 
 /// The script-side event. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -21,15 +25,48 @@ pub struct ScriptEvent {
 #[derive(Debug)]
 struct Inner {
     event: Event,
-    raw: OnceLock<Dynamic>,
+    /// The parsed record, or why it is over the limits (as Rhai's size error text).
+    raw: OnceLock<Result<Dynamic, &'static str>>,
+    limits: Limits,
 }
 
 impl ScriptEvent {
+    /// The event as scripts see it under the default [`Limits`].
     pub fn new(event: Event) -> ScriptEvent {
+        ScriptEvent::with_limits(&event, &Limits::default())
+    }
+
+    /// The event as scripts see it under `limits`: a text field longer than the string limit
+    /// reads as its beginning, cut there (at a character boundary), so that reading a huge
+    /// prompt or tool output never fails; `ev.raw` over the limits fails with a size error.
+    /// The copy of `event` it holds has those fields cut already, so a 64 MiB prompt costs
+    /// 16 MiB per event, not 64.
+    pub fn with_limits(event: &Event, limits: &Limits) -> ScriptEvent {
+        let max = limits.max_string_size;
+        let cut = |field: &Option<String>| field.as_deref().map(|t| cut(t, max).to_owned());
+        let event = Event {
+            session: cut(&event.session),
+            agent: cut(&event.agent),
+            ts: cut(&event.ts),
+            tool: cut(&event.tool),
+            target: cut(&event.target),
+            tool_use_id: cut(&event.tool_use_id),
+            agent_type: cut(&event.agent_type),
+            description: cut(&event.description),
+            error_code: cut(&event.error_code),
+            text: cut(&event.text),
+            cause: cut(&event.cause),
+            trigger: cut(&event.trigger),
+            command: cut(&event.command),
+            model: cut(&event.model),
+            raw: event.raw.clone(),
+            ..*event
+        };
         ScriptEvent {
             inner: Arc::new(Inner {
                 event,
                 raw: OnceLock::new(),
+                limits: limits.clone(),
             }),
         }
     }
@@ -38,16 +75,79 @@ impl ScriptEvent {
         &self.inner.event
     }
 
-    fn raw(&self) -> Dynamic {
-        self.inner
+    fn text(&self, value: &Option<String>) -> Dynamic {
+        value.as_deref().map_or(Dynamic::UNIT, |text| {
+            Dynamic::from(ImmutableString::from(text))
+        })
+    }
+
+    fn raw(&self) -> Result<Dynamic, Box<EvalAltResult>> {
+        let parsed = self
+            .inner
             .raw
             .get_or_init(|| match self.inner.event.raw.as_deref() {
-                // A record that does not parse (it always should: it came from the
-                // normalizer) reads as `()` rather than failing the handler.
-                Some(line) => serde_json::from_str::<Dynamic>(line).unwrap_or(Dynamic::UNIT),
-                None => Dynamic::UNIT,
-            })
-            .clone()
+                Some(line) => match bounded::check_json(line, &self.inner.limits) {
+                    // A record that does not parse (it always should: it came from the
+                    // normalizer) reads as `()` rather than failing the handler.
+                    Ok(()) => Ok(serde_json::from_str::<Dynamic>(line).unwrap_or(Dynamic::UNIT)),
+                    Err(err) => Err(match *err {
+                        EvalAltResult::ErrorDataTooLarge(ref what, _)
+                            if what.contains("string") =>
+                        {
+                            "Length of string"
+                        }
+                        _ => "Size of array/BLOB",
+                    }),
+                },
+                None => Ok(Dynamic::UNIT),
+            });
+        match parsed {
+            Ok(value) => Ok(value.clone()),
+            Err(what) => Err(Box::new(EvalAltResult::ErrorDataTooLarge(
+                (*what).into(),
+                Position::NONE,
+            ))),
+        }
+    }
+
+    /// The event as its NDJSON line, refused (not built) past the string limit.
+    fn json(&self) -> Result<String, Box<EvalAltResult>> {
+        let max = self.inner.limits.max_string_size;
+        let mut out = Capped {
+            bytes: Vec::new(),
+            max: if max == 0 { usize::MAX } else { max },
+        };
+        serde_json::to_writer(&mut out, self.event()).map_err(|_| bounded::string_too_large())?;
+        Ok(String::from_utf8(out.bytes).unwrap_or_default())
+    }
+}
+
+/// `text` cut to at most `max` bytes (0: no limit) at a character boundary.
+fn cut(text: &str, max: usize) -> &str {
+    if max > 0 && text.len() > max {
+        &text[..text.floor_char_boundary(max)]
+    } else {
+        text
+    }
+}
+
+/// A writer that refuses to grow past `max` bytes.
+struct Capped {
+    bytes: Vec<u8>,
+    max: usize,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > self.max {
+            return Err(std::io::Error::other("over the string limit"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -85,14 +185,8 @@ pub const EVENT_FIELDS: &[&str] = &[
     "model",
     "duration_ms",
     "raw",
+    "state",
 ];
-
-fn opt_str(value: &Option<String>) -> Dynamic {
-    match value {
-        Some(s) => Dynamic::from(ImmutableString::from(s.as_str())),
-        None => Dynamic::UNIT,
-    }
-}
 
 fn int(value: u64) -> INT {
     INT::try_from(value).unwrap_or(INT::MAX)
@@ -131,16 +225,16 @@ fn static_str(value: &'static str) -> ImmutableString {
 }
 
 /// Register the `Event` type and its getters.
-pub(crate) fn register(engine: &mut Engine) {
+pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     engine.register_type_with_name::<ScriptEvent>("Event");
     engine
         .register_get("kind", |e: &mut ScriptEvent| {
             static_str(e.event().kind.as_str())
         })
-        .register_get("session", |e: &mut ScriptEvent| opt_str(&e.event().session))
-        .register_get("agent", |e: &mut ScriptEvent| opt_str(&e.event().agent))
+        .register_get("session", |e: &mut ScriptEvent| e.text(&e.event().session))
+        .register_get("agent", |e: &mut ScriptEvent| e.text(&e.event().agent))
         .register_get("sidechain", |e: &mut ScriptEvent| e.event().sidechain)
-        .register_get("ts", |e: &mut ScriptEvent| opt_str(&e.event().ts))
+        .register_get("ts", |e: &mut ScriptEvent| e.text(&e.event().ts))
         .register_get("ts_secs", |e: &mut ScriptEvent| {
             e.event()
                 .ts
@@ -162,16 +256,16 @@ pub(crate) fn register(engine: &mut Engine) {
         .register_get("status", |e: &mut ScriptEvent| {
             static_str(e.event().status.as_str())
         })
-        .register_get("tool", |e: &mut ScriptEvent| opt_str(&e.event().tool))
-        .register_get("target", |e: &mut ScriptEvent| opt_str(&e.event().target))
+        .register_get("tool", |e: &mut ScriptEvent| e.text(&e.event().tool))
+        .register_get("target", |e: &mut ScriptEvent| e.text(&e.event().target))
         .register_get("tool_use_id", |e: &mut ScriptEvent| {
-            opt_str(&e.event().tool_use_id)
+            e.text(&e.event().tool_use_id)
         })
         .register_get("agent_type", |e: &mut ScriptEvent| {
-            opt_str(&e.event().agent_type)
+            e.text(&e.event().agent_type)
         })
         .register_get("description", |e: &mut ScriptEvent| {
-            opt_str(&e.event().description)
+            e.text(&e.event().description)
         })
         .register_get("error", |e: &mut ScriptEvent| {
             e.event()
@@ -179,10 +273,10 @@ pub(crate) fn register(engine: &mut Engine) {
                 .map_or(Dynamic::UNIT, |k| Dynamic::from(static_str(k.as_str())))
         })
         .register_get("error_code", |e: &mut ScriptEvent| {
-            opt_str(&e.event().error_code)
+            e.text(&e.event().error_code)
         })
-        .register_get("text", |e: &mut ScriptEvent| opt_str(&e.event().text))
-        .register_get("cause", |e: &mut ScriptEvent| opt_str(&e.event().cause))
+        .register_get("text", |e: &mut ScriptEvent| e.text(&e.event().text))
+        .register_get("cause", |e: &mut ScriptEvent| e.text(&e.event().cause))
         .register_get("retry_in_ms", |e: &mut ScriptEvent| {
             e.event()
                 .retry_in_ms
@@ -194,27 +288,34 @@ pub(crate) fn register(engine: &mut Engine) {
         .register_get("max_retries", |e: &mut ScriptEvent| {
             opt_int(e.event().max_retries)
         })
-        .register_get("trigger", |e: &mut ScriptEvent| opt_str(&e.event().trigger))
+        .register_get("trigger", |e: &mut ScriptEvent| e.text(&e.event().trigger))
         .register_get("pre_tokens", |e: &mut ScriptEvent| {
             opt_int(e.event().pre_tokens)
         })
         .register_get("post_tokens", |e: &mut ScriptEvent| {
             opt_int(e.event().post_tokens)
         })
-        .register_get("command", |e: &mut ScriptEvent| opt_str(&e.event().command))
+        .register_get("command", |e: &mut ScriptEvent| e.text(&e.event().command))
         .register_get("think", |e: &mut ScriptEvent| {
             opt_int(e.event().think.map(u64::from))
         })
-        .register_get("model", |e: &mut ScriptEvent| opt_str(&e.event().model))
+        .register_get("model", |e: &mut ScriptEvent| e.text(&e.event().model))
         .register_get("duration_ms", |e: &mut ScriptEvent| {
             opt_int(e.event().duration_ms)
         })
         .register_get("raw", |e: &mut ScriptEvent| e.raw());
+    let s = shared.clone();
+    engine.register_get("state", move |e: &mut ScriptEvent| {
+        timers::session_state(&s, &e.event().session)
+    });
+    let s = shared.clone();
+    engine.register_set(
+        "state",
+        move |e: &mut ScriptEvent, map: Map| -> Result<(), Box<EvalAltResult>> {
+            timers::set_session_state(&s, &e.event().session, map, max_depth)
+        },
+    );
     // `print(ev)`, `log(`${ev}`)` and string interpolation show the event as its NDJSON line.
-    engine.register_fn("to_string", |e: &mut ScriptEvent| {
-        serde_json::to_string(e.event()).unwrap_or_default()
-    });
-    engine.register_fn("to_debug", |e: &mut ScriptEvent| {
-        serde_json::to_string(e.event()).unwrap_or_default()
-    });
+    engine.register_fn("to_string", |e: &mut ScriptEvent| e.json());
+    engine.register_fn("to_debug", |e: &mut ScriptEvent| e.json());
 }

@@ -105,3 +105,85 @@ fn error_inside_an_imported_module() {
             .join("\n")
     );
 }
+
+#[test]
+fn transcript_text_in_an_error_cannot_drive_the_terminal() {
+    // A thrown tool output with an OSC title, a bell, a clear-screen and a forged line.
+    let (mut host, _) = support::loaded("fn on_error(ev) {\n    throw ev.text;\n}");
+    let mut event = ev(EventKind::Error, 3);
+    event.text = Some("\u{1b}]0;pwned\u{7}\u{1b}[2J\nfamiliar: all good\r".into());
+    let (_, diags) = support::run(&mut host, &event);
+    assert_eq!(
+        diags,
+        vec![
+            "test.rhai:2:5: error in on_error (event error from line 3): Runtime error: \\e]0;pwned\\x07\\e[2J\\n\
+             familiar: all good\\r\n  |\n2 |     throw ev.text;\n  |     ^"
+        ]
+    );
+}
+
+#[test]
+fn a_helper_touching_state_loads_then_fails_with_a_note_and_the_documented_pattern_works() {
+    // What `familiar check` does is load the script: this loads (docs/scripting.md says so).
+    let (mut host, _) = support::loaded(
+        "let total = 0;\nfn add(points) { total += points; }\nfn on_success(ev) { add(5); }",
+    );
+    let (_, diags) = support::run(&mut host, &ev(EventKind::Success, 2));
+    assert_eq!(
+        diags,
+        vec![
+            "test.rhai:2:18: error in on_success (event success from line 2): Variable not \
+             found: total\n  |\n2 | fn add(points) { total += points; }\n  |                  \
+             ^\n  = note: in function 'add', called at test.rhai:3:21\n  = note: 'total' is a \
+             script-level variable: only handlers see state; pass it to the function as an \
+             argument and return the new value"
+        ]
+    );
+    // The pattern of docs/scripting.md: pass the state in, return the new value.
+    let (mut host, _) = support::loaded(
+        "let total = 0;\nfn add(total, points) { total + points }\n\
+         fn on_success(ev) { total = add(total, 5); log(`${total}`); }",
+    );
+    for line in 1..=2 {
+        support::run(&mut host, &ev(EventKind::Success, line));
+    }
+    let (actions, diags) = support::run(&mut host, &ev(EventKind::Success, 3));
+    assert_eq!(diags, Vec::<String>::new());
+    assert_eq!(support::logs(&actions), vec!["15"]);
+}
+
+#[test]
+fn check_warns_about_a_helper_that_uses_state() {
+    // The helper's text holds braces in strings, an interpolation and comments; the next
+    // helper, which takes the state as a parameter, is fine.
+    let source = "let total = 0;\nconst BONUS = 5;\n\
+                  fn add(points) {\n    let s = \"}{\"; // }\n    log(`${#{a: 1}.a} }`);\n    \
+                  total += points; /* } */\n}\n\
+                  fn bonus(total) { total + 1 }\n\
+                  fn with_bonus(x) { x + BONUS }\n\
+                  fn on_success(ev) { add(bonus(total)); }";
+    insta::assert_snapshot!(load_rendered("helper.rhai", source), @r"
+    helper.rhai:6:5: warning: helper `add` uses the script-level variable `total`, which functions cannot see: it fails when `add` runs; pass `total` as an argument and return the new value
+      |
+    6 |     total += points; /* } */
+      |     ^
+    helper.rhai:9:24: warning: helper `with_bonus` uses the script-level variable `BONUS`, which functions cannot see: it fails when `with_bonus` runs; pass `BONUS` as an argument and return the new value
+      |
+    9 | fn with_bonus(x) { x + BONUS }
+      |                        ^
+    ");
+}
+
+#[test]
+fn a_helper_using_a_constant_fails_when_it_runs_as_the_warning_says() {
+    let (mut host, _) = support::loaded(
+        "const BONUS = 5;\nfn with_bonus(x) { x + BONUS }\nfn on_text(ev) { log(`${with_bonus(1)}`); }",
+    );
+    let (_, diags) = support::run(&mut host, &ev(EventKind::Text, 1));
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(
+        diags[0].contains("Variable not found: BONUS"),
+        "{}",
+        diags[0]
+    );
+}

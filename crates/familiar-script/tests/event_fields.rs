@@ -92,6 +92,7 @@ fn every_field_reads_with_its_value_and_type() {
             "think=3 (i64)",
             "model=claude-opus-4-5 (string)",
             "duration_ms=122537 (i64)",
+            "state=#{} (map)",
         ]
     );
 }
@@ -166,9 +167,9 @@ fn a_misspelled_field_is_a_located_error() {
     assert_eq!(
         diags,
         vec![
-            "test.rhai:2:11: error in on_bash (event bash from line 4): Unknown property 'targte' \
-             - a getter is not registered for type 'Event'\n  |\n2 |     if \
-             ev.targte.contains(\"git\") { say(\"git\"); }\n  |           ^"
+            "test.rhai:2:11: error in on_bash (event bash from line 4): the event has no field \
+             `targte`; did you mean `target`?\n  |\n2 |     if ev.targte.contains(\"git\") { \
+             say(\"git\"); }\n  |           ^"
         ]
     );
 }

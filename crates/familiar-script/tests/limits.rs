@@ -225,3 +225,207 @@ fn a_raw_record_over_the_limits_fails_with_a_size_error() {
         diags[0]
     );
 }
+
+/// A host whose calls have no time budget to speak of, so only the limit under test stops them.
+fn host_with_limits(limits: Limits, source: &str) -> ScriptHost {
+    let mut host = ScriptHost::new(HostConfig {
+        limits,
+        clock: Arc::new(ManualClock::new()),
+        ..HostConfig::default()
+    });
+    if let Err(err) = host.load_source("test.rhai", source, None) {
+        panic!("{err}");
+    }
+    host
+}
+
+fn prompt_with_text(line: u64, text: String) -> familiar_model::Event {
+    let mut event = ev(EventKind::Prompt, line);
+    event.text = Some(text);
+    event
+}
+
+#[test]
+fn nesting_an_array_15000_deep_is_stopped_by_the_time_limit_not_a_stack_overflow() {
+    // The issue's script: it passed `check` and aborted the whole program in a window.
+    let mut host = host_with_limits(
+        Limits::default(),
+        "fn on_prompt(ev) { let a = []; for i in 0..15000 { a = [a]; } }\n\
+         fn on_text(ev) { say(\"still alive\"); }",
+    );
+    let (actions, diags) = run(&mut host, &ev(EventKind::Prompt, 1));
+    assert_eq!(actions, vec![]);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(
+        diags[0].starts_with(
+            "test.rhai:1:4: error in on_prompt (event prompt from line 1): Time limit exceeded: \
+             more than 500 ms in one call (an endless loop, or too much work for one event?)"
+        ),
+        "{}",
+        diags[0]
+    );
+    let (actions, _) = run(&mut host, &ev(EventKind::Text, 2));
+    assert_eq!(
+        actions,
+        vec![ActionKind::Say {
+            text: "still alive".into()
+        }]
+    );
+}
+
+#[test]
+fn printing_and_comparing_data_3000_levels_deep_does_not_overflow_the_stack() {
+    // Without a time budget the data gets deep enough that Rhai's recursive printing and
+    // comparison need far more than a test thread's 2 MiB (about 8 KB a level in a debug
+    // build): the host runs calls on a stack of its own size.
+    let limits = Limits {
+        max_call_time: std::time::Duration::from_secs(3600),
+        max_operations: 10_000_000,
+        ..Limits::default()
+    };
+    let mut host = host_with_limits(
+        limits,
+        "fn on_prompt(ev) {\n  let a = [];\n  for i in 0..3000 { a = [a]; }\n  \
+         print(a.len());\n  let s = `${a}`;\n  log(`${s.len()} ${a == a}`);\n}",
+    );
+    let (actions, diags) = run(&mut host, &ev(EventKind::Prompt, 1));
+    assert_eq!(diags, Vec::<String>::new());
+    assert_eq!(support::logs(&actions), vec!["1", "6002 true"]);
+}
+
+#[test]
+fn state_nested_past_the_depth_limit_is_reset_with_a_located_error() {
+    let (mut host, _) = loaded(
+        "let a = [];\nfn on_prompt(ev) { for i in 0..100 { a = [a]; } }\n\
+         fn on_text(ev) { say(`${type_of(a)}`); }",
+    );
+    let (_, diags) = run(&mut host, &ev(EventKind::Prompt, 1));
+    assert_eq!(diags, Vec::<String>::new(), "100 levels are fine");
+    let (_, diags) = run(&mut host, &ev(EventKind::Prompt, 2));
+    assert_eq!(
+        diags,
+        vec![
+            "test.rhai:2:4: error in on_prompt (event prompt from line 2): state variable `a` \
+             holds data nested more than 128 levels deep; it is reset to ()\n  |\n2 | fn \
+             on_prompt(ev) { for i in 0..100 { a = [a]; } }\n  |    ^"
+                .to_owned()
+        ]
+    );
+    let (actions, _) = run(&mut host, &ev(EventKind::Text, 3));
+    assert_eq!(actions, vec![ActionKind::Say { text: "()".into() }]);
+}
+
+#[test]
+fn deep_state_built_while_loading_fails_the_load() {
+    let (mut host, _) = support::host();
+    let err = host
+        .load_source(
+            "deep.rhai",
+            "let a = [];\nfn init() { for i in 0..200 { a = [a]; } }",
+            None,
+        )
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(
+        err.as_deref(),
+        Some("deep.rhai: error: state variable `a` holds data nested more than 128 levels deep")
+    );
+}
+
+#[test]
+fn emitting_data_nested_past_the_depth_limit_is_an_error() {
+    let (mut host, _) = loaded(
+        "fn on_prompt(ev) {\n  let a = [];\n  for i in 0..200 { a = [a]; }\n  emit(\"deep\", #{a: a});\n}",
+    );
+    let (actions, diags) = run(&mut host, &ev(EventKind::Prompt, 1));
+    assert_eq!(actions, vec![]);
+    assert_eq!(diags.len(), 1);
+    assert!(
+        diags[0].starts_with("test.rhai:4:3: error in on_prompt (event prompt from line 1): ")
+            && diags[0].contains("emit: data nested more than 128 levels deep"),
+        "{}",
+        diags[0]
+    );
+}
+
+#[test]
+fn sixty_thousand_index_of_on_8_mib_stop_at_the_time_limit() {
+    // 104 s inside one call before the operation limit fired, the pipeline stalled meanwhile.
+    let mut host = host_with_limits(
+        Limits::default(),
+        "fn on_prompt(ev) {\n  let s = ev.text;\n  let n = 0;\n  \
+         for i in 0..60000 { n += s.index_of(\"needle\"); }\n}",
+    );
+    let text = "x".repeat(8 * 1024 * 1024);
+    let (_, diags) = run(&mut host, &prompt_with_text(1, text));
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert!(
+        diags[0].starts_with(
+            "test.rhai:1:4: error in on_prompt (event prompt from line 1): Time limit exceeded: \
+             more than 500 ms in one call"
+        ),
+        "{}",
+        diags[0]
+    );
+}
+
+#[test]
+fn splitting_a_16_mib_string_into_too_many_pieces_stops_at_the_array_limit() {
+    // `s.split("")` built 16 million strings (1.1 GB) before the limit was checked.
+    let (mut host, _) = loaded(
+        "fn on_prompt(ev) { let parts = ev.text.split(\"\"); }\n\
+         fn on_text(ev) { let chars = ev.text.to_chars(); }\n\
+         fn on_bash(ev) { let words = ev.text.split(); }\n\
+         fn on_reading(ev) { let words = ev.text.split('a'); }\n\
+         fn on_writing(ev) { let v = parse_json(ev.text); }\n\
+         fn on_tool(ev) { let parts = ev.text.split(\"\\n\"); log(`${parts.len()} ${parts[1]}`); }",
+    );
+    let big = "a ".repeat(8 * 1024 * 1024);
+    let json = format!("[{}0]", "0,".repeat(8 * 1024 * 1024 - 1));
+    // Like the other limits, it points at the handler (Rhai drops the position of size errors).
+    let (_, diags) = run(&mut host, &prompt_with_text(1, big.clone()));
+    assert_eq!(
+        diags,
+        vec![
+            "test.rhai:1:4: error in on_prompt (event prompt from line 1): Size of array/BLOB \
+             too large (limit 100000 elements)\n  |\n1 | fn on_prompt(ev) { let parts = \
+             ev.text.split(\"\"); }\n  |    ^"
+        ]
+    );
+    for (line, (kind, text)) in (2..).zip([
+        (EventKind::Text, big.clone()),
+        (EventKind::Bash, big.clone()),
+        (EventKind::Reading, big),
+        (EventKind::Writing, json),
+    ]) {
+        let mut event = prompt_with_text(line, text);
+        event.kind = kind;
+        let (actions, diags) = run(&mut host, &event);
+        assert_eq!(actions, vec![]);
+        assert_eq!(diags.len(), 1, "{kind}: {diags:?}");
+        assert!(
+            diags[0].starts_with(&format!("test.rhai:{line}:"))
+                && diags[0].contains("Size of array/BLOB too large (limit 100000 elements)"),
+            "{kind}: {}",
+            diags[0]
+        );
+    }
+    // Under the limit, the bounded `split` behaves as Rhai's own.
+    let mut event = prompt_with_text(9, "first\nsecond\n".into());
+    event.kind = EventKind::Tool;
+    let (actions, diags) = run(&mut host, &event);
+    assert_eq!(diags, Vec::<String>::new());
+    assert_eq!(support::logs(&actions), vec!["3 second"]);
+}
+
+#[test]
+fn a_text_over_the_string_limit_reads_as_its_beginning() {
+    let (mut host, _) =
+        loaded("fn on_prompt(ev) { let t = ev.text; log(`${t.len()} ${t.sub_string(0, 3)}`); }");
+    // 20 MiB of a 3-byte character: the cut falls inside one and backs off to its start.
+    let text = "€".repeat(20 * 1024 * 1024 / 3);
+    let (actions, diags) = run(&mut host, &prompt_with_text(1, text));
+    assert_eq!(diags, Vec::<String>::new());
+    let limit = 16 * 1024 * 1024;
+    assert_eq!(support::logs(&actions), vec![format!("{} €€€", limit / 3)]);
+}

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use familiar_model::{ErrorKind, Event, EventKind, Status};
-use familiar_script::{HostConfig, ManualClock, ScriptHost};
+use familiar_script::{HostConfig, Limits, ManualClock, ScriptHost};
 use proptest::prelude::*;
 
 fn scripts_dir() -> std::path::PathBuf {
@@ -14,6 +14,12 @@ fn scripts_dir() -> std::path::PathBuf {
 fn host(clock: &ManualClock) -> ScriptHost {
     let mut host = ScriptHost::new(HostConfig {
         clock: Arc::new(clock.clone()),
+        // These tests are about content, not speed: a debug build on a busy machine can take
+        // a good part of the default 0.5 s copying 16 MiB texts around (a release build ~20 ms).
+        limits: Limits {
+            max_call_time: std::time::Duration::from_secs(10),
+            ..Limits::default()
+        },
         ..HostConfig::default()
     });
     for script in [
@@ -123,6 +129,52 @@ proptest! {
             let (_, diagnostics) = host.handle_event(event);
             let rendered: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
             prop_assert!(rendered.is_empty(), "{event:?}\n{}", rendered.join("\n"));
+        }
+    }
+}
+
+/// Texts at the size limits: just past the 16 MiB string limit (one line, or nothing but line
+/// breaks), a multi-byte character across the cut, and a 64 MiB line (the longest the
+/// normalizer accepts) of short lines.
+fn texts_at_the_limits() -> Vec<(&'static str, String)> {
+    const MIB: usize = 1024 * 1024;
+    vec![
+        ("one line past 16 MiB", "x".repeat(16 * MIB + 1)),
+        ("line breaks past 16 MiB", "\n".repeat(16 * MIB + 1)),
+        (
+            "a multi-byte char across 16 MiB",
+            "€".repeat(16 * MIB / 3 + 1),
+        ),
+        ("64 MiB of short lines", "git push\n".repeat(64 * MIB / 9)),
+    ]
+}
+
+#[test]
+fn shipped_scripts_never_fail_on_texts_at_the_size_limits() {
+    // default.rhai failed on a prompt over 16 MiB ("Length of string too large") and the whole
+    // run exited 1.
+    let clock = ManualClock::new();
+    let mut host = host(&clock);
+    let mut line = 0;
+    for (name, text) in texts_at_the_limits() {
+        for kind in EventKind::ALL {
+            for error in [Some(ErrorKind::Tool), Some(ErrorKind::Api)] {
+                line += 1;
+                clock.set_secs(line as f64 * 100.0);
+                let mut event = Event::new(kind, line);
+                event.error = error;
+                event.text = Some(text.clone());
+                event.target = Some(text.clone());
+                event.tool = Some("Bash".into());
+                event.context_used = Some(150_000);
+                let (_, diagnostics) = host.handle_event(&event);
+                let rendered: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+                assert!(
+                    rendered.is_empty(),
+                    "{name}, {kind}:\n{}",
+                    rendered.join("\n")
+                );
+            }
         }
     }
 }

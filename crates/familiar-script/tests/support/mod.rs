@@ -2,13 +2,24 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use familiar_model::{Action, ActionKind, Event, EventKind};
-use familiar_script::{HostConfig, ManualClock, ScriptDiagnostic, ScriptHost};
+use familiar_script::{HostConfig, Limits, ManualClock, ScriptDiagnostic, ScriptHost};
 
 /// A host with a hand-driven clock and `run` not allowed.
 pub fn host() -> (ScriptHost, ManualClock) {
     host_with(false)
+}
+
+/// The default limits but a wall-clock budget of 10 s per call instead of 0.5 s: a debug build
+/// on a busy machine can take a good part of 0.5 s to reach the operation limit, and these
+/// tests are about the other limits. The time limit has its own tests with the default.
+pub fn test_limits() -> Limits {
+    Limits {
+        max_call_time: Duration::from_secs(10),
+        ..Limits::default()
+    }
 }
 
 pub fn host_with(allow_run: bool) -> (ScriptHost, ManualClock) {
@@ -16,7 +27,7 @@ pub fn host_with(allow_run: bool) -> (ScriptHost, ManualClock) {
     let host = ScriptHost::new(HostConfig {
         allow_run,
         clock: Arc::new(clock.clone()),
-        ..HostConfig::default()
+        limits: test_limits(),
     });
     (host, clock)
 }

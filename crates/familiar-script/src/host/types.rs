@@ -1,0 +1,89 @@
+//! The host's configuration ([`HostConfig`]), its errors ([`ScriptError`]) and what it reports
+//! about scripts ([`LoadReport`], [`ErrorCount`]); re-exported by [`crate::host`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::clock::{Clock, SystemClock};
+use crate::diag::ScriptDiagnostic;
+use crate::sandbox::Limits;
+
+/// How the host runs scripts.
+#[derive(Clone)]
+pub struct HostConfig {
+    pub limits: Limits,
+    /// Whether `run([...])` produces `run` actions (`--allow-run`). When false each call is
+    /// reported as a warning and produces nothing.
+    pub allow_run: bool,
+    /// The time source of `once_per`.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for HostConfig {
+    fn default() -> HostConfig {
+        HostConfig {
+            limits: Limits::default(),
+            allow_run: false,
+            clock: Arc::new(SystemClock::new()),
+        }
+    }
+}
+
+impl std::fmt::Debug for HostConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostConfig")
+            .field("limits", &self.limits)
+            .field("allow_run", &self.allow_run)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a script could not be loaded or reloaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("{}: cannot read script: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A compile error, or a runtime error in the script body or `init()`; rendered with its
+    /// position and source excerpt.
+    #[error("{0}")]
+    Load(Box<ScriptDiagnostic>),
+    #[error("{}: no script was loaded from this path", .0.display())]
+    NotLoaded(PathBuf),
+}
+
+impl ScriptError {
+    /// The located diagnostic, for load errors.
+    pub fn diagnostic(&self) -> Option<&ScriptDiagnostic> {
+        match self {
+            ScriptError::Load(diag) => Some(diag),
+            _ => None,
+        }
+    }
+}
+
+/// What `familiar check` prints about a loaded script.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadReport {
+    /// File name of the script (`default.rhai`), the tag on its actions.
+    pub script: String,
+    /// Handlers Familiar will call: `init`, `on_event`, `on_<kind>`, in source order.
+    pub handlers: Vec<String>,
+    /// Other functions, as `name(params)`.
+    pub functions: Vec<String>,
+    /// Script-level state variables after `init()`, in declaration order.
+    pub state: Vec<String>,
+    /// Script-level constants (`const`).
+    pub constants: Vec<String>,
+    pub warnings: Vec<ScriptDiagnostic>,
+}
+
+/// Runtime errors of one handler of one script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorCount {
+    pub script: String,
+    pub handler: String,
+    pub count: u64,
+}
