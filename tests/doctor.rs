@@ -131,7 +131,7 @@ fn an_invalid_config_stops_replay_with_a_located_error() {
          [HOME]/.config/familiar/config.toml:2:12: unknown variant `sucess`, expected one of \
          `session_start`, `prompt`, `thinking`, `text`, `reading`, `writing`, `bash`, `tool`, \
          `subagent_start`, `subagent_end`, `error`, `compact_boundary`, `success`, `summary`, \
-         `status`\n  |\n2 | events = { sucess = false }\n  |            ^^^^^^\n"
+         `status`, `snapshot`\n  |\n2 | events = { sucess = false }\n  |            ^^^^^^\n"
     );
 
     let missing = home.join("nope.toml");

@@ -66,7 +66,8 @@ fn split_events_and_actions(stdout: &[u8]) -> (String, Vec<serde_json::Value>) {
         if value.get("action").is_some() {
             actions.push(value);
         } else {
-            events.push_str(line);
+            // The session model tells a session's project once; `familiar events` does not.
+            events.push_str(&common::watch::offline_form(line));
             events.push('\n');
         }
     }

@@ -54,8 +54,15 @@ fn sessions_json_agrees_with_the_snapshots_watch_starts_with() {
     assert_eq!(rows.len(), 3, "{table:#}");
     for row in rows {
         assert_eq!(row["status"], "idle", "months-old sessions are idle");
-        assert!(row["cwd"].is_string() && row["context_used"].is_u64(), "{row:#}");
-        assert_eq!(row["subagents"], serde_json::json!([]), "the subagent finished");
+        assert!(
+            row["cwd"].is_string() && row["context_used"].is_u64(),
+            "{row:#}"
+        );
+        assert_eq!(
+            row["subagents"],
+            serde_json::json!([]),
+            "the subagent finished"
+        );
     }
 
     let watch = Watch::start(config.path(), config.path(), &["--all"]);
@@ -65,7 +72,9 @@ fn sessions_json_agrees_with_the_snapshots_watch_starts_with() {
         .map(|line| serde_json::from_str(line).expect("JSON"))
         .collect();
     assert!(
-        snapshot_events.iter().all(|event| event["kind"] == "snapshot"),
+        snapshot_events
+            .iter()
+            .all(|event| event["kind"] == "snapshot"),
         "watch starts with the snapshots and replays no old event: {snapshot_events:#?}"
     );
     drop(watch);
@@ -74,7 +83,15 @@ fn sessions_json_agrees_with_the_snapshots_watch_starts_with() {
             .iter()
             .find(|event| event["session"] == row["session"])
             .unwrap_or_else(|| panic!("no snapshot event for {}", row["session"]));
-        for field in ["status", "context_used", "context_limit", "model", "cwd", "git_branch", "line"] {
+        for field in [
+            "status",
+            "context_used",
+            "context_limit",
+            "model",
+            "cwd",
+            "git_branch",
+            "line",
+        ] {
             assert_eq!(event[field], row[field], "{field} of {}", row["session"]);
         }
         assert_eq!(event["ts"], row["last_record"]);
@@ -86,8 +103,17 @@ fn a_summary_first_transcript_replays_as_one_session() {
     // Regression: replaying a transcript that opens with `summary` records showed a phantom
     // second familiar for the summaries, which name no session.
     let output = Test::new()
-        .args(["replay", "--headless", "--events", "--no-notify", "--max-gap", "0"])
-        .arg(real_fixture("v2.0.65-slopometry-api-error-compact-summary.jsonl"))
+        .args([
+            "replay",
+            "--headless",
+            "--events",
+            "--no-notify",
+            "--max-gap",
+            "0",
+        ])
+        .arg(real_fixture(
+            "v2.0.65-slopometry-api-error-compact-summary.jsonl",
+        ))
         .run();
     let lines = ndjson(&output);
     let sessions: std::collections::BTreeSet<String> = lines
@@ -98,7 +124,9 @@ fn a_summary_first_transcript_replays_as_one_session() {
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     assert!(!sessions.contains("null"));
     assert!(
-        lines.iter().any(|line| line["action"].is_string() && line["session"] != Value::Null),
+        lines
+            .iter()
+            .any(|line| line["action"].is_string() && line["session"] != Value::Null),
         "actions follow their events' session"
     );
 }

@@ -100,7 +100,13 @@ fn by_default_it_follows_the_current_directory_from_the_end() {
     append(&other.join("x.jsonl"), &bytes); // another project: not followed
     append(&path, &bytes[half..]);
     append(&path, sentinel("default-end").as_bytes());
-    let got = without_status(watch.events_until("default-end"));
+    let raw = watch.events_until("default-end");
+    // The existing session is told first, in one snapshot, its old lines read silently.
+    let first: serde_json::Value = serde_json::from_str(&raw[0]).expect("JSON");
+    assert_eq!(first["kind"], "snapshot", "{raw:?}");
+    assert_eq!(first["line"], 21);
+    assert_eq!(first["cwd"], project.to_str().expect("UTF-8 path"));
+    let got = without_status(raw);
 
     fs::write(tmp.path().join("whole.jsonl"), &bytes).expect("copy");
     let want: Vec<String> = familiar_events(&tmp.path().join("whole.jsonl"))

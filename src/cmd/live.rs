@@ -89,6 +89,7 @@ impl Live {
                 out,
             ),
             TailMessage::Removed { path, .. } => {
+                tracing::info!("{} was deleted or moved away", path.display());
                 self.model.apply(Input::Removed { path: &path }, out);
             }
             TailMessage::CaughtUp => {

@@ -7,6 +7,9 @@ use std::io::{self, IsTerminal as _, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::SystemTime;
+
+use familiar_model::time::parse_timestamp;
 
 use anyhow::Context as _;
 use crossbeam_channel::{Receiver, Sender};
@@ -109,6 +112,9 @@ pub struct StageOptions {
     pub clock: Arc<dyn familiar_script::Clock>,
     /// Recompile script files when they change on disk.
     pub hot_reload: bool,
+    /// Fire script timers at each event's own time (a replay). Live, the caller ticks the
+    /// stage with the session model's clock instead ([`Stage::tick`]).
+    pub timers_from_events: bool,
 }
 
 /// Everything after the source: events → scripts → actions → sinks (stdout, notifications,
@@ -119,6 +125,7 @@ pub struct Stage {
     game: Option<Sender<GameFeed>>,
     print_events: bool,
     print_actions: bool,
+    timers_from_events: bool,
     out: io::BufWriter<io::Stdout>,
     watcher: Option<ScriptWatcher>,
     actions: Vec<Action>,
@@ -159,6 +166,7 @@ impl Stage {
             game: options.game,
             print_events: options.print_events,
             print_actions: options.print_actions,
+            timers_from_events: options.timers_from_events,
             out: io::BufWriter::with_capacity(1 << 16, io::stdout()),
             watcher,
             actions: Vec::new(),
@@ -170,6 +178,12 @@ impl Stage {
     /// (the pipeline should end) — a failing notification or game never stops it.
     pub fn on_event(&mut self, event: &Event) -> ControlFlow<()> {
         self.reload_changed();
+        if self.timers_from_events
+            && let Some(now) = event.ts.as_deref().and_then(parse_timestamp)
+            && self.tick(now).is_break()
+        {
+            return ControlFlow::Break(());
+        }
         self.actions.clear();
         self.diagnostics.clear();
         self.host
@@ -190,6 +204,48 @@ impl Stage {
             self.sinks.handle(action);
         }
         self.print(event)
+    }
+
+    /// The time is now `now` (the session model's clock): fire the scripts' due timers and
+    /// carry their actions out.
+    pub fn tick(&mut self, now: SystemTime) -> ControlFlow<()> {
+        let (actions, diagnostics) = self.host.tick(now);
+        print_warnings(&diagnostics);
+        if actions.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        self.actions = actions;
+        if let Some(game) = &self.game
+            && !self
+                .actions
+                .iter()
+                .all(|action| game.send(GameFeed::Action(action.clone())).is_ok())
+        {
+            tracing::info!("the game window closed; carrying on without it");
+            self.game = None;
+        }
+        for action in &self.actions {
+            self.sinks.handle(action);
+        }
+        self.print_actions_only()
+    }
+
+    fn print_actions_only(&mut self) -> ControlFlow<()> {
+        if !self.print_actions {
+            return ControlFlow::Continue(());
+        }
+        let mut written = Ok(());
+        for action in &self.actions {
+            written = written.and_then(|()| write_line(&mut self.out, action));
+        }
+        match written.and_then(|()| self.out.flush()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ControlFlow::Break(()),
+            Err(err) => {
+                tracing::error!("cannot write to stdout: {err}");
+                ControlFlow::Break(())
+            }
+        }
     }
 
     fn print(&mut self, event: &Event) -> ControlFlow<()> {

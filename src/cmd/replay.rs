@@ -271,6 +271,7 @@ pub fn replay_events(
                 game: front.game,
                 clock: Arc::new(EventClock::new()),
                 hot_reload: false,
+                timers_from_events: true,
             },
         )?;
         let mut pacer = Pacer::new(pacing, &control);

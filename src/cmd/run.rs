@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use familiar_model::Action;
+use familiar_model::time::parse_timestamp;
 use familiar_script::{EventClock, HostConfig, ScriptDiagnostic, ScriptHost};
 
 use super::{InputOptions, is_broken_pipe, read_transcript};
@@ -75,6 +76,12 @@ pub fn replay(
     read_transcript(input, &config, |event| {
         actions.clear();
         diagnostics.clear();
+        // A dry run's clock is the transcript's own: timers fire at the events' times.
+        if let Some(now) = event.ts.as_deref().and_then(parse_timestamp) {
+            let (fired, errors) = host.tick(now);
+            actions.extend(fired);
+            diagnostics.extend(errors);
+        }
         host.handle(&event, &mut actions, &mut diagnostics);
         print_diagnostics(&diagnostics);
         actions.iter().try_for_each(&mut on_action)

@@ -160,6 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 game: front.game.clone(),
                 clock: Arc::new(familiar_script::SystemClock::new()),
                 hot_reload: true,
+                timers_from_events: false,
             },
         )?;
         follow(config, model, stage, &front, &interrupt, &looked_in)
@@ -249,6 +250,12 @@ fn follow(
             }
         }
         if live.drain().any(|event| stage.on_event(&event).is_break()) {
+            break Ok(());
+        }
+        // Script timers run on the session model's clock, like the session timers.
+        if let Some(now) = live.model.now()
+            && stage.tick(now).is_break()
+        {
             break Ok(());
         }
     };

@@ -11,12 +11,43 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
 
-/// Only the lines that are not `status` events (timer events come and go with timing).
+/// Live lines as `familiar events` prints them: without the session model's own events
+/// (`status` from timers and hooks, which come and go with timing; `snapshot` at start) and
+/// without the `cwd`/`git_branch` it adds to a session's first event.
 pub fn without_status(lines: Vec<String>) -> Vec<String> {
     lines
         .into_iter()
-        .filter(|line| !line.contains("\"kind\":\"status\""))
+        .filter(|line| {
+            !line.contains("\"kind\":\"status\"") && !line.contains("\"kind\":\"snapshot\"")
+        })
+        .map(|line| offline_form(&line))
         .collect()
+}
+
+/// One event line without the `cwd`/`git_branch` the session model adds to a session's first
+/// event (`familiar events` prints the normalizer's events, without them).
+pub fn offline_form(line: &str) -> String {
+    strip_string_field(&strip_string_field(line, "cwd"), "git_branch")
+}
+
+/// `line` without its `,"key":"…"` string field.
+fn strip_string_field(line: &str, key: &str) -> String {
+    let needle = format!(",\"{key}\":\"");
+    let Some(start) = line.find(&needle) else {
+        return line.to_owned();
+    };
+    let value = start + needle.len();
+    let mut escaped = false;
+    let end = line[value..]
+        .char_indices()
+        .find(|&(_, c)| {
+            let close = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            close
+        })
+        .map(|(i, _)| value + i + 1)
+        .unwrap_or(line.len());
+    format!("{}{}", &line[..start], &line[end..])
 }
 
 /// How long to wait for something the binary should print. Generous: nothing is timed.
@@ -236,7 +267,10 @@ impl Watch {
             .map(|n| {
                 let left = deadline.saturating_duration_since(Instant::now());
                 lines.recv_timeout(left).unwrap_or_else(|_| {
-                    panic!("only {n} of {count} lines within {WAIT:?}: {}", self.stderr())
+                    panic!(
+                        "only {n} of {count} lines within {WAIT:?}: {}",
+                        self.stderr()
+                    )
                 })
             })
             .collect()

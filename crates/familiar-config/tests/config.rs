@@ -138,7 +138,7 @@ fn golden_unknown_key() {
 fn golden_unknown_event_kind() {
     assert_eq!(
         error_text("[notifications]\nevents = { sucess = false }\n"),
-        r#"invalid config file /c/config.toml:2:12: unknown variant `sucess`, expected one of `session_start`, `prompt`, `thinking`, `text`, `reading`, `writing`, `bash`, `tool`, `subagent_start`, `subagent_end`, `error`, `compact_boundary`, `success`, `summary`, `status`
+        r#"invalid config file /c/config.toml:2:12: unknown variant `sucess`, expected one of `session_start`, `prompt`, `thinking`, `text`, `reading`, `writing`, `bash`, `tool`, `subagent_start`, `subagent_end`, `error`, `compact_boundary`, `success`, `summary`, `status`, `snapshot`
   |
 2 | events = { sucess = false }
   |            ^^^^^^"#

@@ -143,6 +143,12 @@ pub struct AnimMachine {
     sleep_requested: bool,
 }
 
+impl Default for AnimMachine {
+    fn default() -> AnimMachine {
+        AnimMachine::new()
+    }
+}
+
 impl AnimMachine {
     /// A machine that starts with the entrance. It falls asleep only when told
     /// ([`AnimMachine::sleep`]): the session model decides when a session is idle, and the

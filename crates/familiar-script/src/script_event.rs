@@ -59,6 +59,8 @@ impl ScriptEvent {
             trigger: cut(&event.trigger),
             command: cut(&event.command),
             model: cut(&event.model),
+            cwd: cut(&event.cwd),
+            git_branch: cut(&event.git_branch),
             raw: event.raw.clone(),
             ..*event
         };
@@ -184,6 +186,9 @@ pub const EVENT_FIELDS: &[&str] = &[
     "think",
     "model",
     "duration_ms",
+    "previous_status",
+    "cwd",
+    "git_branch",
     "raw",
     "state",
 ];
@@ -302,6 +307,15 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
         .register_get("model", |e: &mut ScriptEvent| e.text(&e.event().model))
         .register_get("duration_ms", |e: &mut ScriptEvent| {
             opt_int(e.event().duration_ms)
+        })
+        .register_get("previous_status", |e: &mut ScriptEvent| {
+            e.event()
+                .previous_status
+                .map_or(Dynamic::UNIT, |status| static_str(status.as_str()).into())
+        })
+        .register_get("cwd", |e: &mut ScriptEvent| e.text(&e.event().cwd))
+        .register_get("git_branch", |e: &mut ScriptEvent| {
+            e.text(&e.event().git_branch)
         })
         .register_get("raw", |e: &mut ScriptEvent| e.raw());
     let s = shared.clone();

@@ -73,6 +73,9 @@ pub enum Input<'a> {
 }
 
 /// What the model gives back.
+// Events are nearly all the traffic and move once each: boxing would add an allocation per
+// event for no gain.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
     Event(Event),

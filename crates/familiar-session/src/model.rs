@@ -197,10 +197,12 @@ impl SessionModel {
             .files
             .get(&path)
             .is_some_and(|file| !file.held.is_empty());
+        // Known from the records, or from the path (`<sessionId>.jsonl`): only a file whose
+        // place says nothing (a replayed file, a pipe) waits for its records to tell.
         let session_known = self
             .files
             .get(&path)
-            .is_some_and(|file| file.session.is_some());
+            .is_some_and(|file| file.session.is_some() || file.info.session_id.is_some());
         if session_known && held_before {
             let held = self
                 .files
@@ -303,6 +305,24 @@ impl SessionModel {
     fn tick(&mut self, now: SystemTime, out: &mut Vec<Output>) {
         self.now = Some(now);
         let timers = self.config.timers;
+        // Events held for a session that no record named: once the file has been quiet for
+        // the quiet-turn time, no record is coming soon to name it; let them out as they are.
+        let stale: Vec<Arc<Path>> = self
+            .files
+            .iter()
+            .filter(|(_, file)| !file.held.is_empty())
+            .filter(|(_, file)| {
+                file.last_activity
+                    .is_some_and(|last| elapsed(last, now) >= timers.quiet_after)
+            })
+            .map(|(path, _)| Arc::clone(path))
+            .collect();
+        for path in stale {
+            if let Some(mut file) = self.files.remove(&path) {
+                self.release_held(&mut file, out);
+                self.files.insert(path, file);
+            }
+        }
         let mut events = Vec::new();
         let finished: HashSet<Arc<Path>> = self
             .files

@@ -55,7 +55,7 @@ fn ndjson_writes_one_flushed_line_per_action_in_the_run_format() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        r#"{"action":"animate","name":"attack","script":"notify-errors.rhai","session":"s1","agent":null,"line":7,"event":"error","context_used":1000,"context_limit":200000,"status":"working"}"#
+        r#"{"action":"animate","name":"attack","script":"notify-errors.rhai","session":"s1","agent":null,"line":7,"event":"error"}"#
     );
     let back: Action = serde_json::from_str(lines[1]).expect("line parses back");
     assert_eq!(
