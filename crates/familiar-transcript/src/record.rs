@@ -52,6 +52,14 @@ pub struct Record<'a> {
     pub retry_attempt: Option<u64>,
     #[serde(rename = "maxRetries")]
     pub max_retries: Option<u64>,
+    /// stream-json `api_retry`: `attempt`, `max_retries`, `retry_delay_ms`, `error_status`.
+    pub attempt: Option<u64>,
+    #[serde(rename = "max_retries")]
+    pub max_retries_snake: Option<u64>,
+    pub retry_delay_ms: Option<f64>,
+    pub error_status: Option<u64>,
+    /// stream-json `result`: the HTTP status of the API error that ended the run.
+    pub api_error_status: Option<u64>,
     #[serde(rename = "compactMetadata")]
     pub compact_metadata: Option<CompactMetadata<'a>>,
     #[serde(rename = "durationMs")]
