@@ -29,6 +29,9 @@ pub struct Record<'a> {
     pub session_id_snake: Str<'a>,
     #[serde(rename = "agentId", borrow)]
     pub agent_id: Str<'a>,
+    /// stream-json: the Task/Agent tool use a subagent's message belongs to.
+    #[serde(borrow)]
+    pub parent_tool_use_id: Str<'a>,
     #[serde(rename = "isSidechain")]
     pub is_sidechain: Option<bool>,
     #[serde(rename = "isMeta")]

@@ -129,6 +129,8 @@ impl Normalizer {
             (None, Some(code)) => code.clone(),
             (None, None) => "API error".to_owned(),
         };
+        // The CLI is at work on the request (a `-p` run has no prompt record before it).
+        self.chains[chain].1.status = Status::Working;
         let mut event = self.event(chain, EventKind::Error, origin);
         event.error = Some(ErrorKind::Api);
         event.error_code = code;

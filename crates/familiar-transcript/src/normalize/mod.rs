@@ -241,8 +241,13 @@ impl Normalizer {
             line,
             ts: record.timestamp.as_deref(),
             session: record.session(),
-            agent: record.agent_id.as_deref(),
-            sidechain: record.is_sidechain.unwrap_or(false),
+            // stream-json names no agent on a subagent's messages, only the Task/Agent
+            // tool use they answer (`parent_tool_use_id`): that id keys their chain.
+            agent: record
+                .agent_id
+                .as_deref()
+                .or(record.parent_tool_use_id.as_deref()),
+            sidechain: record.is_sidechain.unwrap_or(false) || record.parent_tool_use_id.is_some(),
             raw,
         };
         let chain = self.chain_index(origin.agent, origin.sidechain);
