@@ -49,7 +49,8 @@ fn the_project_directory_deleted_and_recreated_is_followed_again() {
 
     let copy = tmp.path().join("second.jsonl");
     fs::write(&copy, &bytes).expect("copy");
-    let want = familiar_events(&copy);
+    // `status` events are left out on both sides: live ones also come from timers.
+    let want = without_status(familiar_events(&copy));
     assert!(!want.is_empty());
     assert_eq!(got, want, "every record of the new session, once");
     let status = watch.interrupt();

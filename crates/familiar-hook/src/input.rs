@@ -1,7 +1,9 @@
 //! Hook input: the JSON Claude Code writes to a hook's stdin (`session_id`,
-//! `transcript_path`, `cwd`, `hook_event_name`, and for `Notification` hooks
-//! `notification_type` and `message`), read leniently: unknown fields are ignored, missing
-//! ones are `None`, because every Claude Code version adds some.
+//! `transcript_path`, `cwd`, `hook_event_name`; `notification_type` and `message` on
+//! `Notification`; `tool_name` on tool hooks; `agent_id` on a subagent's hooks), read
+//! leniently: unknown fields are ignored, missing ones are `None`, because every Claude Code
+//! version adds some. Samples of every hook Claude Code 2.1.197 fires are in
+//! `fixtures/hooks/`. [`hook_event`] turns the ones that tell a status into `status` events.
 
 use std::path::PathBuf;
 
@@ -19,6 +21,10 @@ pub struct HookInput {
     /// `permission_prompt`, `idle_prompt`, ... on `Notification` hooks.
     pub notification_type: Option<String>,
     pub message: Option<String>,
+    /// The tool of `PreToolUse`, `PermissionRequest`, `PostToolUse`, ...
+    pub tool_name: Option<String>,
+    /// Set when a subagent fired the hook: its `agentId`.
+    pub agent_id: Option<String>,
 }
 
 impl HookInput {
@@ -27,21 +33,35 @@ impl HookInput {
     }
 }
 
-/// The event a hook means, if any: a permission prompt is `waiting_for_approval`, an idle
-/// prompt `waiting_for_input` (both `status` events with the hook's message as text). Other
-/// hooks (`SessionStart`, `Stop`, ...) only point the tailer at `transcript_path`.
+/// The status a hook means, if any. Hooks tell some things no transcript can: a tool use is
+/// written only after it was approved, so `PermissionRequest` (fired as the prompt opens) and
+/// the `permission_prompt` notification are the only sign of `waiting_for_approval`.
+/// - `PermissionRequest`, `Notification`/`permission_prompt`: `waiting_for_approval`;
+/// - `UserPromptSubmit`, `PreToolUse`, `PreCompact`: `working`;
+/// - `Stop`, `Notification`/`idle_prompt`: `waiting_for_input`;
+/// - `SessionEnd`: `idle`.
+///
+/// Others (`SessionStart`, `PostToolUse`, `SubagentStart`, `SubagentStop`, ...) only point the
+/// tailer at `transcript_path`. A subagent's hooks carry its `agent_id` as the event's `agent`.
 pub fn hook_event(input: &HookInput) -> Option<Event> {
-    if input.hook_event_name.as_deref() != Some("Notification") {
-        return None;
-    }
-    let status = match input.notification_type.as_deref()? {
-        "permission_prompt" => Status::WaitingForApproval,
-        "idle_prompt" => Status::WaitingForInput,
+    let status = match input.hook_event_name.as_deref()? {
+        "Notification" => match input.notification_type.as_deref()? {
+            "permission_prompt" => Status::WaitingForApproval,
+            "idle_prompt" => Status::WaitingForInput,
+            _ => return None,
+        },
+        "PermissionRequest" => Status::WaitingForApproval,
+        "UserPromptSubmit" | "PreToolUse" | "PreCompact" => Status::Working,
+        "Stop" => Status::WaitingForInput,
+        "SessionEnd" => Status::Idle,
         _ => return None,
     };
     let mut event = Event::new(EventKind::Status, 0);
     event.session = input.session_id.clone();
     event.status = status;
     event.text = input.message.clone();
+    event.tool = input.tool_name.clone();
+    event.agent = input.agent_id.clone();
+    event.sidechain = input.agent_id.is_some();
     Some(event)
 }

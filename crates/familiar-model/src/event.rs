@@ -95,8 +95,9 @@ impl std::fmt::Display for EventKind {
     }
 }
 
-/// Which of the four error kinds. They stay apart because users want a notification for
-/// `tool` and `api` errors but not for their own rejections and interrupts.
+/// Which of the five error kinds. They stay apart because users want a notification for
+/// `tool` and `api` errors but not for their own rejections and interrupts; `denied` is the CLI
+/// refusing a tool by its own permission rules, which nobody was asked about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
@@ -104,14 +105,19 @@ pub enum ErrorKind {
     Api,
     Rejected,
     Interrupted,
+    /// The CLI's own permission rules refused a tool use without asking anyone (`-p` runs:
+    /// "... was blocked. For security, Claude Code may only ...", "Claude requested
+    /// permissions to ..., but you haven't granted it yet.").
+    Denied,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 4] = [
+    pub const ALL: [ErrorKind; 5] = [
         ErrorKind::Tool,
         ErrorKind::Api,
         ErrorKind::Rejected,
         ErrorKind::Interrupted,
+        ErrorKind::Denied,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -120,6 +126,7 @@ impl ErrorKind {
             ErrorKind::Api => "api",
             ErrorKind::Rejected => "rejected",
             ErrorKind::Interrupted => "interrupted",
+            ErrorKind::Denied => "denied",
         }
     }
 }

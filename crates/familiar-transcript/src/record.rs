@@ -29,6 +29,9 @@ pub struct Record<'a> {
     pub session_id_snake: Str<'a>,
     #[serde(rename = "agentId", borrow)]
     pub agent_id: Str<'a>,
+    /// stream-json: the Task/Agent tool use a subagent's message belongs to.
+    #[serde(borrow)]
+    pub parent_tool_use_id: Str<'a>,
     #[serde(rename = "isSidechain")]
     pub is_sidechain: Option<bool>,
     #[serde(rename = "isMeta")]
@@ -52,6 +55,14 @@ pub struct Record<'a> {
     pub retry_attempt: Option<u64>,
     #[serde(rename = "maxRetries")]
     pub max_retries: Option<u64>,
+    /// stream-json `api_retry`: `attempt`, `max_retries`, `retry_delay_ms`, `error_status`.
+    pub attempt: Option<u64>,
+    #[serde(rename = "max_retries")]
+    pub max_retries_snake: Option<u64>,
+    pub retry_delay_ms: Option<f64>,
+    pub error_status: Option<u64>,
+    /// stream-json `result`: the HTTP status of the API error that ended the run.
+    pub api_error_status: Option<u64>,
     #[serde(rename = "compactMetadata")]
     pub compact_metadata: Option<CompactMetadata<'a>>,
     #[serde(rename = "durationMs")]

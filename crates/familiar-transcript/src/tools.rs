@@ -22,8 +22,12 @@ pub fn classify(name: &str) -> EventKind {
     const WRITING: [&str; 4] = ["edit", "write", "multiedit", "notebookedit"];
     const BASH: [&str; 3] = ["bash", "bashoutput", "killshell"];
     const SUBAGENT: [&str; 2] = ["task", "agent"];
-    const PLANNING: [&str; 7] = [
+    const PLANNING: [&str; 11] = [
         "todowrite",
+        "taskcreate",
+        "taskupdate",
+        "tasklist",
+        "taskget",
         "todoread",
         "taskoutput",
         "askuserquestion",
@@ -82,6 +86,11 @@ pub struct ToolInput<'a> {
     pub subagent_type: Option<Cow<'a, str>>,
     #[serde(borrow)]
     pub skill: Option<Cow<'a, str>>,
+    /// TaskCreate / TaskUpdate.
+    #[serde(borrow)]
+    pub subject: Option<Cow<'a, str>>,
+    #[serde(rename = "taskId", borrow)]
+    pub task_id: Option<Cow<'a, str>>,
 }
 
 impl<'a> ToolInput<'a> {
@@ -90,7 +99,8 @@ impl<'a> ToolInput<'a> {
             .unwrap_or_default()
     }
 
-    /// What the tool works on: file path, command, pattern, query or URL.
+    /// What the tool works on: file path, command, pattern, query or URL; a task's subject
+    /// (else its id) for the task tools.
     pub fn target(&self) -> Option<&str> {
         [
             &self.file_path,
@@ -103,6 +113,8 @@ impl<'a> ToolInput<'a> {
             &self.bash_id,
             &self.shell_id,
             &self.skill,
+            &self.subject,
+            &self.task_id,
         ]
         .into_iter()
         .find_map(|field| field.as_deref())
@@ -127,6 +139,8 @@ mod tests {
         assert_eq!(classify("Task"), EventKind::SubagentStart);
         assert_eq!(classify("Agent"), EventKind::SubagentStart);
         assert_eq!(classify("TodoWrite"), EventKind::Thinking);
+        assert_eq!(classify("TaskCreate"), EventKind::Thinking);
+        assert_eq!(classify("TaskUpdate"), EventKind::Thinking);
         assert_eq!(classify("mcp__tidewave__project_eval"), EventKind::Tool);
     }
 }

@@ -1,0 +1,143 @@
+//! API errors: `system`/`api_error` records (retried requests, older CLIs), and stream-json
+//! `result` records that end a run badly. Part of [`super::Normalizer`].
+
+use std::borrow::Cow;
+
+use familiar_model::{ErrorKind, Event, EventKind, Status};
+use serde::Deserialize;
+
+use super::parse::cap_text;
+use super::{Normalizer, Origin};
+use crate::record::{self, Record};
+
+impl Normalizer {
+    pub(super) fn system_api_error(
+        &mut self,
+        chain: usize,
+        record: &Record<'_>,
+        origin: &Origin<'_>,
+        out: &mut Vec<Event>,
+    ) {
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Cause<'a> {
+            #[serde(borrow)]
+            code: Option<Cow<'a, str>>,
+            #[serde(borrow)]
+            message: Option<Cow<'a, str>>,
+        }
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct ApiError<'a> {
+            #[serde(borrow)]
+            message: Option<Cow<'a, str>>,
+            #[serde(borrow)]
+            cause: Option<Cause<'a>>,
+            status: Option<u64>,
+        }
+        let error: ApiError = record
+            .error
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or_default();
+        let cause: Cause = record
+            .cause
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .or(error.cause)
+            .unwrap_or_default();
+        let code = cause.code.as_deref().map(str::to_owned);
+        let mut text = error
+            .message
+            .or(cause.message)
+            .map(|message| message.into_owned())
+            .or_else(|| code.clone())
+            .unwrap_or_else(|| "API error".to_owned());
+        if let Some(status) = error.status {
+            text = format!("{status} {text}");
+        }
+        let exhausted = matches!(
+            (record.retry_attempt, record.max_retries),
+            (Some(attempt), Some(max)) if attempt >= max
+        );
+        if exhausted {
+            let state = &mut self.chains[chain].1;
+            state.turn_over = true;
+            state.status = Status::WaitingForInput;
+        }
+        let mut event = self.event(chain, EventKind::Error, origin);
+        event.error = Some(ErrorKind::Api);
+        event.cause = code;
+        event.text = Some(cap_text(&text));
+        event.retry_in_ms = record.retry_in_ms;
+        event.retry_attempt = record.retry_attempt;
+        event.max_retries = record.max_retries;
+        self.emit(event, out);
+    }
+
+    pub(super) fn result(
+        &mut self,
+        chain: usize,
+        record: &Record<'_>,
+        origin: &Origin<'_>,
+        out: &mut Vec<Event>,
+    ) {
+        let duration = record.duration_ms.map(|ms| ms.max(0.0) as u64);
+        let subtype = record.subtype.as_deref().unwrap_or("");
+        if subtype == "success" && record.is_error != Some(true) {
+            self.success(chain, duration, origin, out);
+            return;
+        }
+        let state = &mut self.chains[chain].1;
+        if state.api_error_ended_turn {
+            // The assistant record before it (`"error":"rate_limit"`) already said so.
+            return;
+        }
+        state.turn_over = true;
+        state.api_error_ended_turn = true;
+        state.status = Status::WaitingForInput;
+        let text = record
+            .result
+            .and_then(record::raw_str)
+            .or_else(|| record.errors.map(|raw| raw.get().to_owned()))
+            .unwrap_or_else(|| subtype.to_owned());
+        let mut event = self.event(chain, EventKind::Error, origin);
+        event.error = Some(ErrorKind::Api);
+        // `"subtype":"success","is_error":true` ends a run on an API error: its code is the
+        // HTTP status (`api_error_status`), not the subtype.
+        event.error_code = match record.api_error_status {
+            Some(status) => Some(status.to_string()),
+            None => (!subtype.is_empty() && subtype != "success").then(|| subtype.to_owned()),
+        };
+        event.text = Some(cap_text(&text));
+        event.duration_ms = duration;
+        self.emit(event, out);
+    }
+
+    /// stream-json `api_retry`: a failed request the CLI is about to retry. An `api` error
+    /// marked as retrying (`retry_attempt`, `max_retries`, `retry_in_ms`); the turn goes on.
+    /// When the retries run out, the assistant record and the `result` that follow end it.
+    pub(super) fn stream_api_retry(
+        &mut self,
+        chain: usize,
+        record: &Record<'_>,
+        origin: &Origin<'_>,
+        out: &mut Vec<Event>,
+    ) {
+        let code = record.error.and_then(record::raw_str);
+        let text = match (record.error_status, &code) {
+            (Some(status), Some(code)) => format!("{status} {code}"),
+            (Some(status), None) => status.to_string(),
+            (None, Some(code)) => code.clone(),
+            (None, None) => "API error".to_owned(),
+        };
+        // The CLI is at work on the request (a `-p` run has no prompt record before it).
+        self.chains[chain].1.status = Status::Working;
+        let mut event = self.event(chain, EventKind::Error, origin);
+        event.error = Some(ErrorKind::Api);
+        event.error_code = code;
+        event.text = Some(text);
+        event.retry_in_ms = record.retry_delay_ms;
+        event.retry_attempt = record.attempt;
+        event.max_retries = record.max_retries_snake;
+        self.emit(event, out);
+    }
+}

@@ -1,0 +1,355 @@
+//! The normalizer: one record in, zero or more [`Event`]s out, with the session state (context,
+//! status) and [`Metrics`] kept up to date. Pure: no files, no threads, no clock; the tailer and
+//! the `familiar events` command feed it lines from [`crate::LineSplitter`].
+//!
+//! - this file: the [`Normalizer`], its per-chain state and the record dispatch;
+//! - `parse`: bytes → typed records ([`parse_line`]) and the small text helpers;
+//! - `turn`: prompts, slash commands, assistant messages, `system` records, the end of a turn;
+//! - `tool_calls`: tool uses and results, subagent links, tool errors;
+//! - `api_errors`: API errors (`api_error` records, `isApiErrorMessage`, stream-json `result`);
+//! - `context`: the context window (limit) and its precedence.
+
+mod api_errors;
+mod context;
+mod parse;
+mod tool_calls;
+mod turn;
+
+pub use context::{DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT};
+pub use parse::{ParsedLine, parse_line, think_level};
+
+use std::sync::Arc;
+
+use familiar_model::{Event, EventKind, Status};
+
+use crate::Diagnostic;
+use crate::metrics::Metrics;
+use crate::record::Record;
+
+/// Error texts longer than this are cut (tool output can be megabytes).
+pub const MAX_ERROR_TEXT: usize = 2_000;
+/// Tool uses awaiting a result, per chain, before the oldest is forgotten.
+const MAX_PENDING_TOOLS: usize = 256;
+
+#[derive(Debug, Clone)]
+pub struct NormalizerConfig {
+    /// Lines longer than this are skipped with a diagnostic.
+    pub max_line_bytes: usize,
+    /// Overrides the detected context window (command-line flag or config).
+    pub context_limit: Option<u64>,
+    /// Keep each record's JSON line on its events (`Event::raw`, scripts' `ev.raw`).
+    pub keep_raw: bool,
+}
+
+impl Default for NormalizerConfig {
+    fn default() -> NormalizerConfig {
+        NormalizerConfig {
+            max_line_bytes: crate::DEFAULT_MAX_LINE_BYTES,
+            context_limit: None,
+            keep_raw: false,
+        }
+    }
+}
+
+/// Which conversation chain a record belongs to: the main agent, a subagent transcript
+/// (`agentId`), or 1.0.x sidechain records inline in the main file (no `agentId`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ChainKey {
+    agent: Option<String>,
+    sidechain: bool,
+}
+
+impl ChainKey {
+    fn is_main(&self) -> bool {
+        self.agent.is_none() && !self.sidechain
+    }
+}
+
+#[derive(Debug, Clone)]
+struct PendingTool {
+    id: String,
+    name: String,
+    target: Option<String>,
+    /// `(agent_type, description)` of a Task/Agent call.
+    subagent: Option<(Option<String>, Option<String>)>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Chain {
+    session: Option<String>,
+    context_used: Option<u64>,
+    window: context::WindowEvidence,
+    status: Status,
+    pending: Vec<PendingTool>,
+    /// The current turn ended (well or badly): no further `success` until the next prompt.
+    turn_over: bool,
+    /// An API error ended the current turn (a stream-json `result` repeating it adds nothing).
+    api_error_ended_turn: bool,
+    /// The current turn began with a slash command that does work (`/compact`): the CLI's
+    /// `<local-command-stdout>` answer ends it.
+    command_turn: bool,
+}
+
+impl Chain {
+    fn awaiting_approval(&self) -> bool {
+        self.pending.iter().any(|tool| tool.subagent.is_none())
+    }
+
+    fn settle_status(&mut self) {
+        self.status = if self.awaiting_approval() {
+            Status::WaitingForApproval
+        } else {
+            Status::Working
+        };
+    }
+}
+
+/// Where the record being normalized came from.
+struct Origin<'r> {
+    line: u64,
+    ts: Option<&'r str>,
+    session: Option<&'r str>,
+    agent: Option<&'r str>,
+    sidechain: bool,
+    raw: Option<Arc<str>>,
+}
+
+/// Turns records into events. One per input stream (file): state carries across lines.
+#[derive(Debug, Clone)]
+pub struct Normalizer {
+    config: NormalizerConfig,
+    chains: Vec<(ChainKey, Chain)>,
+    metrics: Metrics,
+}
+
+impl Normalizer {
+    pub fn new(config: NormalizerConfig) -> Normalizer {
+        Normalizer {
+            config,
+            chains: Vec::new(),
+            metrics: Metrics::default(),
+        }
+    }
+
+    pub fn config(&self) -> &NormalizerConfig {
+        &self.config
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Context of the main chain (or the only chain, for a subagent transcript).
+    pub fn context_used(&self) -> Option<u64> {
+        self.primary_chain()
+            .and_then(|(_, chain)| chain.context_used)
+    }
+
+    pub fn context_limit(&self) -> u64 {
+        self.primary_chain()
+            .map(|(_, chain)| self.limit_of(chain))
+            .unwrap_or_else(|| self.config.context_limit.unwrap_or(DEFAULT_CONTEXT_LIMIT))
+    }
+
+    /// Session id of the main chain (or the only chain).
+    pub fn session(&self) -> Option<&str> {
+        self.primary_chain()
+            .and_then(|(_, chain)| chain.session.as_deref())
+    }
+
+    pub fn status(&self) -> Status {
+        self.primary_chain()
+            .map(|(_, chain)| chain.status)
+            .unwrap_or_default()
+    }
+
+    /// Tool uses of the main chain still waiting for their result (subagents included).
+    pub fn open_tool_uses(&self) -> Vec<(String, String)> {
+        self.primary_chain()
+            .map(|(_, chain)| {
+                chain
+                    .pending
+                    .iter()
+                    .map(|tool| (tool.id.clone(), tool.name.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn primary_chain(&self) -> Option<&(ChainKey, Chain)> {
+        self.chains
+            .iter()
+            .find(|(key, _)| key.is_main())
+            .or_else(|| self.chains.iter().find(|(key, _)| key.agent.is_some()))
+    }
+
+    /// Note a line skipped before it reached [`Normalizer::push_line`] (over the cap).
+    pub fn skipped_line(&mut self) {
+        self.metrics.skipped_lines += 1;
+    }
+
+    /// Normalize one complete line (without its newline). Blank lines are ignored. A JSON
+    /// array (the `--output-format json` form) is read as a sequence of records.
+    pub fn push_line(
+        &mut self,
+        line: &[u8],
+        line_no: u64,
+        out: &mut Vec<Event>,
+    ) -> Result<(), Diagnostic> {
+        match parse_line(line, self.config.max_line_bytes) {
+            Ok(parsed) => {
+                self.apply(parsed, line_no, out);
+                Ok(())
+            }
+            Err(kind) => {
+                self.metrics.skipped_lines += 1;
+                Err(Diagnostic {
+                    line: line_no,
+                    kind,
+                })
+            }
+        }
+    }
+
+    /// Apply a line parsed by [`parse_line`] (possibly on another thread) to the session state.
+    pub fn apply(&mut self, parsed: ParsedLine<'_>, line_no: u64, out: &mut Vec<Event>) {
+        for (record, json) in parsed.records {
+            let raw = self.config.keep_raw.then(|| Arc::<str>::from(json));
+            self.push_record(&record, line_no, raw, out);
+        }
+    }
+
+    fn push_record(
+        &mut self,
+        record: &Record<'_>,
+        line: u64,
+        raw: Option<Arc<str>>,
+        out: &mut Vec<Event>,
+    ) {
+        let kind = record.kind.as_deref().unwrap_or("");
+        match record.subtype.as_deref() {
+            Some(subtype) if kind == "system" || kind == "result" => {
+                self.metrics.count_record(&format!("{kind}/{subtype}"))
+            }
+            _ if kind.is_empty() => self.metrics.count_record("(no type)"),
+            _ => self.metrics.count_record(kind),
+        }
+        if let Some(ts) = record.timestamp.as_deref() {
+            self.metrics.see_timestamp(ts);
+        }
+        let origin = Origin {
+            line,
+            ts: record.timestamp.as_deref(),
+            session: record.session(),
+            // stream-json names no agent on a subagent's messages, only the Task/Agent
+            // tool use they answer (`parent_tool_use_id`): that id keys their chain.
+            agent: record
+                .agent_id
+                .as_deref()
+                .or(record.parent_tool_use_id.as_deref()),
+            sidechain: record.is_sidechain.unwrap_or(false) || record.parent_tool_use_id.is_some(),
+            raw,
+        };
+        let chain = self.chain_index(origin.agent, origin.sidechain);
+        if kind == "system"
+            && record.subtype.as_deref() == Some("init")
+            && let Some(model) = record.model.as_deref()
+        {
+            // Before `session_start`, so that event already carries the right window.
+            self.chains[chain].1.window.see_model(model);
+        }
+        let first = out.len();
+        self.session_start(chain, &origin, out);
+        match kind {
+            "user" => self.user(chain, record, &origin, out),
+            "assistant" => self.assistant(chain, record, &origin, out),
+            "system" => self.system(chain, record, &origin, out),
+            "result" => self.result(chain, record, &origin, out),
+            "summary" => {
+                let mut event = self.event(chain, EventKind::Summary, &origin);
+                event.text = record.summary.as_deref().map(str::to_owned);
+                self.emit(event, out);
+            }
+            "tool_use" => {
+                let id = record.tool_use_id.as_deref().or(record.id.as_deref());
+                if let Some(name) = record.name.as_deref() {
+                    self.chains[chain].1.status = Status::Working;
+                    self.tool_use(chain, name, id, record.input, &origin, out);
+                }
+            }
+            "tool_result" => {
+                if let Some(id) = record.tool_use_id.as_deref() {
+                    self.tool_result(chain, id, record.content, record.is_error, &origin, out);
+                }
+            }
+            _ => {}
+        }
+        for event in &out[first..] {
+            self.metrics.count_event(event.kind);
+            if let Some(error) = event.error {
+                *self.metrics.errors.entry(error).or_default() += 1;
+            }
+        }
+    }
+
+    fn chain_index(&mut self, agent: Option<&str>, sidechain: bool) -> usize {
+        if let Some(index) = self
+            .chains
+            .iter()
+            .position(|(key, _)| key.sidechain == sidechain && key.agent.as_deref() == agent)
+        {
+            return index;
+        }
+        let key = ChainKey {
+            agent: agent.map(str::to_owned),
+            sidechain,
+        };
+        let mut chain = Chain::default();
+        // Inline sidechains run inside the main session: they start out knowing its model.
+        if let Some((_, main)) = self.chains.iter().find(|(key, _)| key.is_main()) {
+            chain.window = main.window;
+        }
+        self.chains.push((key, chain));
+        self.chains.len() - 1
+    }
+
+    fn event(&self, chain: usize, kind: EventKind, origin: &Origin<'_>) -> Event {
+        let (_, state) = &self.chains[chain];
+        let mut event = Event::new(kind, origin.line);
+        event.session = origin
+            .session
+            .map(str::to_owned)
+            .or_else(|| state.session.clone());
+        event.agent = origin.agent.map(str::to_owned);
+        event.sidechain = origin.sidechain;
+        event.ts = origin.ts.map(str::to_owned);
+        event.context_used = state.context_used;
+        event.context_limit = self.limit_of(state);
+        event.status = state.status;
+        event.raw = origin.raw.clone();
+        event
+    }
+
+    fn emit(&self, event: Event, out: &mut Vec<Event>) {
+        out.push(event);
+    }
+
+    fn session_start(&mut self, chain: usize, origin: &Origin<'_>, out: &mut Vec<Event>) {
+        let Some(session) = origin.session else {
+            return;
+        };
+        let (key, state) = &mut self.chains[chain];
+        if (key.sidechain && key.agent.is_none()) || state.session.as_deref() == Some(session) {
+            return;
+        }
+        state.session = Some(session.to_owned());
+        let event = self.event(chain, EventKind::SessionStart, origin);
+        self.emit(event, out);
+    }
+}
+
+impl Default for Normalizer {
+    fn default() -> Normalizer {
+        Normalizer::new(NormalizerConfig::default())
+    }
+}

@@ -1,0 +1,329 @@
+//! A mock Anthropic Messages API for `tests/real_claude.rs`: std::net on 127.0.0.1 only,
+//! bounded in requests and in time, answering the real Claude Code CLI from a script.
+//!
+//! The CLI finds its script by a marker in the latest user text that names one
+//! (`FAMILIAR-SCRIPT main`, a subagent's prompt `FAMILIAR-SCRIPT sub`), and the step by how many
+//! assistant messages follow that text in the request. A compaction request (its last user
+//! text asks for a summary) gets a summary; anything else (title, side requests) gets "ok".
+//! Answers are streamed as Server-Sent Events the way the real API streams them: message_start,
+//! content blocks (text, thinking with a signature, tool_use with input_json_delta),
+//! message_delta with usage and stop_reason, message_stop. Errors are 429 / 529 JSON answers.
+
+use std::collections::HashMap;
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Requests served before the mock refuses more (a runaway CLI loop ends the test).
+const MAX_REQUESTS: usize = 200;
+/// The mock stops accepting after this long, whatever happens.
+const LIFETIME: Duration = Duration::from_secs(600);
+
+/// One scripted answer.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// Content blocks, the stop reason and the usage (input, cache read, cache creation).
+    Message {
+        blocks: Vec<Value>,
+        stop: &'static str,
+        usage: (u64, u64, u64),
+    },
+    /// An HTTP error answer: status and the API's error type.
+    Error(u16, &'static str),
+}
+
+pub fn text(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+pub fn thinking(text: &str) -> Value {
+    json!({"type": "thinking", "thinking": text})
+}
+
+pub fn tool(name: &str, input: Value) -> Value {
+    json!({"type": "tool_use", "name": name, "input": input})
+}
+
+pub struct Mock {
+    pub url: String,
+    stop: Arc<AtomicBool>,
+    pub requests: Arc<AtomicUsize>,
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Mock {
+    pub fn start(scripts: HashMap<&'static str, Vec<Answer>>) -> Mock {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        listener
+            .set_nonblocking(true)
+            .expect("nonblocking listener");
+        let url = format!("http://{}", listener.local_addr().expect("local addr"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let scripts = Arc::new(scripts);
+        let ids = Arc::new(Mutex::new(0_u64));
+        let (stop_flag, count) = (Arc::clone(&stop), Arc::clone(&requests));
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            while !stop_flag.load(Ordering::SeqCst) && started.elapsed() < LIFETIME {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        if count.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
+                            continue;
+                        }
+                        let (scripts, ids) = (Arc::clone(&scripts), Arc::clone(&ids));
+                        std::thread::spawn(move || {
+                            // A CLI that hangs up mid-answer is not the mock's failure.
+                            let _ = serve(stream, &scripts, &ids);
+                        });
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        });
+        Mock {
+            url,
+            stop,
+            requests,
+        }
+    }
+}
+
+fn serve(
+    stream: TcpStream,
+    scripts: &HashMap<&'static str, Vec<Answer>>,
+    ids: &Mutex<u64>,
+) -> std::io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let mut length = 0_usize;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length.min(64 << 20)];
+    reader.read_exact(&mut body)?;
+    let mut out = stream;
+    if !request_line.starts_with("POST ") || !request_line.contains("/v1/messages") {
+        return out.write_all(
+            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        );
+    }
+    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let id = {
+        let mut next = ids.lock().unwrap_or_else(|p| p.into_inner());
+        *next += 1;
+        *next
+    };
+    let answer = choose(&request, scripts);
+    let model = request["model"]
+        .as_str()
+        .unwrap_or("claude-mock")
+        .to_owned();
+    match answer {
+        Answer::Error(status, kind) => {
+            let body =
+                json!({"type": "error", "error": {"type": kind, "message": "mock"}}).to_string();
+            let reason = if status == 429 {
+                "Too Many Requests"
+            } else {
+                "Overloaded"
+            };
+            write!(
+                out,
+                "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        }
+        Answer::Message {
+            blocks,
+            stop,
+            usage,
+        } => {
+            if request["stream"] != Value::Bool(true) {
+                let content: Vec<Value> = blocks
+                    .iter()
+                    .filter(|b| b["type"] == "text")
+                    .cloned()
+                    .collect();
+                let body = json!({"id": format!("msg_mock{id:04}"), "type": "message",
+                    "role": "assistant", "model": model, "content": content,
+                    "stop_reason": stop, "stop_sequence": null,
+                    "usage": {"input_tokens": usage.0, "output_tokens": 20}})
+                .to_string();
+                return write!(
+                    out,
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+            out.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n")?;
+            stream_message(&mut out, id, &model, &blocks, stop, usage)
+        }
+    }
+}
+
+fn sse(out: &mut TcpStream, data: Value) -> std::io::Result<()> {
+    let kind = data["type"].as_str().unwrap_or("ping").to_owned();
+    write!(out, "event: {kind}\ndata: {data}\n\n")
+}
+
+fn stream_message(
+    out: &mut TcpStream,
+    id: u64,
+    model: &str,
+    blocks: &[Value],
+    stop: &str,
+    (input, cache_read, cache_creation): (u64, u64, u64),
+) -> std::io::Result<()> {
+    sse(
+        out,
+        json!({"type": "message_start", "message": {"id": format!("msg_mock{id:04}"),
+            "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": input, "cache_read_input_tokens": cache_read,
+                "cache_creation_input_tokens": cache_creation, "output_tokens": 1}}}),
+    )?;
+    for (index, block) in blocks.iter().enumerate() {
+        match block["type"].as_str() {
+            Some("thinking") => {
+                sse(
+                    out,
+                    json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+                )?;
+                sse(
+                    out,
+                    json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}),
+                )?;
+                sse(
+                    out,
+                    json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "signature_delta", "signature": "bW9jay1zaWduYXR1cmU="}}),
+                )?;
+            }
+            Some("tool_use") => {
+                sse(
+                    out,
+                    json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "tool_use", "id": format!("toolu_mock{id:04}_{index}"),
+                        "name": block["name"], "input": {}}}),
+                )?;
+                // The input arrives in pieces, as the real API streams it.
+                let input = block["input"].to_string();
+                let mid = input.len() / 2;
+                let mid = (mid..input.len())
+                    .find(|&at| input.is_char_boundary(at))
+                    .unwrap_or(input.len());
+                for part in [&input[..mid], &input[mid..]] {
+                    sse(
+                        out,
+                        json!({"type": "content_block_delta", "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": part}}),
+                    )?;
+                }
+            }
+            _ => {
+                sse(
+                    out,
+                    json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "text", "text": ""}}),
+                )?;
+                sse(
+                    out,
+                    json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "text_delta", "text": block["text"]}}),
+                )?;
+            }
+        }
+        sse(out, json!({"type": "content_block_stop", "index": index}))?;
+    }
+    out.flush()?;
+    // The real API sends the stop reason a moment after the last block: the CLI writes the
+    // block to the transcript first (so a subagent's last record has `stop_reason: null`).
+    std::thread::sleep(Duration::from_millis(300));
+    sse(
+        out,
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+            "usage": {"output_tokens": 20}}),
+    )?;
+    sse(out, json!({"type": "message_stop"}))?;
+    out.flush()
+}
+
+/// Text blocks of a message (string content counts as one block).
+fn texts(message: &Value) -> Vec<&str> {
+    match &message["content"] {
+        Value::String(text) => vec![text.as_str()],
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|block| block["type"] == "text")
+            .filter_map(|block| block["text"].as_str())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn choose(request: &Value, scripts: &HashMap<&'static str, Vec<Answer>>) -> Answer {
+    let fallback = |text: &str| Answer::Message {
+        blocks: vec![json!({"type": "text", "text": text})],
+        stop: "end_turn",
+        usage: (50, 0, 0),
+    };
+    let empty = Vec::new();
+    let messages = request["messages"].as_array().unwrap_or(&empty);
+    let last_text = messages
+        .last()
+        .and_then(|message| texts(message).last().map(|text| text.to_owned()))
+        .unwrap_or_default();
+    if last_text.to_lowercase().contains("summary") && !last_text.contains("FAMILIAR-SCRIPT") {
+        return fallback("Summary: a scripted session read, edited and wrote files.");
+    }
+    for (at, message) in messages.iter().enumerate().rev() {
+        if message["role"] != "user" {
+            continue;
+        }
+        let named = texts(message).iter().find_map(|text| {
+            let rest = &text[text.find("FAMILIAR-SCRIPT ")? + "FAMILIAR-SCRIPT ".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            scripts.get_key_value(name.as_str()).map(|(name, _)| *name)
+        });
+        if let Some(name) = named {
+            let step = messages[at..]
+                .iter()
+                .filter(|message| message["role"] == "assistant")
+                .count();
+            let script = &scripts[name];
+            return match script.get(step) {
+                Some(answer) => answer.clone(),
+                // A script of one error answer fails every retry.
+                None if matches!(script.last(), Some(Answer::Error(..))) => script[0].clone(),
+                None => fallback("ok"),
+            };
+        }
+    }
+    fallback("ok")
+}
