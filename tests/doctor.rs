@@ -29,7 +29,10 @@ fn doctor() -> Test {
         )
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
-        .env_remove("FAMILIAR_CONFIG");
+        .env_remove("FAMILIAR_CONFIG")
+        .env("XDG_RUNTIME_DIR", "/nonexistent/familiar-test-runtime")
+        .env_remove("PULSE_SERVER")
+        .env_remove("PULSE_RUNTIME_PATH");
     let home = test.home().to_owned();
     let test = test.env("FAMILIAR_SOCKET", home.join("run/hook.sock"));
     let app = home.join("work/app");

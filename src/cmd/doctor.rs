@@ -82,6 +82,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     check_claude(&mut checks, cwd.as_deref());
     check_scripts(&mut checks, settings.as_ref());
     check_notifications(&mut checks);
+    checks.push(check_sound());
     checks.push(check_display());
     check_hooks(&mut checks);
     // Written with `?`: a closed pipe ends quietly (main.rs), a full disk is an error.
@@ -94,6 +95,27 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The sound server `sound(...)` actions play on (`familiar-audio`'s probe).
+fn check_sound() -> Check {
+    match familiar_audio::probe() {
+        Ok(info) => Check::ok(
+            "sound",
+            format!(
+                "{} at {}, playing to {}",
+                info.server,
+                info.socket.display(),
+                info.default_sink.unwrap_or_default()
+            ),
+        ),
+        Err(err) => Check::todo(
+            "sound",
+            format!(
+                "{err}; sounds are skipped until then (--mute or [sound] enabled = false turns them off)"
+            ),
+        ),
+    }
 }
 
 fn check_config(checks: &mut Vec<Check>) -> Option<Settings> {

@@ -37,6 +37,12 @@ pub struct PipelineArgs {
     /// Send no desktop notifications.
     #[arg(long)]
     pub no_notify: bool,
+    /// Play no sounds, whatever the config or --sound says.
+    #[arg(long)]
+    pub mute: bool,
+    /// Play sounds in headless mode too (with the window they play unless muted).
+    #[arg(long)]
+    pub sound: bool,
     /// Also print every normalized event as NDJSON on stdout (the schema of `familiar events`).
     #[arg(long)]
     pub events: bool,
@@ -55,6 +61,14 @@ impl PipelineArgs {
             poll: None,
             notifications: self.no_notify.then_some(false),
             idle_timeout: None,
+            // Headless plays sounds only when asked.
+            sound: if self.mute {
+                Some(false)
+            } else if self.sound {
+                Some(true)
+            } else {
+                self.headless.then_some(false)
+            },
         }
     }
 }
@@ -71,8 +85,9 @@ pub fn settings(args: &PipelineArgs, context_limit: Option<u64>) -> anyhow::Resu
 }
 
 /// The sinks outside the game for these settings: desktop notifications (unless off, with the
-/// bell as fallback when configured), `run` actions (refused unless allowed), and, when
-/// `ndjson_stdout`, every action as an NDJSON line on stdout.
+/// bell as fallback when configured), sounds (unless muted; `familiar-audio`), `run` actions
+/// (refused unless allowed), and, when `ndjson_stdout`, every action as an NDJSON line on
+/// stdout.
 pub fn sinks(settings: &Settings, ndjson_stdout: bool) -> Fanout {
     let mut fanout = Fanout::new();
     if settings.notifications {
@@ -87,6 +102,19 @@ pub fn sinks(settings: &Settings, ndjson_stdout: bool) -> Fanout {
     } else if settings.bell_fallback && std::io::stderr().is_terminal() {
         // Notifications off but the bell wanted: ring it for notify actions.
         fanout.push(BellSink::stderr());
+    }
+    if settings.sound {
+        fanout.push(familiar_audio::AudioSink::new(
+            familiar_audio::AudioOptions {
+                volume: settings.sound_volume,
+                quiet_hours: settings.quiet_hours,
+                repeat_gap: settings.sound_repeat_gap,
+                script_dirs: familiar_audio::ScriptDirs::from_paths(
+                    settings.scripts.iter().map(PathBuf::as_path),
+                ),
+                socket: None,
+            },
+        ));
     }
     fanout.push(RunSink::new(RunPolicy {
         allowed: settings.allow_run,

@@ -4,7 +4,8 @@
 //! The binary loads a [`Config`] once at start, merges the flags of the command into
 //! [`Settings`] ([`Config::merge`]) and builds the pipeline from those: the scripts for
 //! `familiar-script`, the context limit for the normalizer, poll mode and idle timeout for the
-//! tailer, notification toggles and `allow_run` for `familiar-sink`. A file that does not parse,
+//! tailer, notification toggles and `allow_run` for `familiar-sink`, sound settings for
+//! `familiar-audio`. A file that does not parse,
 //! or names a key or event kind that does not exist, is an error with its line and column,
 //! never a silent default: a typo in `allow_run` must not quietly change what runs.
 
@@ -40,6 +41,7 @@ pub struct Config {
     pub idle_timeout: Option<Duration>,
     pub notifications: Notifications,
     pub run: Run,
+    pub sound: Sound,
 }
 
 /// `[notifications]`: desktop notifications.
@@ -78,6 +80,111 @@ impl Default for Run {
         Run {
             timeout: DEFAULT_RUN_TIMEOUT,
         }
+    }
+}
+
+/// Default gap before the same sound plays again.
+pub const DEFAULT_REPEAT_GAP: Duration = Duration::from_secs(3);
+
+/// `[sound]`: cues and sound files played by `sound(...)` actions.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Sound {
+    /// Play sounds at all (with the window; headless plays them only with `--sound`).
+    pub enabled: bool,
+    /// Loudness from 0.0 (silent) to 1.0 (full).
+    #[serde(deserialize_with = "de_volume")]
+    pub volume: f32,
+    /// Local times with no sound, e.g. `"22:00-07:00"`.
+    pub quiet_hours: Option<QuietHours>,
+    /// The same sound asked again within this gap is skipped, e.g. `"3s"`.
+    #[serde(deserialize_with = "de_duration")]
+    pub repeat_gap: Duration,
+}
+
+impl Default for Sound {
+    fn default() -> Sound {
+        Sound {
+            enabled: true,
+            volume: 0.8,
+            quiet_hours: None,
+            repeat_gap: DEFAULT_REPEAT_GAP,
+        }
+    }
+}
+
+fn de_volume<'de, D: serde::Deserializer<'de>>(de: D) -> Result<f32, D::Error> {
+    let volume = f64::deserialize(de)?;
+    if (0.0..=1.0).contains(&volume) {
+        Ok(volume as f32)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "volume {volume} is out of range; write a number from 0.0 (silent) to 1.0 (full)"
+        )))
+    }
+}
+
+/// A daily span of local time, `"HH:MM-HH:MM"`; it may wrap past midnight (`"22:00-07:00"`).
+/// The start minute is inside, the end minute is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuietHours {
+    /// Minutes after midnight.
+    pub start: u16,
+    pub end: u16,
+}
+
+impl QuietHours {
+    /// Whether `minute` (after midnight, local time) is inside the span.
+    pub fn contains(&self, minute: u16) -> bool {
+        if self.start <= self.end {
+            (self.start..self.end).contains(&minute)
+        } else {
+            minute >= self.start || minute < self.end
+        }
+    }
+}
+
+impl std::str::FromStr for QuietHours {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<QuietHours, String> {
+        let invalid = || format!("invalid quiet hours {text:?}; write e.g. \"22:00-07:00\"");
+        let minute = |part: &str| -> Option<u16> {
+            let (hours, minutes) = part.trim().split_once(':')?;
+            let (hours, minutes): (u16, u16) = (hours.parse().ok()?, minutes.parse().ok()?);
+            (hours < 24 && minutes < 60).then_some(hours * 60 + minutes)
+        };
+        let (start, end) = text.split_once('-').ok_or_else(invalid)?;
+        let (Some(start), Some(end)) = (minute(start), minute(end)) else {
+            return Err(invalid());
+        };
+        if start == end {
+            return Err(format!(
+                "quiet hours {text:?} are empty (start = end); to turn sound off write enabled = false"
+            ));
+        }
+        Ok(QuietHours { start, end })
+    }
+}
+
+impl fmt::Display for QuietHours {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:02}:{:02}-{:02}:{:02}",
+            self.start / 60,
+            self.start % 60,
+            self.end / 60,
+            self.end % 60
+        )
+    }
+}
+
+impl<'de> Deserialize<'de> for QuietHours {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<QuietHours, D::Error> {
+        String::deserialize(de)?
+            .parse()
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -260,6 +367,8 @@ pub struct Overrides {
     /// `--no-notify` gives `Some(false)`.
     pub notifications: Option<bool>,
     pub idle_timeout: Option<Duration>,
+    /// `--mute` gives `Some(false)`, `--sound` `Some(true)` (headless is muted unless asked).
+    pub sound: Option<bool>,
 }
 
 /// The merged result the pipeline is built from (and `familiar doctor` shows).
@@ -275,6 +384,11 @@ pub struct Settings {
     /// Event kinds whose notifications are muted.
     pub muted_events: BTreeSet<EventKind>,
     pub run_timeout: Duration,
+    /// Play `sound(...)` actions.
+    pub sound: bool,
+    pub sound_volume: f32,
+    pub quiet_hours: Option<QuietHours>,
+    pub sound_repeat_gap: Duration,
 }
 
 impl Config {
@@ -298,6 +412,10 @@ impl Config {
                 .map(|(kind, _)| *kind)
                 .collect(),
             run_timeout: self.run.timeout,
+            sound: flags.sound.unwrap_or(self.sound.enabled),
+            sound_volume: self.sound.volume,
+            quiet_hours: self.sound.quiet_hours,
+            sound_repeat_gap: self.sound.repeat_gap,
         }
     }
 }
@@ -335,10 +453,21 @@ impl fmt::Display for Settings {
         writeln!(f, "notifications.bell_fallback = {}", self.bell_fallback)?;
         let muted: Vec<&str> = self.muted_events.iter().map(|kind| kind.as_str()).collect();
         writeln!(f, "notifications muted for = [{}]", muted.join(", "))?;
-        write!(
+        writeln!(
             f,
             "run.timeout = \"{}\"",
             humantime::format_duration(self.run_timeout)
+        )?;
+        writeln!(f, "sound.enabled = {}", self.sound)?;
+        writeln!(f, "sound.volume = {}", self.sound_volume)?;
+        match self.quiet_hours {
+            Some(hours) => writeln!(f, "sound.quiet_hours = \"{hours}\"")?,
+            None => writeln!(f, "sound.quiet_hours = (none)")?,
+        }
+        write!(
+            f,
+            "sound.repeat_gap = \"{}\"",
+            humantime::format_duration(self.sound_repeat_gap)
         )
     }
 }

@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use familiar_config::{Config, ConfigError, Overrides, Settings, Source, load_from, parse};
+use familiar_config::{
+    Config, ConfigError, Overrides, QuietHours, Settings, Source, load_from, parse,
+};
 use familiar_model::EventKind;
 
 const FULL: &str = r#"
@@ -22,6 +24,12 @@ events = { success = false, error = true, compact_boundary = false }
 
 [run]
 timeout = "5s"
+
+[sound]
+enabled = false
+volume = 0.25
+quiet_hours = "22:30-07:00"
+repeat_gap = "10s"
 "#;
 
 #[test]
@@ -39,8 +47,19 @@ fn every_key_is_read_and_relative_scripts_sit_beside_the_file() {
     assert_eq!(config.idle_timeout, Some(Duration::from_secs(90)));
     assert!(config.notifications.bell_fallback);
     assert_eq!(config.run.timeout, Duration::from_secs(5));
+    assert!(!config.sound.enabled);
+    assert_eq!(config.sound.volume, 0.25);
+    assert_eq!(
+        config.sound.quiet_hours,
+        Some(QuietHours {
+            start: 22 * 60 + 30,
+            end: 7 * 60
+        })
+    );
+    assert_eq!(config.sound.repeat_gap, Duration::from_secs(10));
 
     let settings = config.merge(&Overrides::default());
+    assert!(!settings.sound && settings.sound_volume == 0.25);
     assert_eq!(
         settings.muted_events,
         BTreeSet::from([EventKind::CompactBoundary, EventKind::Success])
@@ -66,6 +85,7 @@ fn flags_override_the_file_and_scripts_add_up() {
         poll: None,
         notifications: Some(false),
         idle_timeout: Some(Duration::from_secs(10)),
+        sound: Some(true),
     };
     let settings = config.merge(&flags);
     assert_eq!(
@@ -101,7 +121,11 @@ idle_timeout = "1m 30s"
 notifications.enabled = true
 notifications.bell_fallback = true
 notifications muted for = [compact_boundary, success]
-run.timeout = "5s""#
+run.timeout = "5s"
+sound.enabled = false
+sound.volume = 0.25
+sound.quiet_hours = "22:30-07:00"
+sound.repeat_gap = "10s""#
     );
 }
 
@@ -127,7 +151,7 @@ fn golden_wrong_type() {
 fn golden_unknown_key() {
     assert_eq!(
         error_text("alow_run = true\n"),
-        r#"invalid config file /c/config.toml:1:1: unknown field `alow_run`, expected one of `scripts`, `context_limit`, `allow_run`, `poll`, `idle_timeout`, `notifications`, `run`
+        r#"invalid config file /c/config.toml:1:1: unknown field `alow_run`, expected one of `scripts`, `context_limit`, `allow_run`, `poll`, `idle_timeout`, `notifications`, `run`, `sound`
   |
 1 | alow_run = true
   | ^^^^^^^^"#
@@ -213,4 +237,52 @@ fn the_documented_example_config_loads() {
         config.merge(&Overrides::default()).muted_events,
         BTreeSet::from([EventKind::Success])
     );
+    assert_eq!(
+        config.sound.quiet_hours.map(|h| h.to_string()).as_deref(),
+        Some("22:00-07:00")
+    );
+}
+
+#[test]
+fn sound_flags_win_over_the_file_and_sound_is_on_by_default() {
+    assert!(Settings::default().sound);
+    let config = parse("[sound]\nenabled = true\n", Path::new("c.toml")).expect("parses");
+    let muted = config.merge(&Overrides {
+        sound: Some(false),
+        ..Overrides::default()
+    });
+    assert!(!muted.sound);
+}
+
+#[test]
+fn quiet_hours_wrap_past_midnight() {
+    let night: QuietHours = "22:00-07:00".parse().expect("parses");
+    assert!(night.contains(22 * 60) && night.contains(3 * 60) && night.contains(6 * 60 + 59));
+    assert!(!night.contains(7 * 60) && !night.contains(12 * 60) && !night.contains(21 * 60 + 59));
+    let lunch: QuietHours = "12:00-13:30".parse().expect("parses");
+    assert!(lunch.contains(12 * 60 + 10) && !lunch.contains(13 * 60 + 30));
+    assert_eq!(lunch.to_string(), "12:00-13:30");
+}
+
+#[test]
+fn bad_sound_settings_are_located_errors() {
+    for (text, needle) in [
+        ("[sound]\nvolume = 1.5\n", "volume 1.5 is out of range"),
+        (
+            "[sound]\nquiet_hours = \"22h-7h\"\n",
+            "invalid quiet hours \"22h-7h\"",
+        ),
+        (
+            "[sound]\nquiet_hours = \"25:00-07:00\"\n",
+            "invalid quiet hours",
+        ),
+        ("[sound]\nquiet_hours = \"08:00-08:00\"\n", "are empty"),
+        ("[sound]\nvolum = 0.5\n", "unknown field `volum`"),
+    ] {
+        let err = parse(text, Path::new("c.toml"))
+            .expect_err(text)
+            .to_string();
+        assert!(err.contains("c.toml:2:"), "{err}");
+        assert!(err.contains(needle), "{text}: {err}");
+    }
 }

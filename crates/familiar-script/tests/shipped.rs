@@ -192,6 +192,19 @@ fn default_maps_every_event_as_documented() {
         let expected_ups: Vec<String> = (2..=level).map(|l| format!("Level {l}!")).collect();
         assert_eq!(level_ups, expected_ups, "{name}");
 
+        // Sounds: a finished turn, and a tool or API failure (a rate limit has its own cue).
+        let sounds = count_by(actions.iter().filter_map(|a| match &a.kind {
+            ActionKind::Sound { name } => Some(name.as_str()),
+            _ => None,
+        }));
+        let sound = |name: &str| sounds.get(name).copied().unwrap_or(0);
+        assert_eq!(sound("done"), n(EventKind::Success), "{name}");
+        let failures = events
+            .iter()
+            .filter(|e| matches!(e.error, Some(ErrorKind::Tool | ErrorKind::Api)))
+            .count();
+        assert_eq!(sound("error") + sound("rate_limit"), failures, "{name}");
+
         // Every action is tagged and carries its event's state.
         assert!(actions.iter().all(|a| a.script == "default.rhai"));
     }
