@@ -12,7 +12,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use familiar_audio::{AudioOptions, AudioSink};
-use familiar_model::{Action, ActionKind, EventKind, Status};
+use familiar_model::{Action, ActionKind, EventKind};
 use familiar_sink::Sink as _;
 
 fn main() {
@@ -36,9 +36,6 @@ fn main() {
         agent: None,
         line: 1,
         event: EventKind::SubagentStart,
-        context_used: None,
-        context_limit: 200_000,
-        status: Status::Working,
     };
     // Let the worker connect and render the cues before the first round.
     std::thread::sleep(Duration::from_millis(500));

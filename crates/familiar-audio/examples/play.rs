@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use familiar_audio::{AudioOptions, AudioSink, ScriptDirs, cues};
-use familiar_model::{Action, ActionKind, EventKind, Status};
+use familiar_model::{Action, ActionKind, EventKind};
 use familiar_sink::Sink as _;
 
 fn main() {
@@ -35,9 +35,6 @@ fn main() {
             agent: None,
             line: 0,
             event: EventKind::Status,
-            context_used: None,
-            context_limit: 0,
-            status: Status::Unknown,
         });
         sink.flush();
         std::thread::sleep(Duration::from_millis(400));

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use familiar_audio::{AudioOptions, AudioSink, ScriptDirs, ServerError, pulse};
 use familiar_config::QuietHours;
-use familiar_model::{Action, ActionKind, EventKind, Status};
+use familiar_model::{Action, ActionKind, EventKind};
 use familiar_sink::Sink as _;
 use support::{AUDIBLE, PulseServer, Recording};
 
@@ -23,9 +23,6 @@ fn sound(name: &str, script: &str) -> Action {
         agent: None,
         line: 1,
         event: EventKind::Error,
-        context_used: None,
-        context_limit: 200_000,
-        status: Status::Working,
     }
 }
 
