@@ -206,11 +206,11 @@ fn follow(
     let handle = familiar_tail::spawn(config)?;
     let interactive = io::stderr().is_terminal();
     let receiver = handle.receiver().clone();
-    let reloads = stage
+    let mut reloads = stage
         .reload_events()
         .unwrap_or_else(crossbeam_channel::never);
     // Dropped when `follow` returns (Ctrl-C, TERM, HUP, window closed): removes the socket file.
-    let (hooks, _hook_socket) = listen_for_hooks();
+    let (mut hooks, _hook_socket) = listen_for_hooks();
     let mut live = Live::new(model);
     let result = loop {
         select! {
@@ -222,7 +222,7 @@ fn follow(
                         if files == 0 {
                             eprintln!(
                                 "familiar: no Claude Code session yet in {looked_in}; \
-                                 waiting for one to appear"
+                                 waiting for one to appear (`familiar demo` shows one meanwhile)"
                             );
                         } else if interactive {
                             eprintln!("familiar: following {files} transcript(s); Ctrl-C to stop");
@@ -231,9 +231,18 @@ fn follow(
                 }
                 Err(_) => break Err(anyhow::anyhow!("the tailer stopped unexpectedly")),
             },
-            recv(reloads) -> _ => stage.reload_changed(),
+            recv(reloads) -> change => match change {
+                Ok(_) => stage.reload_changed(),
+                // The script watcher stopped: a disconnected channel would be ready forever.
+                Err(_) => reloads = crossbeam_channel::never(),
+            },
             recv(hooks) -> input => {
-                let Ok(input) = input else { continue };
+                // Regression: a listener that could not start left a disconnected channel,
+                // always ready, and the loop spun a core (the window never got its first frame).
+                let Ok(input) = input else {
+                    hooks = crossbeam_channel::never();
+                    continue;
+                };
                 if let Some(path) = &input.transcript_path {
                     tracing::debug!("hook for {}", path.display());
                 }
@@ -298,7 +307,8 @@ fn listen_for_hooks() -> (
         }
         Err(err) => tracing::info!("not listening for hooks: {err}"),
     }
-    (rx, None)
+    drop(rx);
+    (crossbeam_channel::never(), None)
 }
 
 /// Has the reader of our stdout gone away? (A pipe whose read end is closed polls as an
