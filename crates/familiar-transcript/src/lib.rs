@@ -11,23 +11,29 @@
 //! - [`record`]: typed, borrowed serde views of the records.
 //! - [`normalize`]: records → events and session state.
 //! - [`tools`]: tool names → event kinds and targets.
-//! - [`metrics`]: tokens, cost, counts.
+//! - [`metrics`]: counts, and tokens per file.
+//! - [`usage`]: tokens of API messages, each counted once across files.
+//! - [`pricing`]: model prices and the cost of a message.
 
 use std::io::Read as _;
 
 pub mod lines;
 pub mod metrics;
 pub mod normalize;
+pub mod pricing;
 pub mod record;
 pub mod tools;
+pub mod usage;
 
 pub use familiar_model::{ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
-pub use metrics::{Metrics, Price, PriceTable, Summary, Tokens};
+pub use metrics::{Metrics, Summary, round_cost};
 pub use normalize::{
     DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT, Normalizer, NormalizerConfig, ParsedLine,
     parse_line, think_level,
 };
+pub use pricing::{Price, PriceFile, PriceTable, Tokens};
+pub use usage::Ledger;
 
 /// Why a line produced no events.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
