@@ -14,11 +14,13 @@
 //! - [`metrics`]: counts, and tokens per file.
 //! - [`usage`]: tokens of API messages, each counted once across files.
 //! - [`pricing`]: model prices and the cost of a message.
+//! - [`models`]: context windows of models, and which source of one wins.
 
 use std::io::Read as _;
 
 pub mod lines;
 pub mod metrics;
+pub mod models;
 pub mod normalize;
 pub mod pricing;
 pub mod record;

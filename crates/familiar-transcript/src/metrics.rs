@@ -31,6 +31,8 @@ pub struct Metrics {
     pub skipped_lines: u64,
     /// Tokens of every API message of the file, each counted once.
     usage: Ledger,
+    /// Model of the last API message with usage.
+    last_model: Option<String>,
 }
 
 impl Metrics {
@@ -63,6 +65,9 @@ impl Metrics {
     /// One record of an API message. The records of a message repeat its usage, with the
     /// output count growing as it streamed: the message counts once, with its largest usage.
     pub(crate) fn see_usage(&mut self, message_id: Option<&str>, model: &str, usage: &Usage) {
+        if !model.is_empty() && self.last_model.as_deref() != Some(model) {
+            self.last_model = Some(model.to_owned());
+        }
         self.usage.add(&UsageEntry {
             message_id: message_id.map(Into::into),
             request_id: None,
@@ -70,6 +75,11 @@ impl Metrics {
             tokens: Tokens::of_usage(usage),
             sidechain: false,
         });
+    }
+
+    /// Model id of the last API message (as the transcript writes it: no `[1m]`).
+    pub fn last_model(&self) -> Option<String> {
+        self.last_model.clone()
     }
 
     /// The messages counted so far.
