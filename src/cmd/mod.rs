@@ -13,6 +13,7 @@ pub mod progress;
 pub mod replay;
 pub mod run;
 pub mod stats;
+pub mod statusline;
 pub mod test;
 pub mod watch;
 
