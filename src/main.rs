@@ -46,6 +46,8 @@ enum Command {
     Events(cmd::events::Args),
     /// Summarize transcripts: events, errors, tools, tokens, cost.
     Stats(cmd::stats::Args),
+    /// Claude Code statusLine command: session JSON in, one line out.
+    Statusline(cmd::statusline::Args),
     /// Compile scripts, list their handlers and print warnings and errors with positions.
     Check(cmd::check::Args),
     /// Dry run: the actions scripts produce for a transcript, as NDJSON.
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         Some(Command::Test(args)) => cmd::test::run(args),
         Some(Command::Stats(args)) => cmd::stats::run(args),
         Some(Command::Sessions(args)) => cmd::sessions::run(args),
+        Some(Command::Statusline(args)) => cmd::statusline::run(args),
         Some(Command::Replay(args)) => cmd::replay::run(args),
         Some(Command::Demo(args)) => cmd::demo::run(args),
         Some(Command::Doctor(args)) => cmd::doctor::run(args),

@@ -15,6 +15,7 @@ pub mod replay;
 pub mod run;
 pub mod sessions;
 pub mod stats;
+pub mod statusline;
 pub mod test;
 pub mod watch;
 

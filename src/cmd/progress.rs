@@ -1,17 +1,17 @@
-//! Progress bars for long work (`replay` catching up, `stats` over many files): on stderr,
-//! shown only when stderr is a terminal, stdout is not (so the bar never tears through output
-//! on the same screen) and `-q` was not given; hidden otherwise, so callers need no checks.
+//! Progress bars for long work (`stats` over many files): on stderr, and
+//! hidden when stderr is not a terminal or `-q` was given, so callers need no checks.
 
 use std::io::{self, IsTerminal as _};
 
-/// A bar over `len` items called `what` ("events", "files").
-pub fn bar(len: usize, what: &str) -> indicatif::ProgressBar {
-    if !io::stderr().is_terminal() || io::stdout().is_terminal() || super::quiet() {
+/// A bar over `total` bytes, for work that prints only once it is done (`stats`): shown
+/// whenever stderr is a terminal, cleared before the output.
+pub fn bytes(total: u64) -> indicatif::ProgressBar {
+    if !io::stderr().is_terminal() || super::quiet() {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    let template = format!("{{spinner}} {{bar:30}} {{pos}}/{{len}} {what} ({{eta}} left)");
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+    let bar = indicatif::ProgressBar::new(total);
+    let template = "{spinner} {bar:30} {binary_bytes}/{binary_total_bytes} ({eta} left)";
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
         bar.set_style(style);
     }
     bar

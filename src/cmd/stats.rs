@@ -1,25 +1,42 @@
-//! `familiar stats`: a summary per transcript: events, errors, tools, tokens, estimated cost.
+//! `familiar stats`: a summary per transcript (events, errors, tools, tokens, estimated cost)
+//! and a total across them.
+//!
+//! Files are read in parallel, one per core; each goes through the normalizer (counts) and a
+//! usage tap ([`familiar_transcript::usage`]) that sees the same bytes. The per-file usage
+//! ledgers are merged in input order, so an API message found in several files (a resumed
+//! session, a subagent's file and its `progress` records) counts once, for the file whose record
+//! was kept. The rows therefore add up to the total.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, IsTerminal as _, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
-use familiar_transcript::{PriceTable, Summary};
+use familiar_model::text::printable_line;
+use familiar_transcript::usage::scan_line;
+use familiar_transcript::{
+    Ledger, LineSplitter, Normalizer, NormalizerConfig, PriceFile, PriceTable, Summary, Tokens,
+    round_cost,
+};
 
-use super::{InputOptions, input_name, inputs_or_stdin, read_transcript};
+use super::{InputOptions, input_name};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Transcript files; `-` or nothing reads stdin.
+    /// Transcript files; `-` reads stdin. With none, the current project's sessions (or stdin
+    /// when it is not a terminal).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// One JSON object per file instead of the readable summary.
     #[arg(long)]
     pub json: bool,
     /// TOML file of model prices (USD per million tokens) that replace or add to the built-in
-    /// table, e.g. `[models."opus-4-5"]` with `input = 5.0` and `output = 25.0`.
+    /// table, e.g. `[models."opus-4-5"]` with `input = 5.0` and `output = 25.0` (optional:
+    /// `cache_write`, `cache_write_1h`, `cache_read`).
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
     #[command(flatten)]
@@ -33,8 +50,11 @@ trait Readable {
 
 impl Readable for Summary {
     fn write_readable(&self, out: &mut impl Write) -> io::Result<()> {
-        let session = self.session.as_deref().unwrap_or("(no session id)");
-        writeln!(out, "{}  session {session}", self.file)?;
+        let session = self
+            .session
+            .as_deref()
+            .map_or("(no session id)".into(), printable_line);
+        writeln!(out, "{}  session {session}", printable_line(&self.file))?;
         let duration = self
             .duration_ms
             .map(format_duration)
@@ -66,21 +86,12 @@ impl Readable for Summary {
         tools.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let tools: Vec<String> = tools
             .iter()
-            .map(|(name, count)| format!("{name} {count}"))
+            .map(|(name, count)| format!("{} {count}", printable_line(name)))
             .collect();
         let total: u64 = self.tool_calls.values().sum();
         writeln!(out, "  tool calls   {total}: {}", tools.join(", "))?;
         writeln!(out, "  files edited {}", self.files_modified.len())?;
-        let t = &self.tokens;
-        writeln!(
-            out,
-            "  tokens       input {}, output {}, cache read {}, cache write {}",
-            thousands(t.input),
-            thousands(t.output),
-            thousands(t.cache_read),
-            thousands(t.cache_creation)
-        )?;
-        writeln!(out, "  cost (est.)  ${:.2}", self.cost_usd)?;
+        write_tokens(out, &self.tokens, self.cost_usd)?;
         if self.skipped_lines > 0 {
             writeln!(
                 out,
@@ -92,26 +103,65 @@ impl Readable for Summary {
     }
 }
 
+fn write_tokens(out: &mut impl Write, t: &Tokens, cost: f64) -> io::Result<()> {
+    writeln!(
+        out,
+        "  tokens       input {}, output {}, cache read {}, cache write {} (1h {})",
+        thousands(t.input),
+        thousands(t.output),
+        thousands(t.cache_read),
+        thousands(t.cache_creation),
+        thousands(t.cache_creation_1h)
+    )?;
+    writeln!(out, "  cost (est.)  ${:.2}", round_cost(cost))
+}
+
+/// What reading one input left behind.
+struct FileResult {
+    normalizer: Normalizer,
+    ledger: Ledger,
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let prices = load_prices(args.prices.as_deref())?;
     let config = args.input.normalizer_config();
+    let inputs = inputs(&args.files)?;
+    let total_bytes = inputs
+        .iter()
+        .filter(|path| *path != Path::new("-"))
+        .filter_map(|path| std::fs::metadata(path).ok())
+        .map(|meta| meta.len())
+        .sum();
+    let progress = super::progress::bytes(total_bytes);
+    let results = read_all(&inputs, &config, &progress);
+    progress.finish_and_clear();
+
+    let mut failed = false;
+    let mut ledger = Ledger::new();
+    let mut read = Vec::new();
+    for (index, (path, result)) in inputs.iter().zip(results).enumerate() {
+        match result {
+            Ok(file) => {
+                ledger.merge(file.ledger);
+                read.push((index, path, file.normalizer));
+            }
+            Err(err) => {
+                eprintln!("familiar: {err:#}");
+                failed = true;
+            }
+        }
+    }
+    let rows = ledger.by_source(inputs.len(), &prices);
+
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let mut failed = false;
-    let inputs = inputs_or_stdin(&args.files);
-    let progress = super::progress::bar(inputs.len(), "files");
-    for path in inputs {
-        progress.inc(1);
-        let read = progress.suspend(|| read_transcript(&path, &config, |_| Ok(())));
-        let normalizer = match read {
-            Ok(normalizer) => normalizer,
-            Err(err) => {
-                progress.suspend(|| eprintln!("familiar: {err:#}"));
-                failed = true;
-                continue;
-            }
-        };
-        let stats = Summary::new(&input_name(&path), &normalizer, &prices);
+    let mut sessions = std::collections::BTreeSet::new();
+    for (index, path, normalizer) in &read {
+        let (tokens, cost) = rows.get(*index).copied().unwrap_or_default();
+        let stats = Summary::new(&input_name(path), normalizer, tokens, cost);
+        if let Some(session) = &stats.session {
+            sessions.insert(session.clone());
+        }
         let written = if args.json {
             serde_json::to_writer(&mut out, &stats)
                 .map_err(io::Error::from)
@@ -119,18 +169,227 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             stats.write_readable(&mut out)
         };
-        match written.and_then(|()| out.flush()) {
-            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-            Err(err) => return Err(err.into()),
-            Ok(()) => {}
+        if let Some(code) = write_result(written)? {
+            return Ok(code);
         }
     }
-    progress.finish_and_clear();
+    if !args.json && read.len() > 1 {
+        let written = writeln!(
+            out,
+            "total  {} files, {} sessions",
+            read.len(),
+            sessions.len()
+        )
+        .and_then(|()| write_tokens(&mut out, &ledger.tokens(), ledger.cost_usd(&prices)));
+        if let Some(code) = write_result(written)? {
+            return Ok(code);
+        }
+    }
+    if let Some(code) = write_result(out.flush())? {
+        return Ok(code);
+    }
     Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `Some(exit code)` when the reader of stdout went away (`| head`): stop quietly.
+fn write_result(written: io::Result<()>) -> anyhow::Result<Option<ExitCode>> {
+    match written {
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(Some(ExitCode::SUCCESS)),
+        Err(err) => Err(err.into()),
+        Ok(()) => Ok(None),
+    }
+}
+
+/// The inputs to read: the files given; else stdin when it is piped; else the sessions of the
+/// current directory's project, which is what a user typing `familiar stats` means.
+fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    if !files.is_empty() {
+        return Ok(files.to_vec());
+    }
+    if !io::stdin().is_terminal() {
+        return Ok(vec![PathBuf::from("-")]);
+    }
+    let cwd = std::env::current_dir().context("finding the current directory")?;
+    let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
+    let selector = familiar_tail::discovery::Selector::Project(cwd.clone());
+    let mut found: Vec<PathBuf> = familiar_tail::discovery::discover(&config_dir, &[selector])
+        .into_iter()
+        .map(|info| info.path)
+        .collect();
+    found.sort();
+    if found.is_empty() {
+        anyhow::bail!(
+            "no Claude Code sessions of {} under {}: give transcript files, or `-` to read stdin",
+            printable_line(&cwd.display().to_string()),
+            printable_line(&config_dir.display().to_string())
+        );
+    }
+    eprintln!(
+        "familiar: {} transcripts of {} (give files, or `-` for stdin, to read others)",
+        found.len(),
+        printable_line(&cwd.display().to_string())
+    );
+    Ok(found)
+}
+
+/// Read every input, in parallel across cores, keeping input order in the results.
+fn read_all(
+    inputs: &[PathBuf],
+    config: &NormalizerConfig,
+    progress: &indicatif::ProgressBar,
+) -> Vec<anyhow::Result<FileResult>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<anyhow::Result<FileResult>>>> =
+        Mutex::new((0..inputs.len()).map(|_| None).collect());
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(inputs.len())
+        .max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = inputs.get(index) else { break };
+                    let result = read_one(path, index as u32, config, progress);
+                    if let Ok(mut results) = results.lock() {
+                        results[index] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .zip(inputs)
+        .map(|(result, path)| {
+            result.unwrap_or_else(|| Err(anyhow::anyhow!("{} was not read", input_name(path))))
+        })
+        .collect()
+}
+
+fn read_one(
+    path: &Path,
+    source: u32,
+    config: &NormalizerConfig,
+    progress: &indicatif::ProgressBar,
+) -> anyhow::Result<FileResult> {
+    let name = input_name(path);
+    let reader: Box<dyn Read> = if path == Path::new("-") {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
+    };
+    let mut tap = UsageTap::new(reader, source, config.max_line_bytes, progress);
+    let mut normalizer = Normalizer::new(config.clone());
+    familiar_transcript::normalize_read(
+        &mut tap,
+        &mut normalizer,
+        |_| Ok(()),
+        |diagnostic| {
+            progress.suspend(|| {
+                eprintln!(
+                    "familiar: {}:{}: {}",
+                    printable_line(&name),
+                    diagnostic.line,
+                    diagnostic.kind
+                )
+            });
+        },
+    )
+    .with_context(|| format!("reading {name}"))?;
+    Ok(FileResult {
+        normalizer,
+        ledger: tap.finish(),
+    })
+}
+
+/// A reader that lets the bytes it passes on through a usage scan (and counts them on the
+/// progress bar), so one read of the file feeds both the normalizer and the ledger.
+struct UsageTap<'p, R> {
+    inner: R,
+    splitter: LineSplitter,
+    ledger: Ledger,
+    /// Bytes of the first line while it is still incomplete: it decides between JSONL and one
+    /// pretty-printed JSON array.
+    head: Option<Vec<u8>>,
+    /// The whole input, when it is one pretty-printed JSON array.
+    whole: Option<Vec<u8>>,
+    cap: usize,
+    progress: &'p indicatif::ProgressBar,
+}
+
+impl<'p, R: Read> UsageTap<'p, R> {
+    fn new(inner: R, source: u32, cap: usize, progress: &'p indicatif::ProgressBar) -> Self {
+        let mut ledger = Ledger::new();
+        ledger.set_source(source);
+        UsageTap {
+            inner,
+            splitter: LineSplitter::new(cap),
+            ledger,
+            head: Some(Vec::new()),
+            whole: None,
+            cap,
+            progress,
+        }
+    }
+
+    fn lines(&mut self, bytes: &[u8]) {
+        let ledger = &mut self.ledger;
+        self.splitter.push(bytes, |line| {
+            if let familiar_transcript::Line::Complete { bytes, .. } = line {
+                scan_line(bytes, ledger);
+            }
+        });
+    }
+
+    fn see(&mut self, bytes: &[u8]) {
+        if let Some(whole) = &mut self.whole {
+            if whole.len() + bytes.len() <= self.cap {
+                whole.extend_from_slice(bytes);
+            }
+            return;
+        }
+        let Some(mut head) = self.head.take() else {
+            self.lines(bytes);
+            return;
+        };
+        head.extend_from_slice(bytes);
+        match head.iter().position(|&b| b == b'\n') {
+            Some(newline) => {
+                let first = head[..newline].trim_ascii();
+                if first.starts_with(b"[") && !first.ends_with(b"]") {
+                    self.whole = Some(head);
+                } else {
+                    self.lines(&head);
+                }
+            }
+            None if head.len() > self.cap => self.lines(&head),
+            None => self.head = Some(head),
+        }
+    }
+
+    fn finish(mut self) -> Ledger {
+        if let Some(whole) = self.whole.take() {
+            scan_line(whole.trim_ascii(), &mut self.ledger);
+        }
+        self.ledger
+    }
+}
+
+impl<R: Read> Read for UsageTap<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.see(&buf[..read]);
+        self.progress.inc(read as u64);
+        Ok(read)
+    }
 }
 
 fn load_prices(path: Option<&Path>) -> anyhow::Result<PriceTable> {
@@ -140,9 +399,9 @@ fn load_prices(path: Option<&Path>) -> anyhow::Result<PriceTable> {
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read price file {}", path.display()))?;
-    let overrides: PriceTable =
+    let file: PriceFile =
         toml::from_str(&text).with_context(|| format!("invalid price file {}", path.display()))?;
-    Ok(defaults.merged_with(overrides))
+    Ok(defaults.merged_with(file))
 }
 
 fn join_counts(counts: &BTreeMap<String, u64>) -> String {

@@ -14,7 +14,10 @@
 //! - [`normalize`]: records → events and session state.
 //! - [`tools`]: tool names → event kinds and targets.
 //! - [`links`]: what a record says beyond its events (subagent links, `cwd`, branch).
-//! - [`metrics`]: tokens, cost, counts.
+//! - [`metrics`]: counts, and tokens per file.
+//! - [`usage`]: tokens of API messages, each counted once across files.
+//! - [`pricing`]: model prices and the cost of a message.
+//! - [`models`]: context windows of models, and which source of one wins.
 
 use std::io::Read as _;
 
@@ -22,18 +25,23 @@ pub mod head;
 pub mod lines;
 pub mod links;
 pub mod metrics;
+pub mod models;
 pub mod normalize;
+pub mod pricing;
 pub mod record;
 pub mod tools;
+pub mod usage;
 
 pub use familiar_model::{ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
 pub use links::{SubagentLink, subagent_link};
-pub use metrics::{Metrics, Price, PriceTable, Summary, Tokens};
+pub use metrics::{Metrics, Summary, round_cost};
 pub use normalize::{
     DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT, Normalizer, NormalizerConfig, ParsedLine,
     parse_line, think_level,
 };
+pub use pricing::{Price, PriceFile, PriceTable, Tokens};
+pub use usage::Ledger;
 
 /// Why a line produced no events.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -1,110 +1,17 @@
 //! Session metrics (`familiar stats`): tool calls, tokens counted once per API message,
-//! estimated cost, error and event counts. Fed by [`crate::Normalizer`]; holds bounded state
-//! only, so a gigabyte transcript costs no more memory than a small one.
+//! estimated cost, error and event counts. Fed by [`crate::Normalizer`]. Tokens go through a
+//! [`Ledger`] (see [`crate::usage`]), which remembers every message of the file, so a repeat
+//! anywhere in it is counted once; its memory grows with the number of messages only.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 use familiar_model::{ErrorKind, EventKind};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::Normalizer;
+pub use crate::pricing::{Price, PriceTable, Tokens};
 use crate::record::Usage;
-
-/// Token totals.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_creation: u64,
-}
-
-/// Prices in US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Price {
-    pub input: f64,
-    pub output: f64,
-    /// Cache writes; defaults to 1.25 × input (the 5-minute cache).
-    #[serde(default)]
-    pub cache_write: Option<f64>,
-    /// Cache reads; defaults to 0.1 × input.
-    #[serde(default)]
-    pub cache_read: Option<f64>,
-}
-
-impl Price {
-    const fn new(input: f64, output: f64) -> Price {
-        Price {
-            input,
-            output,
-            cache_write: None,
-            cache_read: None,
-        }
-    }
-
-    fn cost(&self, tokens: &Tokens) -> f64 {
-        let per_token = |price: f64| price / 1_000_000.0;
-        tokens.input as f64 * per_token(self.input)
-            + tokens.output as f64 * per_token(self.output)
-            + tokens.cache_creation as f64
-                * per_token(self.cache_write.unwrap_or(self.input * 1.25))
-            + tokens.cache_read as f64 * per_token(self.cache_read.unwrap_or(self.input * 0.1))
-    }
-}
-
-/// Per-model prices, matched by the longest key that the model id contains.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PriceTable {
-    pub models: BTreeMap<String, Price>,
-}
-
-impl Default for PriceTable {
-    /// Public list prices (USD per MTok) at the time of writing; override with a price file.
-    fn default() -> PriceTable {
-        let models = [
-            ("opus-4-5", Price::new(5.0, 25.0)),
-            ("opus-4-6", Price::new(5.0, 25.0)),
-            ("opus", Price::new(15.0, 75.0)),
-            ("sonnet", Price::new(3.0, 15.0)),
-            ("haiku-4", Price::new(1.0, 5.0)),
-            ("haiku", Price::new(0.8, 4.0)),
-        ];
-        PriceTable {
-            models: models
-                .into_iter()
-                .map(|(name, price)| (name.to_owned(), price))
-                .collect(),
-        }
-    }
-}
-
-impl PriceTable {
-    pub fn price_for(&self, model: &str) -> Option<&Price> {
-        self.models
-            .iter()
-            .filter(|(key, _)| model.contains(key.as_str()))
-            .max_by_key(|(key, _)| key.len())
-            .map(|(_, price)| price)
-    }
-
-    /// Start from the defaults and replace or add the models of `overrides`.
-    pub fn merged_with(mut self, overrides: PriceTable) -> PriceTable {
-        self.models.extend(overrides.models);
-        self
-    }
-}
-
-/// Distinct API messages still open to updates (their records may still be coming).
-const OPEN_MESSAGES: usize = 8;
-/// Recently closed message ids, so a late repeat is not counted twice.
-const CLOSED_MESSAGES: usize = 256;
-
-#[derive(Debug, Clone)]
-struct OpenMessage {
-    id: String,
-    model: String,
-    usage: Usage,
-}
+use crate::usage::{Ledger, UsageEntry};
 
 /// What `familiar stats` reports for one input.
 #[derive(Debug, Clone, Default)]
@@ -122,10 +29,10 @@ pub struct Metrics {
     pub records: BTreeMap<String, u64>,
     /// Lines skipped with a diagnostic.
     pub skipped_lines: u64,
-    /// Tokens and cost of messages already closed, by model.
-    closed: BTreeMap<String, Tokens>,
-    open: VecDeque<OpenMessage>,
-    closed_ids: VecDeque<String>,
+    /// Tokens of every API message of the file, each counted once.
+    usage: Ledger,
+    /// Model of the last API message with usage.
+    last_model: Option<String>,
 }
 
 impl Metrics {
@@ -156,64 +63,46 @@ impl Metrics {
     }
 
     /// One record of an API message. The records of a message repeat its usage, with the
-    /// output count growing as it streamed: keep the largest, count the message once.
+    /// output count growing as it streamed: the message counts once, with its largest usage.
     pub(crate) fn see_usage(&mut self, message_id: Option<&str>, model: &str, usage: &Usage) {
-        let Some(id) = message_id else {
-            add_usage(self.closed.entry(model.to_owned()).or_default(), usage);
-            return;
-        };
-        if let Some(open) = self.open.iter_mut().find(|open| open.id == id) {
-            let output = open.usage.output_tokens.max(usage.output_tokens);
-            open.usage = *usage;
-            open.usage.output_tokens = output;
-            return;
+        if !model.is_empty() && self.last_model.as_deref() != Some(model) {
+            self.last_model = Some(model.to_owned());
         }
-        if self.closed_ids.iter().any(|closed| closed == id) {
-            return;
-        }
-        if self.open.len() == OPEN_MESSAGES
-            && let Some(oldest) = self.open.pop_front()
-        {
-            add_usage(self.closed.entry(oldest.model).or_default(), &oldest.usage);
-            if self.closed_ids.len() == CLOSED_MESSAGES {
-                self.closed_ids.pop_front();
-            }
-            self.closed_ids.push_back(oldest.id);
-        }
-        self.open.push_back(OpenMessage {
-            id: id.to_owned(),
-            model: model.to_owned(),
-            usage: *usage,
+        self.usage.add(&UsageEntry {
+            message_id: message_id.map(Into::into),
+            request_id: None,
+            model: model.into(),
+            tokens: Tokens::of_usage(usage),
+            sidechain: false,
         });
     }
 
-    /// Tokens by model, open messages included.
+    /// Model id of the last API message (as the transcript writes it: no `[1m]`).
+    pub fn last_model(&self) -> Option<String> {
+        self.last_model.clone()
+    }
+
+    /// The messages counted so far.
+    pub fn usage(&self) -> &Ledger {
+        &self.usage
+    }
+
+    /// Tokens by model.
     pub fn tokens_by_model(&self) -> BTreeMap<String, Tokens> {
-        let mut by_model = self.closed.clone();
-        for open in &self.open {
-            add_usage(by_model.entry(open.model.clone()).or_default(), &open.usage);
+        let mut by_model: BTreeMap<String, Tokens> = BTreeMap::new();
+        for (model, tokens) in self.usage.tokens_by_model() {
+            by_model.entry(model.to_owned()).or_default().add(&tokens);
         }
         by_model
     }
 
     pub fn tokens(&self) -> Tokens {
-        self.tokens_by_model()
-            .values()
-            .fold(Tokens::default(), |mut total, tokens| {
-                total.input += tokens.input;
-                total.output += tokens.output;
-                total.cache_read += tokens.cache_read;
-                total.cache_creation += tokens.cache_creation;
-                total
-            })
+        self.usage.tokens()
     }
 
     /// Estimated cost; models with no price count as zero.
     pub fn cost_usd(&self, prices: &PriceTable) -> f64 {
-        self.tokens_by_model()
-            .iter()
-            .filter_map(|(model, tokens)| prices.price_for(model).map(|price| price.cost(tokens)))
-            .sum()
+        self.usage.cost_usd(prices)
     }
 
     /// Milliseconds from the first to the last timestamp.
@@ -222,13 +111,6 @@ impl Metrics {
         let last = parse_rfc3339_ms(self.last_ts.as_deref()?)?;
         Some(u64::try_from(last - first).unwrap_or(0))
     }
-}
-
-fn add_usage(tokens: &mut Tokens, usage: &Usage) {
-    tokens.input += usage.input_tokens.unwrap_or(0);
-    tokens.output += usage.output_tokens.unwrap_or(0);
-    tokens.cache_read += usage.cache_read_input_tokens.unwrap_or(0);
-    tokens.cache_creation += usage.cache_creation_input_tokens.unwrap_or(0);
 }
 
 /// Milliseconds since the epoch of an RFC 3339 UTC timestamp as Claude Code writes them
@@ -297,7 +179,9 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn new(file: &str, normalizer: &Normalizer, prices: &PriceTable) -> Summary {
+    /// The summary of one input read by `normalizer`, with the tokens and cost credited to it
+    /// (by a [`Ledger`] that may span several inputs).
+    pub fn new(file: &str, normalizer: &Normalizer, tokens: Tokens, cost_usd: f64) -> Summary {
         let metrics = normalizer.metrics();
         Summary {
             file: file.to_owned(),
@@ -319,12 +203,19 @@ impl Summary {
             context_limit: normalizer.context_limit(),
             duration_ms: metrics.duration_ms(),
             files_modified: metrics.files_modified.iter().cloned().collect(),
-            tokens: metrics.tokens(),
-            cost_usd: (metrics.cost_usd(prices) * 10_000.0).round() / 10_000.0,
+            tokens,
+            cost_usd: round_cost(cost_usd),
             records: metrics.records.clone(),
             skipped_lines: metrics.skipped_lines,
         }
     }
+}
+
+/// A cost rounded to 1/100 of a cent, never `-0.0` (an empty sum of floats is `-0.0`, which
+/// would print as `$-0.00`).
+pub fn round_cost(cost: f64) -> f64 {
+    let rounded = (cost * 10_000.0).round() / 10_000.0;
+    if rounded == 0.0 { 0.0 } else { rounded }
 }
 
 #[cfg(test)]
@@ -372,16 +263,9 @@ mod tests {
     }
 
     #[test]
-    fn prices_match_the_longest_contained_key() {
-        let prices = PriceTable::default();
-        let opus45 = prices
-            .price_for("claude-opus-4-5-20251101")
-            .map(|p| p.input);
-        assert_eq!(opus45, Some(5.0));
-        assert_eq!(
-            prices.price_for("claude-opus-4-20250514").map(|p| p.input),
-            Some(15.0)
-        );
-        assert_eq!(prices.price_for("<synthetic>"), None);
+    fn a_zero_cost_is_never_negative_zero() {
+        let empty: f64 = [0.0f64; 0].iter().sum();
+        assert!(round_cost(empty).is_sign_positive());
+        assert_eq!(round_cost(1.23456), 1.2346);
     }
 }

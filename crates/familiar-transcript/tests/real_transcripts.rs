@@ -35,7 +35,9 @@ fn every_real_transcript_parses_without_diagnostics_and_matches_its_snapshot() {
             |d| panic!("{name}: {d}"),
         )
         .expect("in-memory read");
-        let summary = Summary::new(&name, &normalizer, &PriceTable::default());
+        let ledger = familiar_transcript::usage::scan_bytes(&bytes);
+        let cost = ledger.cost_usd(&PriceTable::default());
+        let summary = Summary::new(&name, &normalizer, ledger.tokens(), cost);
         insta::assert_json_snapshot!(format!("stats-{name}"), summary);
     }
 }

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# `familiar stats` against ccusage 20.0.24 (npm; pinned by bench/node/package-lock.json):
+# 1. equal tokens and cost on every transcript of ../shared/fixtures/real and fixtures/,
+#    one file at a time (exit 1 on any difference);
+# 2. wall time of both on a many-file tree built from the real fixtures (COPIES copies of each,
+#    message and request ids made unique per copy), interleaved, RUNS rounds: best, median and
+#    range of each, and the ratio of the bests.
+# Usage: bench/stats-vs-ccusage.sh [COPIES]   (needs npm, jq; builds the release binary)
+# ccusage runs with --offline (its bundled prices) and CLAUDE_CONFIG_DIR pointing at a temp
+# tree; nothing under ~/.claude is read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+copies=${1:-20}
+runs=${RUNS:-7}
+real=${FAMILIAR_REAL_FIXTURES:-../shared/fixtures/real}
+[ -x bench/node/node_modules/.bin/ccusage ] || npm ci --prefix bench/node --no-audit --no-fund >/dev/null
+ccusage=bench/node/node_modules/.bin/ccusage
+cargo build --release --quiet --bin familiar
+bin=target/release/familiar
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+ccusage_totals() { # CONFIG_DIR -> "input output cache_read cache_write cost"
+  CLAUDE_CONFIG_DIR=$1 "$ccusage" claude daily --json --offline 2>/dev/null |
+    jq -r '.totals | "\(.inputTokens) \(.outputTokens) \(.cacheReadTokens) \(.cacheCreationTokens) \(.totalCost)"'
+}
+familiar_totals() { # FILES... -> same fields, summed over the per-file rows
+  "$bin" -q stats --json "$@" |
+    jq -s -r '"\(map(.tokens.input)|add) \(map(.tokens.output)|add) \(map(.tokens.cache_read)|add) \(map(.tokens.cache_creation)|add) \(map(.cost_usd)|add)"'
+}
+same() { # two "tokens... cost" lines: tokens equal, costs within familiar's 4-decimal rounding per file
+  local files=$3
+  awk -v a="$1" -v b="$2" -v n="$files" 'BEGIN {
+    split(a, x, " "); split(b, y, " ");
+    for (i = 1; i <= 4; i++) if (x[i] != y[i]) exit 1;
+    d = x[5] - y[5]; if (d < 0) d = -d; exit !(d <= 0.00005 * n + 1e-9) }'
+}
+
+echo "== equal tokens and cost, one file at a time (input output cache_read cache_write cost)"
+failures=0
+for file in "$real"/*.jsonl fixtures/*.jsonl; do
+  dir=$work/one; rm -rf "$dir"; mkdir -p "$dir/projects/p"; cp "$file" "$dir/projects/p/x.jsonl"
+  theirs=$(ccusage_totals "$dir")
+  ours=$(familiar_totals "$file" 2>/dev/null || echo "error")
+  name=$(basename "$file")
+  if same "$ours" "$theirs" 1; then
+    printf 'same     %-58s %s\n' "$name" "$ours"
+  elif [ "${theirs%% *}" = 0 ] && ! jq -e 'select(.message.usage? and .timestamp)' "$file" >/dev/null 2>&1; then
+    # stream-json / --output-format json: no record has a timestamp, and ccusage skips
+    # records without one; familiar counts them (the tokens were spent).
+    printf 'n/a      %-58s familiar %s; ccusage skips records without a timestamp\n' "$name" "$ours"
+  else
+    printf 'DIFFER   %-58s familiar %s, ccusage %s\n' "$name" "$ours" "$theirs"
+    failures=$((failures + 1))
+  fi
+done
+
+echo "== many-file tree: $copies copies of each real transcript"
+tree=$work/tree/projects
+for n in $(seq "$copies"); do
+  mkdir -p "$tree/copy-$n"
+  for file in "$real"/*.jsonl; do
+    sed -e "s/\"msg_/\"msg_c${n}_/g" -e "s/\"req_/\"req_c${n}_/g" "$file" >"$tree/copy-$n/$(basename "$file")"
+  done
+done
+mapfile -t files < <(find "$tree" -name '*.jsonl' | sort)
+bytes=$(cat "${files[@]}" | wc -c)
+ours=$(familiar_totals "${files[@]}" 2>/dev/null)
+theirs=$(ccusage_totals "$work/tree")
+echo "${#files[@]} files, $((bytes / 1048576)) MiB; familiar: $ours; ccusage: $theirs"
+# The tree holds the stream-json fixtures too, which only familiar counts: compare without them.
+mapfile -t stamped < <(for f in "${files[@]}"; do case $(basename "$f") in stream-json-*) ;; *) echo "$f" ;; esac; done)
+ours_stamped=$(familiar_totals "${stamped[@]}" 2>/dev/null)
+if same "$ours_stamped" "$theirs" "${#stamped[@]}"; then
+  echo "same totals on the tree (stream-json files left out: ccusage skips them)"
+else
+  echo "DIFFER on the tree: familiar $ours_stamped, ccusage $theirs"
+  failures=$((failures + 1))
+fi
+
+now() { date +%s.%N; }
+declare -a t_familiar t_ccusage
+for _ in $(seq "$runs"); do
+  start=$(now); "$bin" -q stats --json "${files[@]}" >/dev/null; end=$(now)
+  t_familiar+=("$(awk "BEGIN{print $end - $start}")")
+  start=$(now); CLAUDE_CONFIG_DIR=$work/tree "$ccusage" claude daily --json --offline >/dev/null 2>&1; end=$(now)
+  t_ccusage+=("$(awk "BEGIN{print $end - $start}")")
+done
+summary() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+  printf "best %.3f s  median %.3f s  range %.3f-%.3f s", v[1], v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+echo "familiar stats --json FILES...   $(summary "${t_familiar[@]}")"
+echo "ccusage claude daily --offline   $(summary "${t_ccusage[@]}")"
+best() { printf '%s\n' "$@" | sort -g | head -1; }
+worst() { printf '%s\n' "$@" | sort -g | tail -1; }
+awk -v f="$(best "${t_familiar[@]}")" -v c="$(best "${t_ccusage[@]}")" \
+  -v fw="$(worst "${t_familiar[@]}")" -v cw="$(worst "${t_ccusage[@]}")" \
+  'BEGIN { printf "familiar is %.2fx faster (best vs best; %.2fx-%.2fx from slowest to fastest pairings), %d runs interleaved\n", c / f, c / fw, cw / f, '"$runs"' }'
+exit $((failures > 0))

@@ -1,0 +1,132 @@
+//! Context windows ("mana" limits) of Claude models, and the precedence between the sources
+//! that can name one. Used by `familiar statusline`; the table is documented in
+//! `docs/events.md` (keep both in step).
+//!
+//! Claude Code writes the bare model id in transcripts (`claude-opus-4-8`) even when the session
+//! runs its 1M-token variant (`claude-opus-4-8[1m]`, the CLI's default model); the `[1m]` shows
+//! only in the statusline JSON, `toolUseResult.resolvedModel`, the stream-json `init` record and
+//! the user's configured model. So a window is chosen from, first to last:
+//! 1. an explicit limit (`--context-limit`), or the CLI's own `context_window_size`;
+//! 2. a model id with the `[1m]` suffix, from any of the places above;
+//! 3. the user's configured model (settings.json `model`, `ANTHROPIC_MODEL`) when it names the
+//!    same model as the transcript with `[1m]`;
+//! 4. [`default_window`] of the model id;
+//! 5. and whatever was chosen, a context already used past it proves a larger (1M) window.
+
+use crate::{DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT};
+
+/// Models whose every variant has a 1M-token window (matched by the longest contained key, as
+/// prices are). Everything else defaults to 200k and reaches 1M only as `[1m]`.
+const ONE_MILLION: &[&str] = &["fable", "mythos", "opus-5", "sonnet-5", "haiku-5"];
+
+/// The window of a model id: 1M for `[1m]` ids and for models that only come with 1M, else
+/// 200k (Claude Code's default for Opus 4.x, Sonnet 4.x and Haiku 4.5 without `[1m]`).
+pub fn default_window(model: &str) -> u64 {
+    if is_one_million(model) {
+        LARGE_CONTEXT_LIMIT
+    } else {
+        DEFAULT_CONTEXT_LIMIT
+    }
+}
+
+/// `true` when `model` names a 1M-token window on its own.
+pub fn is_one_million(model: &str) -> bool {
+    model.ends_with("[1m]") || ONE_MILLION.iter().any(|key| model.contains(key))
+}
+
+/// The sources of a context window, as far as they are known.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct WindowSources<'a> {
+    /// `--context-limit`.
+    pub explicit: Option<u64>,
+    /// `context_window.context_window_size` of the statusline JSON.
+    pub reported: Option<u64>,
+    /// Model ids seen that may carry `[1m]`: statusline `model.id`, `resolvedModel`, `init`.
+    pub resolved_models: Vec<&'a str>,
+    /// settings.json `model` or `ANTHROPIC_MODEL`.
+    pub configured_model: Option<&'a str>,
+    /// The model id of the transcript's last API message.
+    pub transcript_model: Option<&'a str>,
+    /// Context used right now.
+    pub used: Option<u64>,
+}
+
+/// The window the sources mean (see the module documentation for the order).
+pub fn context_window(sources: &WindowSources<'_>) -> u64 {
+    if let Some(limit) = sources.explicit.or(sources.reported).filter(|&n| n > 0) {
+        return limit;
+    }
+    let base = |model: &str| model.trim_end_matches("[1m]").to_owned();
+    let chosen = if sources.resolved_models.iter().any(|m| m.ends_with("[1m]")) {
+        LARGE_CONTEXT_LIMIT
+    } else if let Some(configured) = sources.configured_model.filter(|m| m.ends_with("[1m]"))
+        && sources.transcript_model.is_none_or(|model| {
+            base(model).contains(&base(configured)) || base(configured).contains(&base(model))
+        })
+    {
+        LARGE_CONTEXT_LIMIT
+    } else {
+        let model = sources
+            .resolved_models
+            .first()
+            .copied()
+            .or(sources.transcript_model)
+            .unwrap_or("");
+        default_window(model)
+    };
+    match sources.used {
+        Some(used) if used > chosen => LARGE_CONTEXT_LIMIT.max(used),
+        _ => chosen,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_claude_4_ids_default_to_200k_and_5_family_to_1m() {
+        assert_eq!(default_window("claude-opus-4-8"), 200_000);
+        assert_eq!(default_window("claude-opus-4-8[1m]"), 1_000_000);
+        assert_eq!(default_window("claude-sonnet-4-5-20250929"), 200_000);
+        assert_eq!(default_window("claude-opus-5-5"), 1_000_000);
+        assert_eq!(default_window("claude-fable-5-1"), 1_000_000);
+        assert_eq!(default_window("claude-haiku-4-5-20251001"), 200_000);
+    }
+
+    #[test]
+    fn sources_are_taken_in_order() {
+        let transcript = WindowSources {
+            transcript_model: Some("claude-opus-4-8"),
+            ..WindowSources::default()
+        };
+        assert_eq!(context_window(&transcript), 200_000);
+        let statusline = WindowSources {
+            resolved_models: vec!["claude-opus-4-8[1m]"],
+            ..transcript.clone()
+        };
+        assert_eq!(context_window(&statusline), 1_000_000);
+        let configured = WindowSources {
+            configured_model: Some("claude-opus-4-8[1m]"),
+            ..transcript.clone()
+        };
+        assert_eq!(context_window(&configured), 1_000_000);
+        // A configured model that is not the one running says nothing.
+        let other = WindowSources {
+            configured_model: Some("claude-sonnet-4-6[1m]"),
+            ..transcript.clone()
+        };
+        assert_eq!(context_window(&other), 200_000);
+        let used = WindowSources {
+            used: Some(250_000),
+            ..transcript.clone()
+        };
+        assert_eq!(context_window(&used), 1_000_000);
+        let explicit = WindowSources {
+            explicit: Some(500_000),
+            reported: Some(1_000_000),
+            ..statusline
+        };
+        assert_eq!(context_window(&explicit), 500_000);
+    }
+}

@@ -1,0 +1,368 @@
+//! Token usage of API messages, counted once across a whole run: the numbers behind the tokens
+//! and cost of `familiar stats` (priced by [`crate::pricing`]).
+//!
+//! Claude Code writes one record per content block of an API message, each repeating the
+//! message's `usage`; a resumed or forked session copies earlier records into a new file, and a
+//! subagent's messages appear both in its own file and as `progress` records of its parent.
+//! Counting every record would count the same tokens several times. Like ccusage, a message is
+//! identified by its `message.id` and the record's `requestId`; of the records of one message,
+//! the one kept is the main-chain one, then the one with the most tokens, then the first seen.
+//! The rule is a maximum, so files can be reduced on their own (in parallel) and then merged in
+//! input order with the same result as one sequential pass.
+//!
+//! This reads only the few fields it needs, borrowed, and only from lines that mention
+//! `"usage"`; it is independent of [`crate::Normalizer`], whose per-file [`crate::Metrics`]
+//! use the same [`Ledger`].
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::pricing::{PriceTable, Tokens};
+use crate::record::{TextOr, Usage};
+
+/// One API message's usage as read from one record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageEntry<'a> {
+    pub message_id: Option<Cow<'a, str>>,
+    pub request_id: Option<Cow<'a, str>>,
+    pub model: Cow<'a, str>,
+    pub tokens: Tokens,
+    pub sidechain: bool,
+}
+
+#[derive(Deserialize)]
+struct LineView<'a> {
+    #[serde(rename = "requestId", borrow, default)]
+    request_id: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: Option<bool>,
+    #[serde(borrow, default)]
+    message: Option<TextOr<'a, MessageView<'a>>>,
+    /// `progress` records of a running subagent carry its messages in `data.message`.
+    #[serde(borrow, default)]
+    data: Option<TextOr<'a, DataView<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct DataView<'a> {
+    #[serde(borrow, default)]
+    message: Option<TextOr<'a, NestedView<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct NestedView<'a> {
+    #[serde(rename = "requestId", borrow, default)]
+    request_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<TextOr<'a, MessageView<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct MessageView<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+fn entry<'a>(
+    message: Option<TextOr<'a, MessageView<'a>>>,
+    request_id: Option<Cow<'a, str>>,
+    sidechain: bool,
+) -> Option<UsageEntry<'a>> {
+    let Some(TextOr::Value(message)) = message else {
+        return None;
+    };
+    let usage = message.usage?;
+    Some(UsageEntry {
+        message_id: message.id,
+        request_id,
+        model: message.model.unwrap_or(Cow::Borrowed("")),
+        tokens: Tokens::of_usage(&usage),
+        sidechain,
+    })
+}
+
+/// The usage entry of one JSON record (one object), if it has one.
+pub fn record_usage(json: &str) -> Option<UsageEntry<'_>> {
+    let view: LineView<'_> = serde_json::from_str(json).ok()?;
+    let sidechain = view.is_sidechain == Some(true);
+    if let Some(found) = entry(view.message, view.request_id, sidechain) {
+        return Some(found);
+    }
+    let Some(TextOr::Value(data)) = view.data else {
+        return None;
+    };
+    let Some(TextOr::Value(nested)) = data.message else {
+        return None;
+    };
+    entry(nested.message, nested.request_id, sidechain)
+}
+
+/// Feeds the usage entries of one line (a record, or a JSON array of records) to `ledger`.
+/// Lines that cannot hold usage are skipped with one substring search; malformed lines are
+/// skipped silently (the normalizer reports them).
+pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
+    if memchr::memmem::find(line, b"\"usage\"").is_none() {
+        return;
+    }
+    let Ok(text) = simdutf8::basic::from_utf8(line) else {
+        return;
+    };
+    let text = text.trim_start();
+    if text.starts_with('[') {
+        if let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(text) {
+            for item in items {
+                if let Some(entry) = record_usage(item.get()) {
+                    ledger.add(&entry);
+                }
+            }
+        }
+    } else if let Some(entry) = record_usage(text) {
+        ledger.add(&entry);
+    }
+}
+
+/// The ledger of a whole in-memory input, line by line.
+pub fn scan_bytes(bytes: &[u8]) -> Ledger {
+    let mut ledger = Ledger::new();
+    for line in bytes.split(|&b| b == b'\n') {
+        scan_line(line, &mut ledger);
+    }
+    ledger
+}
+
+/// Dedup key: message id and request id.
+type Key = (Box<str>, Option<Box<str>>);
+
+#[derive(Debug, Clone)]
+struct Kept {
+    model: u32,
+    tokens: Tokens,
+    sidechain: bool,
+    /// The input (file) the kept record came from.
+    source: u32,
+}
+
+/// Messages seen so far, each counted once (see the module documentation for the rule).
+/// Memory grows with the number of distinct messages (some tens of bytes each), not with
+/// the number of records or bytes.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    models: Vec<Box<str>>,
+    index: HashMap<Key, usize>,
+    kept: Vec<Kept>,
+    /// Records with no message id: nothing to deduplicate them by, each counts.
+    loose: Vec<Kept>,
+    source: u32,
+}
+
+impl Ledger {
+    pub fn new() -> Ledger {
+        Ledger::default()
+    }
+
+    /// Records added from now on come from input number `source` (for [`Ledger::by_source`]).
+    pub fn set_source(&mut self, source: u32) {
+        self.source = source;
+    }
+
+    fn model_index(&mut self, model: &str) -> u32 {
+        match self.models.iter().position(|known| &**known == model) {
+            Some(index) => index as u32,
+            None => {
+                self.models.push(model.into());
+                (self.models.len() - 1) as u32
+            }
+        }
+    }
+
+    pub fn add(&mut self, entry: &UsageEntry<'_>) {
+        let model = self.model_index(&entry.model);
+        let kept = Kept {
+            model,
+            tokens: entry.tokens,
+            sidechain: entry.sidechain,
+            source: self.source,
+        };
+        let Some(message_id) = entry.message_id.as_deref() else {
+            self.loose.push(kept);
+            return;
+        };
+        let key: Key = (
+            message_id.into(),
+            entry.request_id.as_deref().map(Into::into),
+        );
+        self.keep(key, kept);
+    }
+
+    fn keep(&mut self, key: Key, candidate: Kept) {
+        match self.index.get(&key) {
+            Some(&at) => {
+                let existing = &self.kept[at];
+                let better = if candidate.sidechain != existing.sidechain {
+                    existing.sidechain
+                } else {
+                    candidate.tokens.total() > existing.tokens.total()
+                };
+                if better {
+                    self.kept[at] = candidate;
+                }
+            }
+            None => {
+                self.index.insert(key, self.kept.len());
+                self.kept.push(candidate);
+            }
+        }
+    }
+
+    /// Merge `other` (a later input, reduced on its own) into this ledger; its records keep
+    /// their source numbers.
+    pub fn merge(&mut self, other: Ledger) {
+        let models: Vec<u32> = other
+            .models
+            .iter()
+            .map(|model| self.model_index(model))
+            .collect();
+        let remap = |mut kept: Kept| {
+            kept.model = models[kept.model as usize];
+            kept
+        };
+        let mut by_index: Vec<Option<Key>> = vec![None; other.kept.len()];
+        for (key, at) in other.index {
+            by_index[at] = Some(key);
+        }
+        for (key, kept) in by_index.into_iter().zip(other.kept) {
+            if let Some(key) = key {
+                self.keep(key, remap(kept));
+            }
+        }
+        self.loose.extend(other.loose.into_iter().map(remap));
+    }
+
+    fn all(&self) -> impl Iterator<Item = &Kept> {
+        self.kept.iter().chain(&self.loose)
+    }
+
+    /// Tokens by model.
+    pub fn tokens_by_model(&self) -> Vec<(&str, Tokens)> {
+        let mut totals = vec![Tokens::default(); self.models.len()];
+        for kept in self.all() {
+            totals[kept.model as usize].add(&kept.tokens);
+        }
+        self.models.iter().map(|m| &**m).zip(totals).collect()
+    }
+
+    pub fn tokens(&self) -> Tokens {
+        self.all().fold(Tokens::default(), |mut total, kept| {
+            total.add(&kept.tokens);
+            total
+        })
+    }
+
+    /// Estimated cost: each message priced on its own (long-context rates are per message);
+    /// models with no price count as zero.
+    pub fn cost_usd(&self, prices: &PriceTable) -> f64 {
+        let prices: Vec<Option<&crate::pricing::Price>> = self
+            .models
+            .iter()
+            .map(|model| prices.price_for(model))
+            .collect();
+        self.all().fold(0.0, |sum, kept| {
+            sum + prices[kept.model as usize].map_or(0.0, |price| price.cost(&kept.tokens))
+        })
+    }
+
+    /// Tokens and cost credited to each source number below `sources`: a message found in
+    /// several inputs counts for the one whose record was kept, so the rows add up to the total.
+    pub fn by_source(&self, sources: usize, prices: &PriceTable) -> Vec<(Tokens, f64)> {
+        let model_prices: Vec<Option<&crate::pricing::Price>> = self
+            .models
+            .iter()
+            .map(|model| prices.price_for(model))
+            .collect();
+        let mut rows = vec![(Tokens::default(), 0.0); sources];
+        for kept in self.all() {
+            if let Some(row) = rows.get_mut(kept.source as usize) {
+                row.0.add(&kept.tokens);
+                row.1 += model_prices[kept.model as usize].map_or(0.0, |p| p.cost(&kept.tokens));
+            }
+        }
+        rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: &str, request: &str, output: u64, sidechain: bool) -> String {
+        format!(
+            r#"{{"type":"assistant","isSidechain":{sidechain},"requestId":"{request}","message":{{"id":"{id}","model":"claude-haiku-4-5-20251001","usage":{{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":0,"cache_creation":{{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":10}},"output_tokens":{output}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_message_counts_once_keeping_the_main_chain_then_the_largest() {
+        let mut ledger = Ledger::new();
+        scan_line(line("m1", "r1", 5, false).as_bytes(), &mut ledger);
+        scan_line(line("m1", "r1", 50, false).as_bytes(), &mut ledger);
+        scan_line(line("m1", "r1", 7, false).as_bytes(), &mut ledger);
+        assert_eq!(ledger.tokens().output, 50);
+        // A sidechain copy never replaces the main-chain record, however large.
+        scan_line(line("m1", "r1", 500, true).as_bytes(), &mut ledger);
+        assert_eq!(ledger.tokens().output, 50);
+        // Another request id is another message.
+        scan_line(line("m1", "r2", 1, false).as_bytes(), &mut ledger);
+        assert_eq!(ledger.tokens().output, 51);
+        assert_eq!(ledger.tokens().cache_creation_1h, 20);
+    }
+
+    #[test]
+    fn merging_files_in_order_equals_one_pass() {
+        let lines = [
+            line("a", "r", 1, true),
+            line("a", "r", 9, true),
+            line("b", "r", 4, false),
+            line("a", "r", 2, false),
+            line("b", "r", 4, false),
+        ];
+        let mut whole = Ledger::new();
+        for l in &lines {
+            scan_line(l.as_bytes(), &mut whole);
+        }
+        let mut first = Ledger::new();
+        let mut second = Ledger::new();
+        second.set_source(1);
+        for l in &lines[..2] {
+            scan_line(l.as_bytes(), &mut first);
+        }
+        for l in &lines[2..] {
+            scan_line(l.as_bytes(), &mut second);
+        }
+        first.merge(second);
+        assert_eq!(first.tokens(), whole.tokens());
+        let prices = PriceTable::default();
+        let rows = first.by_source(2, &prices);
+        // Both messages were kept from the second file.
+        assert_eq!(rows[0].0, Tokens::default());
+        assert_eq!(rows[1].0, whole.tokens());
+    }
+
+    #[test]
+    fn subagent_progress_records_carry_usage_in_data_message() {
+        let json = r#"{"type":"progress","isSidechain":false,"data":{"message":{"type":"assistant","message":{"model":"claude-haiku-4-5-20251001","id":"msg_1","usage":{"input_tokens":3,"output_tokens":4}},"requestId":"req_1"},"type":"agent_progress"}}"#;
+        let entry = record_usage(json).expect("usage in data.message");
+        assert_eq!(entry.message_id.as_deref(), Some("msg_1"));
+        assert_eq!(entry.request_id.as_deref(), Some("req_1"));
+        assert_eq!(entry.tokens.output, 4);
+        // Flat records with a string message, and progress without a message, have none.
+        assert!(record_usage(r#"{"type":"user","message":"hi","usage":1}"#).is_none());
+        assert!(record_usage(r#"{"type":"progress","data":{"type":"hook_progress"}}"#).is_none());
+    }
+}

@@ -1,0 +1,251 @@
+//! `familiar statusline`: the command behind Claude Code's `statusLine` setting. Claude Code
+//! runs it with the session's JSON on stdin (`transcript_path`, `model`, `context_window`, ...)
+//! after every update and shows the first line it prints: here the mana (context used of the
+//! window), the session's status and its tool counts.
+//!
+//! It runs many times a minute, so it never reads a whole transcript: it reads the last
+//! [`TAIL_BYTES`] at most, and from there only what follows the last compaction (the context the
+//! mana describes). Tool counts cover that same stretch; `…` in front of them says the stretch
+//! was cut by the byte budget rather than by a compaction or the start of the file. The window
+//! comes from [`familiar_transcript::models::context_window`].
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use familiar_model::text::printable_line;
+use familiar_transcript::models::{WindowSources, context_window};
+use familiar_transcript::{Normalizer, NormalizerConfig};
+use serde::Deserialize;
+
+/// Most bytes read from the end of a transcript.
+const TAIL_BYTES: u64 = 8 << 20;
+/// Tool names shown; the rest are summed as `+N`.
+const TOOLS_SHOWN: usize = 4;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Context window in tokens, overriding every other source.
+    #[arg(long, value_name = "TOKENS")]
+    pub context_limit: Option<u64>,
+    /// Read this transcript instead of the input's `transcript_path` (stdin may then be empty).
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+}
+
+/// The fields of Claude Code's statusline input that are used; the rest is ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Input {
+    transcript_path: Option<PathBuf>,
+    model: Option<InputModel>,
+    context_window: Option<InputWindow>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct InputModel {
+    id: Option<String>,
+    display_name: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct InputWindow {
+    context_window_size: Option<u64>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut raw = Vec::new();
+    io::stdin()
+        .take(1 << 20)
+        .read_to_end(&mut raw)
+        .context("reading the statusline input on stdin")?;
+    let input: Input = if raw.trim_ascii().is_empty() {
+        Input::default()
+    } else {
+        serde_json::from_slice(&raw).context("the statusline input on stdin is not JSON")?
+    };
+    let Some(path) = args.transcript.clone().or(input.transcript_path.clone()) else {
+        anyhow::bail!("no transcript: the input has no `transcript_path` (or give --transcript)");
+    };
+    let tail = match read_tail(&path) {
+        Ok(tail) => Some(tail),
+        // A session that has not written its transcript yet.
+        Err(err) if err.kind() == io::ErrorKind::NotFound => None,
+        Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
+    };
+    let line = render(&args, &input, tail.as_ref());
+    let mut out = io::stdout().lock();
+    match writeln!(out, "{line}").and_then(|()| out.flush()) {
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(err) => Err(err.into()),
+        Ok(()) => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The end of a transcript, from its last compaction when that is within reach.
+struct Tail {
+    normalizer: Normalizer,
+    /// The stretch read was cut by the byte budget.
+    cut: bool,
+    /// The last `toolUseResult.resolvedModel` in it.
+    resolved_model: Option<String>,
+}
+
+fn read_tail(path: &std::path::Path) -> io::Result<Tail> {
+    let mut file = File::open(path)?;
+    let len = file.metadata()?.len();
+    let start = len.saturating_sub(TAIL_BYTES);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::with_capacity((len - start) as usize);
+    file.take(TAIL_BYTES).read_to_end(&mut bytes)?;
+    let finder = memchr_rfind(&bytes, br#""subtype":"compact_boundary""#);
+    let (from, cut) = match finder {
+        Some(at) => (line_start(&bytes, at), false),
+        // Skip the partial first line of a cut read.
+        None if start > 0 => (
+            bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |n| n + 1),
+            true,
+        ),
+        None => (0, false),
+    };
+    let region = &bytes[from..];
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    let mut diagnostics = Vec::new();
+    familiar_transcript::feed(&mut normalizer, region, &mut events, &mut diagnostics);
+    Ok(Tail {
+        normalizer,
+        cut,
+        resolved_model: last_resolved_model(&bytes),
+    })
+}
+
+fn memchr_rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::rfind(haystack, needle)
+}
+
+fn line_start(bytes: &[u8], at: usize) -> usize {
+    bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |n| n + 1)
+}
+
+/// The value of the last `"resolvedModel":"…"` (Agent tool results name the model that ran,
+/// with its `[1m]`).
+fn last_resolved_model(bytes: &[u8]) -> Option<String> {
+    let key = br#""resolvedModel":""#;
+    let at = memchr_rfind(bytes, key)? + key.len();
+    let end = bytes[at..].iter().position(|&b| b == b'"')? + at;
+    std::str::from_utf8(&bytes[at..end]).ok().map(str::to_owned)
+}
+
+/// settings.json `model`, else `ANTHROPIC_MODEL`.
+fn configured_model() -> Option<String> {
+    let from_settings = familiar_tail::config_dir().ok().and_then(|dir| {
+        let text = std::fs::read_to_string(dir.join("settings.json")).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        value.get("model")?.as_str().map(str::to_owned)
+    });
+    from_settings.or_else(|| std::env::var("ANTHROPIC_MODEL").ok())
+}
+
+fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
+    let model_id = input.model.as_ref().and_then(|m| m.id.as_deref());
+    // "Opus 4.8 (1M context)": the display name says what the id may not.
+    let display_1m = input
+        .model
+        .as_ref()
+        .and_then(|m| m.display_name.as_deref())
+        .is_some_and(|name| name.contains("1M"));
+    let configured = configured_model();
+    let used = tail.and_then(|tail| tail.normalizer.context_used());
+    let mut resolved: Vec<&str> = model_id.into_iter().collect();
+    if display_1m {
+        resolved.push("[1m]");
+    }
+    if let Some(model) = tail.and_then(|tail| tail.resolved_model.as_deref()) {
+        resolved.push(model);
+    }
+    let transcript_model = tail.and_then(|tail| tail.normalizer.metrics().last_model());
+    let limit = context_window(&WindowSources {
+        explicit: args.context_limit,
+        reported: input
+            .context_window
+            .as_ref()
+            .and_then(|w| w.context_window_size),
+        resolved_models: resolved,
+        configured_model: configured.as_deref(),
+        transcript_model: transcript_model.as_deref(),
+        used,
+    });
+    let used_text = used.map_or_else(|| "?".to_owned(), short);
+    let percent = used
+        .map(|used| format!(" {:.0}%", used as f64 * 100.0 / limit.max(1) as f64))
+        .unwrap_or_default();
+    let mut line = format!("mana {used_text}/{}{percent}", short(limit));
+    let Some(tail) = tail else {
+        line.push_str(" · no transcript yet");
+        return line;
+    };
+    line.push_str(" · ");
+    line.push_str(tail.normalizer.status().as_str());
+    let mut tools: Vec<(&String, &u64)> = tail.normalizer.metrics().tool_calls.iter().collect();
+    tools.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !tools.is_empty() {
+        line.push_str(" · ");
+        if tail.cut {
+            line.push('…');
+        }
+        let shown: Vec<String> = tools
+            .iter()
+            .take(TOOLS_SHOWN)
+            .map(|(name, count)| format!("{} {count}", printable_line(name)))
+            .collect();
+        line.push_str(&shown.join(" "));
+        let rest: u64 = tools.iter().skip(TOOLS_SHOWN).map(|(_, n)| **n).sum();
+        if rest > 0 {
+            line.push_str(&format!(" +{rest}"));
+        }
+    }
+    line
+}
+
+/// 950 → "950", 45_210 → "45.2k", 182_000 → "182k", 1_000_000 → "1M", 1_250_000 → "1.25M".
+fn short(n: u64) -> String {
+    fn trim(text: String) -> String {
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            text
+        }
+    }
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..100_000 => trim(format!("{:.1}", n as f64 / 1e3)) + "k",
+        100_000..1_000_000 => format!("{}k", n / 1000),
+        _ => trim(format!("{:.2}", n as f64 / 1e6)) + "M",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+
+    #[test]
+    fn token_counts_are_short() {
+        assert_eq!(short(950), "950");
+        assert_eq!(short(45_210), "45.2k");
+        assert_eq!(short(34_010), "34k");
+        assert_eq!(short(200_000), "200k");
+        assert_eq!(short(1_000_000), "1M");
+        assert_eq!(short(1_250_000), "1.25M");
+    }
+}

@@ -1,0 +1,116 @@
+//! End-to-end tests of `familiar stats` tokens, cost and output: the real binary on files.
+//! The usage fixtures are real Claude Code 2.1.56 records (ids, counts and text changed);
+//! ccusage 20.0.24 gives the same costs for them (`bench/stats-vs-ccusage.sh`).
+
+mod common;
+
+use common::{Test, fixture, ndjson};
+
+#[test]
+fn one_hour_cache_writes_cost_twice_the_input_rate() {
+    let output = Test::new()
+        .args(["stats", "--json"])
+        .arg(fixture("usage-1h-cache.jsonl"))
+        .stderr("")
+        .run();
+    let stats = &ndjson(&output)[0];
+    assert_eq!(stats["tokens"]["cache_creation"], 14_000);
+    assert_eq!(stats["tokens"]["cache_creation_1h"], 10_000);
+    // Opus 4.6: msg_A 10 in, 100 out, 20k reads, 10k one-hour writes at $10;
+    // msg_B 10 in, 200 out, 30k reads, 4k five-minute writes at $6.25.
+    assert_eq!(stats["cost_usd"], 0.1576);
+}
+
+#[test]
+fn a_message_copied_into_another_file_counts_once() {
+    let output = Test::new()
+        .args(["stats", "--json"])
+        .arg(fixture("usage-1h-cache.jsonl"))
+        .arg(fixture("usage-copied-messages.jsonl"))
+        // The same file twice is the same messages again.
+        .arg(fixture("usage-1h-cache.jsonl"))
+        .run();
+    let stats = ndjson(&output);
+    let costs: Vec<f64> = stats
+        .iter()
+        .filter_map(|s| s["cost_usd"].as_f64())
+        .collect();
+    // msg_A is in all three files and counts for the first; the copy adds only msg_C.
+    assert_eq!(costs, [0.1576, 0.0313, 0.0]);
+    assert_eq!(stats[1]["tokens"]["output"], 50);
+    assert_eq!(stats[2]["tokens"]["output"], 0);
+}
+
+#[test]
+fn readable_stats_of_two_files_end_with_a_total() {
+    let output = Test::new()
+        .current_dir(fixture(""))
+        .args([
+            "stats",
+            "usage-1h-cache.jsonl",
+            "usage-copied-messages.jsonl",
+        ])
+        .stderr("")
+        .run();
+    insta::assert_snapshot!(String::from_utf8_lossy(&output.stdout));
+}
+
+#[test]
+fn an_empty_file_costs_zero_dollars_not_minus_zero() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("write empty file");
+    let output = Test::new().arg("stats").arg(&empty).run();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("cost (est.)  $0.00\n"), "{stdout}");
+    assert!(!stdout.contains("-0"), "{stdout}");
+    let json = Test::new().args(["stats", "--json"]).arg(&empty).run();
+    let json = String::from_utf8_lossy(&json.stdout);
+    assert!(json.contains("\"cost_usd\":0.0"), "{json}");
+}
+
+#[test]
+fn stats_escapes_control_characters_in_tool_names_and_session_ids() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("hostile.jsonl");
+    // A real tool_use record shape with terminal escapes in the session id and tool name.
+    let record = serde_json::json!({
+        "type": "assistant",
+        "sessionId": "s\u{1b}]0;pwned\u{7}",
+        "timestamp": "2026-02-25T16:28:45.000Z",
+        "message": {
+            "id": "msg_1", "model": "claude-opus-4-6", "role": "assistant", "type": "message",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash\u{1b}[2J", "input": {}}],
+            "usage": {"input_tokens": 1, "output_tokens": 1}
+        }
+    });
+    std::fs::write(&path, format!("{record}\n")).expect("write transcript");
+    let output = Test::new().arg("stats").arg(&path).run();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "{stdout:?}"
+    );
+    assert!(stdout.contains("session s\\e]0;pwned\\x07"), "{stdout}");
+    assert!(stdout.contains("Bash\\e[2J 1"), "{stdout}");
+}
+
+#[test]
+fn a_misspelled_price_key_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let prices = dir.path().join("prices.toml");
+    std::fs::write(
+        &prices,
+        "[models.sonnet]\ninput = 3.0\noutput = 15.0\ncache_red = 0.3\n",
+    )
+    .expect("write prices");
+    Test::new()
+        .args(["stats", "--prices"])
+        .arg(&prices)
+        .arg(fixture("usage-1h-cache.jsonl"))
+        .status(1)
+        .stderr_contains("invalid price file")
+        .stderr_contains("line 4")
+        .stderr_contains("unknown field `cache_red`")
+        .run();
+}

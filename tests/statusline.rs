@@ -1,0 +1,112 @@
+//! End-to-end tests of `familiar statusline`: Claude Code's statusline JSON on stdin, the one
+//! line it shows on stdout.
+
+mod common;
+
+use common::{Test, fixture};
+
+fn input(transcript: &std::path::Path, model: Option<&str>) -> String {
+    let mut value = serde_json::json!({
+        "hook_event_name": "Status",
+        "session_id": "s-1h",
+        "transcript_path": transcript,
+        "cwd": "/home/user/proj",
+        "workspace": {"current_dir": "/home/user/proj", "project_dir": "/home/user/proj"},
+        "version": "2.1.197",
+    });
+    if let Some(model) = model {
+        value["model"] = serde_json::json!({"id": model, "display_name": "Opus 4.8"});
+    }
+    value.to_string()
+}
+
+#[test]
+fn statusline_shows_mana_of_the_1m_window_status_and_tools() {
+    // msg_B's context: 10 input + 30,000 cache reads + 4,000 cache writes.
+    let transcript = fixture("usage-1h-cache.jsonl");
+    Test::new()
+        .arg("statusline")
+        .stdin(input(&transcript, Some("claude-opus-4-8[1m]")))
+        .stdout("mana 34k/1M 3% · working · Bash 1\n")
+        .stderr("")
+        .run();
+}
+
+#[test]
+fn statusline_window_comes_from_the_configured_model_then_the_table() {
+    let transcript = fixture("usage-1h-cache.jsonl");
+    // The transcript says only `claude-opus-4-6`: 200k by the table.
+    Test::new()
+        .arg("statusline")
+        .stdin(input(&transcript, None))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana 34k/200k 17% · working · Bash 1\n")
+        .run();
+    // The user's configured `opus[1m]` is the model running: 1M.
+    let test = Test::new();
+    let settings = test.home().join(".claude");
+    std::fs::create_dir_all(&settings).expect("config dir");
+    std::fs::write(settings.join("settings.json"), r#"{"model": "opus[1m]"}"#)
+        .expect("write settings");
+    test.arg("statusline")
+        .stdin(input(&transcript, None))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana 34k/1M 3% · working · Bash 1\n")
+        .run();
+    // --context-limit wins over everything.
+    Test::new()
+        .args(["statusline", "--context-limit", "68020"])
+        .stdin(input(&transcript, Some("claude-opus-4-8[1m]")))
+        .stdout("mana 34k/68k 50% · working · Bash 1\n")
+        .run();
+}
+
+#[test]
+fn statusline_counts_from_the_last_compaction() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("compacted.jsonl");
+    let mut bytes = std::fs::read(fixture("usage-1h-cache.jsonl")).expect("fixture");
+    bytes.extend(std::fs::read(fixture("compaction-with-post-tokens.jsonl")).expect("fixture"));
+    std::fs::write(&path, bytes).expect("write transcript");
+    // The Bash call came before the compaction; the context after it is 8 + 1,000 + 22,000.
+    Test::new()
+        .arg("statusline")
+        .stdin(input(&path, Some("claude-sonnet-4-5-20250929")))
+        .stdout("mana 23k/200k 12% · working\n")
+        .run();
+}
+
+#[test]
+fn statusline_escapes_tool_names() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("hostile.jsonl");
+    let record = serde_json::json!({
+        "type": "assistant",
+        "sessionId": "s",
+        "timestamp": "2026-02-25T16:28:45.000Z",
+        "message": {
+            "id": "msg_1", "model": "claude-opus-4-6", "role": "assistant", "type": "message",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash\u{1b}]0;x\u{7}", "input": {}}],
+            "usage": {"input_tokens": 1000, "output_tokens": 1}
+        }
+    });
+    std::fs::write(&path, format!("{record}\n")).expect("write transcript");
+    // The tool use has no result yet: waiting for approval.
+    Test::new()
+        .arg("statusline")
+        .stdin(input(&path, None))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana 1k/200k 0% · waiting_for_approval · Bash\\e]0;x\\x07 1\n")
+        .run();
+}
+
+#[test]
+fn statusline_before_the_transcript_exists_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    Test::new()
+        .arg("statusline")
+        .stdin(input(&dir.path().join("not-yet.jsonl"), None))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana ?/200k · no transcript yet\n")
+        .run();
+}
