@@ -3,12 +3,15 @@
 //! go through [`Live::take`], so `familiar sessions` shows exactly the snapshots `watch` starts
 //! with.
 
+use std::path::PathBuf;
 use std::time::SystemTime;
+
+use anyhow::Context as _;
 
 use familiar_model::Event;
 use familiar_model::text::printable_line;
 use familiar_session::{FileInfo, FileKind, Input, ModelConfig, Output, SessionModel};
-use familiar_tail::{TailMessage, TranscriptInfo, TranscriptKind};
+use familiar_tail::{Selector, TailMessage, TranscriptInfo, TranscriptKind};
 
 /// The session model fed by a tailer.
 pub struct Live {
@@ -123,6 +126,28 @@ impl Live {
             }
         })
     }
+}
+
+/// What to follow: everything (`--all`), these projects, sessions and files, or else the
+/// current directory's project, as `watch` and `sessions` both take it.
+pub fn selectors(
+    all: bool,
+    projects: &[PathBuf],
+    sessions: &[String],
+    files: &[PathBuf],
+) -> anyhow::Result<Vec<Selector>> {
+    let mut selectors: Vec<Selector> = Vec::new();
+    if all {
+        selectors.push(Selector::All);
+    }
+    selectors.extend(projects.iter().cloned().map(Selector::Project));
+    selectors.extend(sessions.iter().cloned().map(Selector::Session));
+    selectors.extend(files.iter().cloned().map(Selector::File));
+    if selectors.is_empty() {
+        let cwd = std::env::current_dir().context("finding the current directory")?;
+        selectors.push(Selector::Project(cwd));
+    }
+    Ok(selectors)
 }
 
 /// What discovery learnt from a transcript's place, in the model's terms.

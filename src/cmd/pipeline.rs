@@ -217,8 +217,26 @@ impl Stage {
         self.host
             .handle(event, &mut self.actions, &mut self.diagnostics);
         print_warnings(&self.diagnostics);
+        self.carry_out(Some(event))
+    }
+
+    /// The time is now `now` (the session model's clock): fire the scripts' due timers and
+    /// carry their actions out.
+    pub fn tick(&mut self, now: SystemTime) -> ControlFlow<()> {
+        let (actions, diagnostics) = self.host.tick(now);
+        print_warnings(&diagnostics);
+        if actions.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        self.actions = actions;
+        self.carry_out(None)
+    }
+
+    /// `event` (when there is one) and the queued actions to the window, the sinks and stdout.
+    /// `Break` when stdout was closed; a failing notification or window never stops it.
+    fn carry_out(&mut self, event: Option<&Event>) -> ControlFlow<()> {
         if let Some(game) = &self.game {
-            let sent = game.send(GameFeed::Event(event.clone())).is_ok()
+            let sent = event.is_none_or(|event| game.send(GameFeed::Event(event.clone())).is_ok())
                 && self
                     .actions
                     .iter()
@@ -231,60 +249,12 @@ impl Stage {
         for action in &self.actions {
             self.sinks.handle(action);
         }
-        self.print(event)
-    }
-
-    /// The time is now `now` (the session model's clock): fire the scripts' due timers and
-    /// carry their actions out.
-    pub fn tick(&mut self, now: SystemTime) -> ControlFlow<()> {
-        let (actions, diagnostics) = self.host.tick(now);
-        print_warnings(&diagnostics);
-        if actions.is_empty() {
-            return ControlFlow::Continue(());
-        }
-        self.actions = actions;
-        if let Some(game) = &self.game
-            && !self
-                .actions
-                .iter()
-                .all(|action| game.send(GameFeed::Action(action.clone())).is_ok())
-        {
-            tracing::info!("the game window closed; carrying on without it");
-            self.game = None;
-        }
-        for action in &self.actions {
-            self.sinks.handle(action);
-        }
-        self.print_actions_only()
-    }
-
-    fn print_actions_only(&mut self) -> ControlFlow<()> {
-        if !self.print_actions {
-            return ControlFlow::Continue(());
-        }
-        let mut written = Ok(());
-        for action in &self.actions {
-            written = written.and_then(|()| write_line(&mut self.out, action));
-        }
-        match written.and_then(|()| self.out.flush()) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ControlFlow::Break(()),
-            Err(err) => {
-                tracing::error!("cannot write to stdout: {err}");
-                ControlFlow::Break(())
-            }
-        }
-    }
-
-    fn print(&mut self, event: &Event) -> ControlFlow<()> {
+        let event = event.filter(|_| self.print_events);
         let actions_to_print = self.print_actions && !self.actions.is_empty();
-        if !self.print_events && !actions_to_print {
+        if event.is_none() && !actions_to_print {
             return ControlFlow::Continue(());
         }
-        let mut written = Ok(());
-        if self.print_events {
-            written = write_line(&mut self.out, event);
-        }
+        let mut written = event.map_or(Ok(()), |event| write_line(&mut self.out, event));
         if self.print_actions {
             for action in &self.actions {
                 written = written.and_then(|()| write_line(&mut self.out, action));

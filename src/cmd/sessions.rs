@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use familiar_model::Status;
 use familiar_model::text::printable_line;
 use familiar_session::{ModelConfig, SessionSnapshot, Timers};
-use familiar_tail::{Selector, TailerConfig};
+use familiar_tail::TailerConfig;
 
 use super::live::{Live, Took};
 
@@ -37,15 +37,7 @@ const CATCH_UP_LIMIT: Duration = Duration::from_secs(60);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
-    let mut selectors: Vec<Selector> = Vec::new();
-    if args.all {
-        selectors.push(Selector::All);
-    }
-    selectors.extend(args.project.iter().cloned().map(Selector::Project));
-    if selectors.is_empty() {
-        let cwd = std::env::current_dir().context("finding the current directory")?;
-        selectors.push(Selector::Project(cwd));
-    }
+    let selectors = super::live::selectors(args.all, &args.project, &[], &[])?;
     let settings = super::pipeline::load_config()?.config;
     let timers = Timers {
         idle_after: args

@@ -20,7 +20,7 @@ use familiar_tail::{Selector, TailerConfig, WatchMode};
 
 use super::InputOptions;
 use super::front::{self, Front};
-use super::live::{Live, Took};
+use super::live::{self, Live, Took};
 use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
 
 #[derive(Debug, clap::Args)]
@@ -87,13 +87,7 @@ impl Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
-    let mut selectors: Vec<Selector> = Vec::new();
-    if args.all {
-        selectors.push(Selector::All);
-    }
-    selectors.extend(args.project.iter().cloned().map(Selector::Project));
-    selectors.extend(args.session.iter().cloned().map(Selector::Session));
-    selectors.extend(args.file.iter().cloned().map(Selector::File));
+    let mut files = args.file.clone();
     if args.hook {
         let mut json = String::new();
         io::stdin()
@@ -101,13 +95,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .take(1 << 20)
             .read_to_string(&mut json)
             .context("reading the hook's JSON on stdin")?;
-        let path = familiar_tail::transcript_path_from_hook(&json)?;
-        selectors.push(Selector::File(path));
+        files.push(familiar_tail::transcript_path_from_hook(&json)?);
     }
-    if selectors.is_empty() {
-        let cwd = std::env::current_dir().context("finding the current directory")?;
-        selectors.push(Selector::Project(cwd));
-    }
+    let selectors = live::selectors(args.all, &args.project, &args.session, &files)?;
     tracing::info!(
         "watching {selectors:?} (Claude Code config dir {})",
         config_dir.display()

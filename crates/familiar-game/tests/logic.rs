@@ -249,7 +249,7 @@ fn compaction_rests_and_the_bar_follows_the_events_context() {
     );
     app.update();
     assert_eq!(mana(&mut app).remaining(), Some(170_000));
-    seconds(&mut app, 2.5);
+    seconds(&mut app, 4.0);
     assert_eq!(anim(&mut app), Anim::Idle, "rest ends after its hold");
 }
 
@@ -595,7 +595,7 @@ fn several_sessions_get_their_own_familiars_up_to_the_limit() {
         all,
         vec![
             ("s2".into(), 1, "s2".into()),
-            ("s3".into(), 2, "familiar:s3".into()),
+            ("s3".into(), 2, "familiar s3".into()),
             ("s4".into(), 3, "s4".into()),
             ("s5".into(), 0, "s5".into()),
         ]

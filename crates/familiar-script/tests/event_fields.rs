@@ -35,6 +35,9 @@ fn full_event() -> Event {
     ev.think = Some(3);
     ev.model = Some("claude-opus-4-5".into());
     ev.duration_ms = Some(122_537);
+    ev.previous_status = Some(Status::Working);
+    ev.cwd = Some("/home/u/proj".into());
+    ev.git_branch = Some("main".into());
     ev.raw = Some(r#"{"type":"assistant","message":{"id":"m1","usage":{"input_tokens":5}},"isApiErrorMessage":true}"#.into());
     ev
 }
@@ -92,6 +95,9 @@ fn every_field_reads_with_its_value_and_type() {
             "think=3 (i64)",
             "model=claude-opus-4-5 (string)",
             "duration_ms=122537 (i64)",
+            "previous_status=working (string)",
+            "cwd=/home/u/proj (string)",
+            "git_branch=main (string)",
             "state=#{} (map)",
         ]
     );
@@ -135,6 +141,9 @@ fn absent_optional_fields_read_as_unit() {
             "think",
             "model",
             "duration_ms",
+            "previous_status",
+            "cwd",
+            "git_branch",
         ]
     );
 }

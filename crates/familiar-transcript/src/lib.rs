@@ -131,6 +131,39 @@ fn multiline_array(input: &[u8]) -> Option<&[u8]> {
     (first_line.starts_with(b"[") && !first_line.ends_with(b"]")).then_some(trimmed)
 }
 
+/// The start of an input: its first line (whole, or up to the cap), or, when that line opens a
+/// JSON array pretty-printed over several lines, the whole input (up to the cap).
+enum Head {
+    FirstLine(Vec<u8>),
+    Array(Vec<u8>),
+}
+
+/// Read until the first newline (a pipe may deliver the first line in pieces), then decide
+/// between JSONL and one pretty-printed JSON document. Shared by both readers.
+fn read_head<R: std::io::Read>(
+    reader: &mut R,
+    chunk: &mut [u8],
+    cap: usize,
+) -> std::io::Result<Head> {
+    let mut head = Vec::new();
+    while memchr::memchr(b'\n', &head).is_none() && head.len() <= cap {
+        match reader.read(chunk) {
+            Ok(0) => break,
+            Ok(read) => head.extend_from_slice(&chunk[..read]),
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    if multiline_array(&head).is_none() {
+        return Ok(Head::FirstLine(head));
+    }
+    let mut whole = head;
+    reader
+        .take((cap as u64).saturating_sub(whole.len() as u64) + 1)
+        .read_to_end(&mut whole)?;
+    Ok(Head::Array(whole))
+}
+
 /// One item of [`read_lines`].
 #[derive(Debug, PartialEq, Eq)]
 pub enum ReadLine<'a> {
@@ -153,28 +186,18 @@ pub fn read_lines<R: std::io::Read>(
 ) -> std::io::Result<()> {
     const CHUNK: usize = 1 << 20;
     let mut chunk = vec![0u8; CHUNK];
-    let mut head = Vec::new();
-    while memchr::memchr(b'\n', &head).is_none() && head.len() <= max_line_bytes {
-        match reader.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(read) => head.extend_from_slice(&chunk[..read]),
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
+    let head = match read_head(&mut reader, &mut chunk, max_line_bytes)? {
+        Head::FirstLine(head) => head,
+        Head::Array(whole) => {
+            return match multiline_array(&whole) {
+                Some(array) => on_line(ReadLine::Line {
+                    number: 1,
+                    bytes: array,
+                }),
+                None => Ok(()),
+            };
         }
-    }
-    if multiline_array(&head).is_some() {
-        let mut whole = head;
-        (&mut reader)
-            .take((max_line_bytes as u64).saturating_sub(whole.len() as u64) + 1)
-            .read_to_end(&mut whole)?;
-        if let Some(array) = multiline_array(&whole) {
-            return on_line(ReadLine::Line {
-                number: 1,
-                bytes: array,
-            });
-        }
-        return Ok(());
-    }
+    };
     let mut splitter = LineSplitter::new(max_line_bytes);
     let mut result = Ok(());
     let mut pending = Some(head);
@@ -332,32 +355,20 @@ pub fn normalize_read<R: std::io::Read>(
     let mut chunk = vec![0u8; CHUNK];
     let mut splitter = LineSplitter::new(normalizer.config().max_line_bytes);
     let mut batch = Batch::default();
-    // Decide between JSONL and one pretty-printed JSON document on the whole first line, which
-    // a short read (a pipe) may deliver in pieces.
-    let mut head = Vec::new();
     let cap = normalizer.config().max_line_bytes;
-    while memchr::memchr(b'\n', &head).is_none() && head.len() <= cap {
-        match reader.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(read) => head.extend_from_slice(&chunk[..read]),
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
+    let head = match read_head(&mut reader, &mut chunk, cap)? {
+        Head::FirstLine(head) => head,
+        Head::Array(whole) => {
+            let mut events = Vec::new();
+            let mut diagnostics = Vec::new();
+            feed(normalizer, &whole, &mut events, &mut diagnostics);
+            diagnostics.into_iter().for_each(&mut on_diagnostic);
+            for event in events {
+                on_event(event)?;
+            }
+            return Ok(());
         }
-    }
-    if multiline_array(&head).is_some() {
-        let mut whole = head;
-        (&mut reader)
-            .take((cap as u64).saturating_sub(whole.len() as u64) + 1)
-            .read_to_end(&mut whole)?;
-        let mut events = Vec::new();
-        let mut diagnostics = Vec::new();
-        feed(normalizer, &whole, &mut events, &mut diagnostics);
-        diagnostics.into_iter().for_each(&mut on_diagnostic);
-        for event in events {
-            on_event(event)?;
-        }
-        return Ok(());
-    }
+    };
     let mut first = Some(head);
     loop {
         let head;
