@@ -93,7 +93,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("familiar: {err:#}");
+            cmd::style::error(format_args!("{err:#}"));
             ExitCode::from(1)
         }
     }

@@ -214,3 +214,37 @@ fn man_prints_one_subcommand_page() {
         )
         .run();
 }
+
+#[test]
+fn diagnostics_are_coloured_as_clap_colours_honouring_no_color_and_clicolor_force() {
+    // Not a terminal, but CLICOLOR_FORCE: colour.
+    isolated()
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1")
+        .args(["events", "/nonexistent/session.jsonl"])
+        .status(1)
+        .stderr(
+            "\u{1b}[1m\u{1b}[31mfamiliar:\u{1b}[0m cannot open /nonexistent/session.jsonl: No \
+             such file or directory (os error 2)\n",
+        )
+        .run();
+    // NO_COLOR wins over CLICOLOR_FORCE, as in clap.
+    isolated()
+        .env("NO_COLOR", "1")
+        .env("CLICOLOR_FORCE", "1")
+        .args(["events", "/nonexistent/session.jsonl"])
+        .status(1)
+        .stderr(
+            "familiar: cannot open /nonexistent/session.jsonl: No such file or directory (os \
+             error 2)\n",
+        )
+        .run();
+    // Piped, nothing forced: plain.
+    isolated()
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .args(["events", "/nonexistent/session.jsonl"])
+        .status(1)
+        .stderr_contains("familiar: cannot open")
+        .run();
+}

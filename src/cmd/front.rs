@@ -69,7 +69,9 @@ pub fn run(
     // Probe before Bevy starts: a missing X server or GPU driver would otherwise panic
     // inside winit or the renderer, losing the run.
     if let Err(err) = familiar_game::window_available() {
-        eprintln!("familiar: {err}; staying in the terminal (actions as NDJSON on stdout)");
+        super::style::warning(format_args!(
+            "{err}; staying in the terminal (actions as NDJSON on stdout)"
+        ));
         return body(Front {
             game: None,
             headless: true,

@@ -15,11 +15,12 @@ pub mod replay;
 pub mod run;
 pub mod sessions;
 pub mod stats;
+pub mod style;
 pub mod test;
 pub mod watch;
 
 use std::fs::File;
-use std::io::{self, IsTerminal as _, Read};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -47,7 +48,8 @@ pub fn init_logging_with(verbosity: i8, quiet: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
-        .with_ansi(std::env::var_os("NO_COLOR").is_none() && io::stderr().is_terminal())
+        // The same decision as `style` (terminal, NO_COLOR, CLICOLOR, CLICOLOR_FORCE).
+        .with_ansi(anstream::AutoStream::choice(&io::stderr()) != anstream::ColorChoice::Never)
         .try_init();
 }
 
@@ -118,7 +120,10 @@ pub fn read_transcript(
                 bad += 1;
             }
             if skipped <= REPORTED_SKIPS {
-                eprintln!("familiar: {name}:{}: {}", diagnostic.line, diagnostic.kind);
+                style::warning(format_args!(
+                    "{name}:{}: {}",
+                    diagnostic.line, diagnostic.kind
+                ));
             }
         },
     )
@@ -131,10 +136,10 @@ pub fn read_transcript(
         );
     }
     if skipped > REPORTED_SKIPS {
-        eprintln!(
-            "familiar: {name}: {} more line(s) skipped, {skipped} in all",
+        style::warning(format_args!(
+            "{name}: {} more line(s) skipped, {skipped} in all",
             skipped - REPORTED_SKIPS
-        );
+        ));
     }
     Ok(normalizer)
 }
