@@ -9,6 +9,9 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 
+/// `-v`/`-q` under their own heading, after each subcommand's own options.
+const GLOBAL: &str = "Global options";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "familiar",
@@ -21,10 +24,10 @@ mod cmd;
 )]
 struct Cli {
     /// More log output on stderr (-v info, -vv debug, -vvv trace).
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    #[arg(short, long, action = clap::ArgAction::Count, global = true, help_heading = GLOBAL)]
     verbose: u8,
     /// Only errors on stderr.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
     quiet: bool,
     #[command(subcommand)]
     command: Option<Command>,
@@ -95,7 +98,7 @@ fn main() -> ExitCode {
         // The reader of our stdout went away (`| head -1`): nothing more to say.
         Err(err) if cmd::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("familiar: {err:#}");
+            cmd::style::error(format_args!("{err:#}"));
             ExitCode::from(1)
         }
     }

@@ -85,6 +85,7 @@ fn man_page_is_roff() {
         .stdout_contains(".TH familiar 1")
         .stdout_contains("Exit status: 0 success, 1 runtime error, 2 usage error.")
         .stdout_contains("familiar\\-replay")
+        .stdout_contains("familiar man \\-\\-dir")
         .run();
 }
 
@@ -134,5 +135,116 @@ fn verbose_shows_info_then_debug() {
         .args(["-vv", "demo", "--headless", "--max-gap", "0"])
         .stderr_contains("DEBUG")
         .stderr_contains("replay pacing")
+        .run();
+}
+
+/// The `familiar-SUBCOMMAND(1)` pages a roff page refers to (roff escapes `-` as `\-`).
+fn page_references(roff: &str) -> Vec<String> {
+    roff.split("(1)")
+        .filter_map(|before| {
+            let start = before.rfind("familiar")?;
+            let name = before[start..].replace("\\-", "-");
+            name.chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-')
+                .then_some(name)
+        })
+        .collect()
+}
+
+#[test]
+fn man_page_references_pages_that_exist() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    isolated()
+        .args(["man", "--dir"])
+        .arg(dir.path())
+        .stdout("")
+        .run();
+    let main = std::fs::read_to_string(dir.path().join("familiar.1")).expect("familiar.1");
+    let referenced = page_references(&main);
+    for name in [
+        "familiar-watch",
+        "familiar-replay",
+        "familiar-hook",
+        "familiar-man",
+    ] {
+        assert!(
+            referenced.iter().any(|r| r == name),
+            "{name} in {referenced:?}"
+        );
+    }
+    assert!(
+        !referenced.iter().any(|r| r == "familiar-help"),
+        "no page for clap's help subcommand"
+    );
+    let hook =
+        std::fs::read_to_string(dir.path().join("familiar-hook.1")).expect("familiar-hook.1");
+    assert!(
+        page_references(&hook)
+            .iter()
+            .any(|r| r == "familiar-hook-install")
+    );
+    for name in referenced.iter().chain(&page_references(&hook)) {
+        assert!(
+            dir.path().join(format!("{name}.1")).is_file(),
+            "{name}(1) is referred to but was not written"
+        );
+    }
+    // Each subcommand page documents its own flags, and the global ones.
+    let watch = std::fs::read_to_string(dir.path().join("familiar-watch.1")).expect("watch page");
+    assert!(watch.contains("\\-\\-headless"), "{watch}");
+    assert!(watch.contains("\\-\\-verbose"), "{watch}");
+}
+
+#[test]
+fn man_prints_one_subcommand_page() {
+    isolated()
+        .args(["man", "hook", "install"])
+        .stdout_contains(".TH familiar-hook-install 1")
+        .run();
+    let out = isolated().args(["man", "replay"]).run();
+    let page = text(&out.stdout);
+    assert!(page.contains(".TH familiar-replay 1"), "{page}");
+    assert!(page.contains("\\-\\-realtime"), "{page}");
+    isolated()
+        .args(["man", "hook", "nope"])
+        .status(1)
+        // Not the whole list: other branches add hook subcommands.
+        .stderr_contains(
+            "familiar: no page for `hook nope`: familiar-hook has the subcommands install",
+        )
+        .run();
+}
+
+#[test]
+fn diagnostics_are_coloured_as_clap_colours_honouring_no_color_and_clicolor_force() {
+    // Not a terminal, but CLICOLOR_FORCE: colour.
+    isolated()
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1")
+        .args(["events", "/nonexistent/session.jsonl"])
+        .status(1)
+        .stderr(
+            "\u{1b}[1m\u{1b}[31mfamiliar:\u{1b}[0m cannot open /nonexistent/session.jsonl: No \
+             such file or directory (os error 2)\n",
+        )
+        .run();
+    // NO_COLOR wins over CLICOLOR_FORCE, as in clap.
+    isolated()
+        .env("NO_COLOR", "1")
+        .env("CLICOLOR_FORCE", "1")
+        .args(["events", "/nonexistent/session.jsonl"])
+        .status(1)
+        .stderr(
+            "familiar: cannot open /nonexistent/session.jsonl: No such file or directory (os \
+             error 2)\n",
+        )
+        .run();
+    // Piped, nothing forced: plain.
+    isolated()
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .args(["events", "/nonexistent/session.jsonl"])
+        .status(1)
+        .stderr_contains("familiar: cannot open")
         .run();
 }

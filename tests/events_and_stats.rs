@@ -176,3 +176,20 @@ fn regression_closed_stdout_ends_quietly() {
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     assert_eq!(output.status.code(), Some(0));
 }
+
+#[test]
+fn a_binary_file_is_not_a_transcript_in_a_few_lines_not_one_per_line() {
+    Test::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["events", "assets/familiar.png"])
+        .status(1)
+        .stdout("")
+        .stderr(
+            "familiar: assets/familiar.png:1: invalid UTF-8 at byte 0\n\
+             familiar: assets/familiar.png:2: not a JSON object\n\
+             familiar: assets/familiar.png:3: invalid UTF-8 at byte 15\n\
+             familiar: not a transcript: assets/familiar.png: none of its 132 line(s) is a JSON \
+             record (JSONL, stream-json or a JSON array expected)\n",
+        )
+        .run();
+}

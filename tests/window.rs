@@ -243,3 +243,65 @@ fn two_idle_sessions_show_two_familiars_with_their_mana_every_time() {
         );
     }
 }
+
+/// A display number no X server answers on (no socket for it), from 77 up.
+fn dead_display() -> String {
+    let number = (77..200)
+        .find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists())
+        .expect("a free display number");
+    format!(":{number}")
+}
+
+/// `familiar demo` where no window can open: it says why in one line and plays the demo in
+/// the terminal (`-q`: that line is all of stderr).
+fn demo_without_window(display: &str) -> Test {
+    Test::new()
+        .args(["-q", "demo", "--max-gap", "0"])
+        .env("DISPLAY", display)
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/familiar-test-bus",
+        )
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("FAMILIAR_CONFIG")
+}
+
+/// Actions on stdout: the demo ran in the terminal to its end.
+fn assert_played_headless(output: &std::process::Output) {
+    let actions = common::ndjson(output);
+    assert!(
+        actions.len() > 10,
+        "the demo's actions on stdout: {actions:?}"
+    );
+}
+
+#[test]
+fn no_x_server_says_so_and_plays_in_the_terminal_instead_of_panicking() {
+    let display = dead_display();
+    let output = demo_without_window(&display).run();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "familiar: no X server at DISPLAY={display}: Connection refused (os error 111); start \
+             your desktop session, or Xvfb (Debian: apt install xvfb); staying in the terminal \
+             (actions as NDJSON on stdout)\n"
+        )
+    );
+    assert_played_headless(&output);
+}
+
+#[test]
+fn no_vulkan_driver_says_so_and_plays_in_the_terminal_instead_of_panicking() {
+    let xvfb = start_xvfb();
+    let output = demo_without_window(&xvfb.display)
+        .env("VK_ICD_FILENAMES", "/nonexistent.json")
+        .env("VK_DRIVER_FILES", "/nonexistent.json")
+        .stderr(
+            "familiar: no GPU driver for the game window: install Vulkan drivers (Debian: apt \
+             install mesa-vulkan-drivers, which includes the llvmpipe software renderer); \
+             staying in the terminal (actions as NDJSON on stdout)\n",
+        )
+        .run();
+    assert_played_headless(&output);
+}

@@ -29,7 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(_) => {}
             Err(err) if is_broken_pipe(&err) => return Ok(ExitCode::SUCCESS),
             Err(err) => {
-                eprintln!("familiar: {err:#}");
+                super::style::error(format_args!("{err:#}"));
                 failed = true;
             }
         }

@@ -1,5 +1,5 @@
 //! Which front end a pipeline command shows: the game window, or the terminal (`--headless`,
-//! or no display). The window must own the main thread (winit), so with a window the pipeline
+//! or no window possible: no display, no X server, no GPU driver; `familiar_game::window_available`). The window must own the main thread (winit), so with a window the pipeline
 //! body runs on a worker thread and stops when the window closes.
 
 use std::process::ExitCode;
@@ -66,8 +66,12 @@ pub fn run(
             stop,
         });
     }
-    if let Err(err) = familiar_game::display_available() {
-        eprintln!("familiar: {err}; staying in the terminal (actions as NDJSON on stdout)");
+    // Probe before Bevy starts: a missing X server or GPU driver would otherwise panic
+    // inside winit or the renderer, losing the run.
+    if let Err(err) = familiar_game::window_available() {
+        super::style::warning(format_args!(
+            "{err}; staying in the terminal (actions as NDJSON on stdout)"
+        ));
         return body(Front {
             game: None,
             headless: true,

@@ -16,15 +16,16 @@ pub mod run;
 pub mod sessions;
 pub mod stats;
 pub mod statusline;
+pub mod style;
 pub mod test;
 pub mod watch;
 
 use std::fs::File;
-use std::io::{self, IsTerminal as _, Read};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use familiar_transcript::{Event, Normalizer, NormalizerConfig};
+use familiar_transcript::{DiagnosticKind, Event, Normalizer, NormalizerConfig};
 
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -48,7 +49,8 @@ pub fn init_logging_with(verbosity: i8, quiet: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
-        .with_ansi(std::env::var_os("NO_COLOR").is_none() && io::stderr().is_terminal())
+        // The same decision as `style` (terminal, NO_COLOR, CLICOLOR, CLICOLOR_FORCE).
+        .with_ansi(anstream::AutoStream::choice(&io::stderr()) != anstream::ColorChoice::Never)
         .try_init();
 }
 
@@ -82,12 +84,18 @@ pub fn input_name(path: &Path) -> String {
     }
 }
 
+/// Skipped lines reported one by one per input; the rest are counted in one summary line, so
+/// a binary file does not flood the terminal.
+const REPORTED_SKIPS: u64 = 3;
+
 /// Read one transcript through a fresh normalizer, reporting skipped lines on stderr as
-/// `FILE:LINE: reason`. Returns the normalizer (its metrics and final state).
+/// `FILE:LINE: reason` (the first few, then how many more). An input where no line is a
+/// record (a binary file, a text file) is an error: "not a transcript". Returns the
+/// normalizer (its metrics and final state).
 pub fn read_transcript(
     path: &Path,
     config: &NormalizerConfig,
-    on_event: impl FnMut(Event) -> io::Result<()>,
+    mut on_event: impl FnMut(Event) -> io::Result<()>,
 ) -> anyhow::Result<Normalizer> {
     let name = input_name(path);
     let reader: Box<dyn Read> = if path == Path::new("-") {
@@ -96,10 +104,44 @@ pub fn read_transcript(
         Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
     };
     let mut normalizer = Normalizer::new(config.clone());
-    familiar_transcript::normalize_read(reader, &mut normalizer, on_event, |diagnostic| {
-        eprintln!("familiar: {name}:{}: {}", diagnostic.line, diagnostic.kind);
-    })
+    let mut events = 0u64;
+    let mut skipped = 0u64;
+    // Lines that are not records; an unfinished last line may yet become one.
+    let mut bad = 0u64;
+    familiar_transcript::normalize_read(
+        reader,
+        &mut normalizer,
+        |event| {
+            events += 1;
+            on_event(event)
+        },
+        |diagnostic| {
+            skipped += 1;
+            if !matches!(diagnostic.kind, DiagnosticKind::Unfinished { .. }) {
+                bad += 1;
+            }
+            if skipped <= REPORTED_SKIPS {
+                style::warning(format_args!(
+                    "{name}:{}: {}",
+                    diagnostic.line, diagnostic.kind
+                ));
+            }
+        },
+    )
     .with_context(|| format!("reading {name}"))?;
+    let records = events + normalizer.metrics().records.values().sum::<u64>();
+    if records == 0 && bad > 0 {
+        anyhow::bail!(
+            "not a transcript: {name}: none of its {bad} line(s) is a JSON record (JSONL, \
+             stream-json or a JSON array expected)"
+        );
+    }
+    if skipped > REPORTED_SKIPS {
+        style::warning(format_args!(
+            "{name}: {} more line(s) skipped, {skipped} in all",
+            skipped - REPORTED_SKIPS
+        ));
+    }
     Ok(normalizer)
 }
 

@@ -9,12 +9,14 @@
 //! - `view` draws that state (sprites, text, UI) and handles keys;
 //! - `art` draws the pixel art procedurally (the `gen-sprites` binary writes it to `assets/`),
 //!   and `assets` embeds those PNGs into the binary;
+//! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs.
 
 pub mod anim;
 pub mod art;
 mod assets;
 pub mod logic;
+mod probe;
 mod view;
 mod window_memory;
 
@@ -31,6 +33,7 @@ use crossbeam_channel::Receiver;
 use familiar_model::{Action, Event, ReplayControl};
 
 pub use logic::GameLogicPlugin;
+pub use probe::{Renderer, window_available};
 pub use view::{BAR_EMPTY, Layout, band_color, layout};
 pub use window_memory::{WindowMemory, default_window_memory_path};
 
@@ -93,6 +96,16 @@ impl Default for GameOptions {
 pub enum GameError {
     #[error("no display: {0}")]
     NoDisplay(String),
+    #[error(
+        "no X server at DISPLAY={display}: {reason}; start your desktop session, or Xvfb \
+         (Debian: apt install xvfb)"
+    )]
+    NoXServer { display: String, reason: String },
+    #[error(
+        "no GPU driver for the game window: install Vulkan drivers (Debian: apt install \
+         mesa-vulkan-drivers, which includes the llvmpipe software renderer)"
+    )]
+    NoGpu,
     #[error("the game window stopped with an error (code {0})")]
     Failed(u8),
 }
