@@ -113,3 +113,44 @@ fn check_escapes_control_characters_in_script_names() {
     );
     assert!(!stdout.contains('\x1b') && !stdout.contains('\x07'));
 }
+
+#[test]
+fn regression_watch_and_replay_on_a_full_stdout_fail_instead_of_exiting_0() {
+    // `watch --headless` used to log the write error and exit 0, as if all went well.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = dir.path().join(".claude/projects/-p");
+    std::fs::create_dir_all(&project).expect("dirs");
+    let real = std::env::var_os("FAMILIAR_REAL_FIXTURES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real"));
+    let fixture = real.join("v2.1.38-spotter-slash-command-queue.jsonl");
+    std::fs::copy(&fixture, project.join("s.jsonl")).expect("copy fixture");
+    for args in [
+        vec!["watch", "--headless", "--events", "--all", "--no-notify"],
+        vec![
+            "replay",
+            "--headless",
+            "--events",
+            "--no-notify",
+            "--max-gap",
+            "0",
+        ],
+    ] {
+        let mut args: Vec<String> = args.into_iter().map(str::to_owned).collect();
+        if args[0] == "replay" {
+            args.push(fixture.display().to_string());
+        }
+        let full = File::options()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let out = familiar(&args, dir.path(), Stdio::from(full));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write to stdout"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

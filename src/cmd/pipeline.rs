@@ -154,6 +154,8 @@ pub struct Stage {
     print_events: bool,
     print_actions: bool,
     timers_from_events: bool,
+    /// Why stdout could not be written (other than a closed pipe, which ends quietly).
+    output_error: Option<io::Error>,
     out: io::BufWriter<io::Stdout>,
     watcher: Option<ScriptWatcher>,
     actions: Vec<Action>,
@@ -195,6 +197,7 @@ impl Stage {
             print_events: options.print_events,
             print_actions: options.print_actions,
             timers_from_events: options.timers_from_events,
+            output_error: None,
             out: io::BufWriter::with_capacity(1 << 16, io::stdout()),
             watcher,
             actions: Vec::new(),
@@ -264,7 +267,8 @@ impl Stage {
             Ok(()) => ControlFlow::Continue(()),
             Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ControlFlow::Break(()),
             Err(err) => {
-                tracing::error!("cannot write to stdout: {err}");
+                // Said once, by the command's exit (see `Stage::output_error`).
+                self.output_error = Some(err);
                 ControlFlow::Break(())
             }
         }
@@ -307,6 +311,12 @@ impl Stage {
         self.watcher
             .as_ref()
             .map(|watcher| watcher.receiver().clone())
+    }
+
+    /// The error that stopped the output, when stdout could not be written (a full disk,
+    /// `/dev/full`): the command then fails instead of ending as if all went well.
+    pub fn output_error(&mut self) -> Option<io::Error> {
+        self.output_error.take()
     }
 
     /// Wait for queued notifications and running programs; report failures.

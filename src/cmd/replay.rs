@@ -287,6 +287,9 @@ pub fn replay_events(
         };
         let read = model_events(source, &normalizer, &name, &mut on_event);
         stage.finish();
+        if let Some(err) = stage.output_error() {
+            return Err(err).context("cannot write to stdout");
+        }
         match read {
             Err(err) if !stopped(&err) => return Err(err),
             _ => {}

@@ -259,6 +259,7 @@ fn follow(
         }
     };
     stage.finish();
+    let output_error = stage.output_error();
     let stats = handle.stats();
     handle.stop();
     tracing::info!("stopped: {stats:?}");
@@ -268,6 +269,9 @@ fn follow(
             stats.channel_full,
             stats.read_pauses
         );
+    }
+    if let Some(err) = output_error {
+        return Err(err).context("cannot write to stdout");
     }
     result.map(|()| ExitCode::SUCCESS)
 }
