@@ -282,3 +282,37 @@ fn with_no_session_yet_it_says_where_it_looked_and_picks_one_up_when_it_appears(
         "{before:?}"
     );
 }
+
+#[test]
+fn regression_bad_hook_input_is_said_once() {
+    // `echo garbage | familiar watch --hook` printed the JSON error twice on one line.
+    let output = common::Test::new()
+        .args(["watch", "--hook", "--headless"])
+        .env("NO_COLOR", "1")
+        .stdin("garbage\n")
+        .status(1)
+        .run();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "familiar: hook input is not JSON: expected value at line 1 column 1\n"
+    );
+}
+
+#[test]
+fn regression_watch_file_given_a_directory_is_an_error_not_a_silent_wait() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = common::Test::new()
+        .args(["watch", "--headless", "--file"])
+        .arg(dir.path())
+        .env("NO_COLOR", "1")
+        .status(1)
+        .run();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "familiar: {} is a directory: --file follows one transcript (a .jsonl file); for \
+             the sessions of a project use --project DIR\n",
+            dir.path().display()
+        )
+    );
+}

@@ -87,6 +87,13 @@ impl Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
+    if let Some(dir) = args.file.iter().find(|path| path.is_dir()) {
+        anyhow::bail!(
+            "{} is a directory: --file follows one transcript (a .jsonl file); for the \
+             sessions of a project use --project DIR",
+            dir.display()
+        );
+    }
     let mut files = args.file.clone();
     if args.hook {
         let mut json = String::new();

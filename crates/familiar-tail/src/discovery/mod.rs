@@ -69,7 +69,7 @@ pub const SESSIONS_DIR: &str = "sessions";
 pub enum DiscoveryError {
     #[error("no config dir: neither CLAUDE_CONFIG_DIR nor a home directory is set")]
     NoConfigDir,
-    #[error("hook input is not JSON: {0}")]
+    #[error("hook input is not JSON")]
     HookJson(#[from] serde_json::Error),
     #[error("hook input has no transcript_path")]
     NoTranscriptPath,
