@@ -1,14 +1,16 @@
 //! Claude Code hook integration (optional): Claude Code runs `familiar hook` on its hook
 //! events; that process hands the hook's JSON to a running Familiar over a Unix socket under
-//! the runtime dir, so a new session is picked up at once (its `transcript_path`) and
-//! permission and idle prompts become [`familiar_model::Event`]s of kind `status`.
+//! the runtime dir, where permission, prompt, stop and idle signals become
+//! [`familiar_model::Event`]s of kind `status` for the session model (`familiar-session`),
+//! which fills in the session's state. The hook's `transcript_path` is logged, not followed:
+//! the tailer finds new transcripts itself (inotify), and `familiar watch --hook` follows the
+//! one a hook names.
 //!
 //! [`socket`] holds both ends (the forwarder's [`socket::send`] and the watcher's
 //! [`socket::HookListener`]); [`input`] parses hook JSON and maps it to events; [`settings`]
 //! adds or removes Familiar's hooks (and status line) in Claude Code's `settings.json`, as a
 //! pure text-to-text edit through [`jsonedit`], a format-preserving JSON editor that changes
-//! only the bytes it must (the binary shows the diff, asks, keeps backups and writes). The tailer (`familiar-tail`) follows the transcripts; this crate only tells it
-//! where to look sooner.
+//! only the bytes it must (the binary shows the diff, asks, keeps backups and writes).
 
 pub mod input;
 pub mod jsonedit;
