@@ -170,6 +170,7 @@ impl SessionModel {
         }
         file.settle(now);
         let key = file.session_key().map(str::to_owned);
+        let is_subagent_file = file.is_subagent();
         if let Some(key) = &key {
             let session = self.sessions.entry(key.clone()).or_default();
             session.had_backlog |= backlog;
@@ -179,7 +180,14 @@ impl SessionModel {
                 session.cwd.clone_from(&identity.cwd);
                 session.git_branch.clone_from(&identity.git_branch);
             }
-            if let Some(model) = events.iter().rev().find_map(|event| event.model.as_ref()) {
+            // The session's model is its main agent's: a subagent's own model (often another)
+            // must not win by whichever file happened to be read last.
+            let main_model = events
+                .iter()
+                .rev()
+                .filter(|event| !event.sidechain && event.agent.is_none())
+                .find_map(|event| event.model.as_ref());
+            if let Some(model) = main_model.filter(|_| !is_subagent_file) {
                 session.model = Some(model.clone());
             }
         }

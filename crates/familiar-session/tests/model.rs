@@ -306,3 +306,44 @@ fn a_finished_subagent_does_not_wait_for_input() {
     );
     assert!(model.snapshot().iter().all(|s| s.subagents.is_empty()));
 }
+
+#[test]
+fn regression_a_subagent_read_last_does_not_change_the_sessions_model() {
+    // `familiar sessions` and `watch` disagreed on a session's model when its subagent (on
+    // another model) happened to be read after the main transcript.
+    let main = real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl");
+    let sub = real_fixture("v2.1.39-spotter-subagent-agent-a881341.jsonl");
+    let session = "258c7280-ae70-4798-800f-63464d01a85d";
+    let mut model = SessionModel::new(ModelConfig::default());
+    let main_info = session_file(session);
+    let sub_info = FileInfo {
+        kind: FileKind::Subagent,
+        session_id: Some(session.into()),
+        agent_id: Some("a881341".into()),
+        agent_type: None,
+    };
+    model.events(Input::Opened {
+        path: &main,
+        info: &main_info,
+    });
+    feed(
+        &mut model,
+        &main,
+        &std::fs::read(&main).expect("fixture"),
+        true,
+    );
+    let main_model = model.snapshot_of(session).and_then(|s| s.model);
+    model.events(Input::Opened {
+        path: &sub,
+        info: &sub_info,
+    });
+    let sub_events = feed(
+        &mut model,
+        &sub,
+        &std::fs::read(&sub).expect("fixture"),
+        true,
+    );
+    assert!(sub_events.is_empty());
+    assert!(main_model.is_some());
+    assert_eq!(model.snapshot_of(session).and_then(|s| s.model), main_model);
+}
