@@ -209,11 +209,14 @@ fn follow(
     // Dropped when `follow` returns (Ctrl-C, TERM, HUP, window closed): removes the socket file.
     let (mut hooks, _hook_socket) = listen_for_hooks();
     let mut live = Live::new(model);
+    let mut caught_up = false;
     let result = loop {
         select! {
             recv(receiver) -> message => match message {
                 Ok(message) => {
-                    if live.take(message) == Took::CaughtUp {
+                    // Later ones: files a hook named have delivered their backlog.
+                    if live.take(message) == Took::CaughtUp && !caught_up {
+                        caught_up = true;
                         let files = handle.stats().files;
                         tracing::info!("caught up: following {files} transcript(s)");
                         if files == 0 {
@@ -240,8 +243,10 @@ fn follow(
                     hooks = crossbeam_channel::never();
                     continue;
                 };
-                if let Some(path) = &input.transcript_path {
-                    tracing::debug!("hook for {}", path.display());
+                // The tailer follows it from now on, unless it does already (a session
+                // outside the selection, or under another config dir, shows up at once).
+                if let Some(path) = input.transcript_path.as_ref().filter(|p| p.is_absolute()) {
+                    handle.follow(path.clone());
                 }
                 if let Some(signal) = familiar_hook::hook_event(&input) {
                     live.hook(&signal);

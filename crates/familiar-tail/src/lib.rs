@@ -11,7 +11,8 @@
 //!   ([`familiar_transcript::LineSplitter`]), generations; truncation, replacement and
 //!   deletion, each noticed from the files themselves. The one line loop.
 //! - [`tailer`]: the thread that watches (inotify via `notify`, or its own poll loop), owns
-//!   the [`file::FileTail`]s, and sends [`TailMessage`]s on a bounded channel.
+//!   the [`file::FileTail`]s, and sends [`TailMessage`]s on a bounded channel; it takes more
+//!   files at run time ([`TailerHandle::follow`]: a hook's `transcript_path`).
 //! - [`message`]: the [`TailMessage`] contract.
 //!
 //! # Guarantees and their limits

@@ -88,46 +88,30 @@ enum Place<'a> {
 
 impl Matcher {
     pub fn new(config_dir: &Path, selectors: &[Selector]) -> Matcher {
-        let selectors = selectors
-            .iter()
-            .map(|selector| match selector {
-                Selector::All => Compiled::All,
-                Selector::Project(dir) => {
-                    let mut dirs = vec![absolute(dir)];
-                    if let Ok(canonical) = fs::canonicalize(dir)
-                        && !dirs.contains(&canonical)
-                    {
-                        dirs.push(canonical);
-                    }
-                    let dash = dirs.iter().map(|dir| dash_encode(dir)).collect();
-                    let base64 = dirs
-                        .iter()
-                        .flat_map(|dir| {
-                            let bytes = dir.as_os_str().as_bytes();
-                            [URL_SAFE_NO_PAD.encode(bytes), URL_SAFE.encode(bytes)]
-                        })
-                        .collect();
-                    Compiled::Project { dirs, dash, base64 }
-                }
-                Selector::Session(id) => Compiled::Session(id.clone()),
-                Selector::File(path) => {
-                    let path = absolute(path);
-                    let stem = path
-                        .file_name()
-                        .and_then(OsStr::to_str)
-                        .and_then(|name| name.strip_suffix(".jsonl"))
-                        .unwrap_or_default()
-                        .to_owned();
-                    let subagents = path.with_file_name(stem).join("subagents");
-                    Compiled::File { path, subagents }
-                }
-            })
-            .collect();
         Matcher {
             projects: config_dir.join(PROJECTS_DIR),
             sessions: config_dir.join(SESSIONS_DIR),
-            selectors,
+            selectors: selectors.iter().map(compile).collect(),
         }
+    }
+
+    /// Select one more file at run time (a hook's `transcript_path`), with its subagents:
+    /// the directories to watch for it, or `None` if a `File` selector named it already.
+    pub fn add_file(&mut self, path: &Path) -> Option<Vec<WatchRoot>> {
+        let compiled = compile(&Selector::File(path.to_path_buf()));
+        let known = self
+            .selectors
+            .iter()
+            .any(|selector| match (selector, &compiled) {
+                (Compiled::File { path: old, .. }, Compiled::File { path: new, .. }) => old == new,
+                _ => false,
+            });
+        if known {
+            return None;
+        }
+        let roots = file_roots(&compiled);
+        self.selectors.push(compiled);
+        Some(roots)
     }
 
     /// The directories to watch for these selectors.
@@ -150,18 +134,7 @@ impl Matcher {
                         });
                     }
                 }
-                Compiled::File { path, subagents } => {
-                    if let Some(parent) = path.parent() {
-                        add(WatchRoot {
-                            path: parent.to_path_buf(),
-                            recursive: false,
-                        });
-                    }
-                    add(WatchRoot {
-                        path: subagents.clone(),
-                        recursive: false,
-                    });
-                }
+                Compiled::File { .. } => file_roots(selector).into_iter().for_each(&mut add),
             }
         }
         roots
@@ -273,6 +246,61 @@ impl Matcher {
                     },
                 }
             }
+        }
+    }
+}
+
+/// A `File` selector's directories: the file's own (not recursively) and its `subagents/`.
+fn file_roots(selector: &Compiled) -> Vec<WatchRoot> {
+    let Compiled::File { path, subagents } = selector else {
+        return Vec::new();
+    };
+    let mut roots: Vec<WatchRoot> = path
+        .parent()
+        .map(|parent| WatchRoot {
+            path: parent.to_path_buf(),
+            recursive: false,
+        })
+        .into_iter()
+        .collect();
+    roots.push(WatchRoot {
+        path: subagents.clone(),
+        recursive: false,
+    });
+    roots
+}
+
+fn compile(selector: &Selector) -> Compiled {
+    match selector {
+        Selector::All => Compiled::All,
+        Selector::Project(dir) => {
+            let mut dirs = vec![absolute(dir)];
+            if let Ok(canonical) = fs::canonicalize(dir)
+                && !dirs.contains(&canonical)
+            {
+                dirs.push(canonical);
+            }
+            let dash = dirs.iter().map(|dir| dash_encode(dir)).collect();
+            let base64 = dirs
+                .iter()
+                .flat_map(|dir| {
+                    let bytes = dir.as_os_str().as_bytes();
+                    [URL_SAFE_NO_PAD.encode(bytes), URL_SAFE.encode(bytes)]
+                })
+                .collect();
+            Compiled::Project { dirs, dash, base64 }
+        }
+        Selector::Session(id) => Compiled::Session(id.clone()),
+        Selector::File(path) => {
+            let path = absolute(path);
+            let stem = path
+                .file_name()
+                .and_then(OsStr::to_str)
+                .and_then(|name| name.strip_suffix(".jsonl"))
+                .unwrap_or_default()
+                .to_owned();
+            let subagents = path.with_file_name(stem).join("subagents");
+            Compiled::File { path, subagents }
         }
     }
 }

@@ -201,6 +201,7 @@ impl Stopper {
 #[derive(Debug)]
 pub struct TailerHandle {
     receiver: Receiver<TailMessage>,
+    inbox: Arc<Mutex<Inbox>>,
     stopper: Stopper,
     stats: Arc<TailStats>,
     thread: Option<JoinHandle<()>>,
@@ -217,6 +218,19 @@ impl TailerHandle {
 
     pub fn stats(&self) -> TailStatsSnapshot {
         self.stats.snapshot()
+    }
+
+    /// Follow one more transcript from now on, wherever it is, with its subagents (a hook's
+    /// `transcript_path`): the tailer watches its directories and reads what is on disk
+    /// already as backlog (then sends [`TailMessage::CaughtUp`] again), or reads it from its
+    /// first line once it appears. A path followed already is left as it is.
+    pub fn follow(&self, path: PathBuf) {
+        self.inbox
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .follow
+            .push(path);
+        let _ = self.stopper.wake.try_send(());
     }
 
     /// `true` once the thread ended (stopped, or its receiver went away).
@@ -252,6 +266,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let (sender, receiver) = crossbeam_channel::bounded(config.channel_capacity.max(1));
     let (wake_tx, wake_rx) = crossbeam_channel::bounded(1);
     let inbox = Arc::new(Mutex::new(Inbox::default()));
+    let handle_inbox = Arc::clone(&inbox);
     let watcher = match config.mode {
         WatchMode::Inotify => {
             let inbox = Arc::clone(&inbox);
@@ -309,6 +324,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let _ = ready_rx.recv();
     Ok(TailerHandle {
         receiver,
+        inbox: handle_inbox,
         stopper,
         stats,
         thread: Some(thread),
