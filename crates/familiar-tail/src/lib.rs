@@ -7,7 +7,7 @@
 //!   (`--project`, `--all`, `--session`, `--file`), hook-named paths. Pure functions plus
 //!   small bounded reads; the record fields it needs (`cwd`, `sessionId`) are parsed by
 //!   [`familiar_transcript::head`].
-//! - [`file`]: one followed path: descriptor, device and inode, offset, partial-line buffer
+//! - [`file`](mod@file): one followed path: descriptor, device and inode, offset, partial-line buffer
 //!   ([`familiar_transcript::LineSplitter`]), generations; truncation, replacement and
 //!   deletion, each noticed from the files themselves. The one line loop.
 //! - [`tailer`]: the thread that watches (inotify via `notify`, or its own poll loop), owns

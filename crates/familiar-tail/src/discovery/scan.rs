@@ -1,5 +1,5 @@
 //! The bounded reads discovery needs: walking the watched directories for `*.jsonl` files,
-//! a file's first records (for [`Matcher`](super::Matcher) when the path cannot tell) and the
+//! a file's first records (for [`super::Matcher`] when the path cannot tell) and the
 //! time of its last record (`familiar doctor`'s liveness). The record fields come from
 //! [`familiar_transcript::head`], which owns the format.
 

@@ -4,8 +4,8 @@
 //!
 //! - this module: the public surface: [`TailerConfig`], [`spawn`], the [`TailerHandle`] and
 //!   its [`Stopper`] and counters.
-//! - [`run`]: the loop: waking on changes, batching, the outbox and the bounded channel.
-//! - [`paths`]: what a changed path means: roots to watch, directories to scan, files to
+//! - `run`: the loop: waking on changes, batching, the outbox and the bounded channel.
+//! - `paths`: what a changed path means: roots to watch, directories to scan, files to
 //!   follow (with the [`crate::discovery::Matcher`]) and to poll.
 //!
 //! Change detection: with [`WatchMode::Inotify`] a `notify` watcher (no debouncer) marks
