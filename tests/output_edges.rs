@@ -120,10 +120,7 @@ fn regression_watch_and_replay_on_a_full_stdout_fail_instead_of_exiting_0() {
     let dir = tempfile::tempdir().expect("temp dir");
     let project = dir.path().join(".claude/projects/-p");
     std::fs::create_dir_all(&project).expect("dirs");
-    let real = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real"));
-    let fixture = real.join("v2.1.38-spotter-slash-command-queue.jsonl");
+    let fixture = familiar_testkit::real_fixture("v2.1.38-spotter-slash-command-queue.jsonl");
     std::fs::copy(&fixture, project.join("s.jsonl")).expect("copy fixture");
     for args in [
         vec!["watch", "--headless", "--events", "--all", "--no-notify"],

@@ -186,16 +186,7 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// A real transcript from `shared/fixtures/real/` (override with `FAMILIAR_REAL_FIXTURES`).
 pub fn real_fixture(name: &str) -> PathBuf {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real"));
-    let path = dir.join(name);
-    assert!(
-        path.is_file(),
-        "real transcript {} not found",
-        path.display()
-    );
-    path
+    familiar_testkit::real_fixture(name)
 }
 
 /// Parse NDJSON output into JSON values, failing on any line that is not JSON.
