@@ -1,4 +1,5 @@
-//! Transcript normalizer: the pure "transform" core of Familiar.
+//! Transcript normalizer: the "transform" core of Familiar (pure functions of bytes, plus
+//! one entry point that drives a caller's reader: see below).
 //!
 //! Claude Code writes each session as JSONL records (`user`, `assistant`, `system`, `summary`,
 //! `progress`, ...; headless runs write `stream-json` with `init` and `result`). This crate turns
