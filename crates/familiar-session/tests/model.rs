@@ -347,3 +347,80 @@ fn regression_a_subagent_read_last_does_not_change_the_sessions_model() {
     assert!(main_model.is_some());
     assert_eq!(model.snapshot_of(session).and_then(|s| s.model), main_model);
 }
+
+/// The interactive 2.1.197 session fed live one line at a time, `gap` between lines, with a
+/// tick after each; `pause` more seconds after line `pause_after`.
+fn interactive_live(pause_after: u64, pause: u64) -> Vec<Event> {
+    let bytes = std::fs::read(familiar_testkit::own_fixture(
+        "claude-2.1.197/interactive.jsonl",
+    ))
+    .expect("fixture");
+    let path = PathBuf::from("/live/interactive.jsonl");
+    let mut model = SessionModel::new(ModelConfig::default());
+    let mut now = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+    let mut events = model.events(Input::Tick(now));
+    events.extend(model.events(Input::Opened {
+        path: &path,
+        info: &FileInfo::unknown(),
+    }));
+    for (index, line) in lines(&bytes).into_iter().enumerate() {
+        let number = index as u64 + 1;
+        events.extend(model.events(Input::Line {
+            path: &path,
+            number,
+            bytes: line,
+            backlog: false,
+        }));
+        now += Duration::from_millis(300);
+        if number == pause_after {
+            now += Duration::from_secs(pause);
+        }
+        events.extend(model.events(Input::Tick(now)));
+    }
+    events
+}
+
+#[test]
+fn live_success_never_carried_duration_ms() {
+    // `end_turn` (line 23), `stop_hook_summary`, `turn_duration` (25) written 300 ms apart:
+    // the success waits for the duration, live as offline, and is told once.
+    let events = interactive_live(0, 0);
+    let success: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Success)
+        .collect();
+    assert_eq!(success.len(), 1);
+    assert_eq!(success[0].duration_ms, Some(5646));
+    assert_eq!(success[0].line, 23);
+    // No timer said the turn was over before the success did.
+    let first_waiting = events
+        .iter()
+        .position(|e| e.status == Status::WaitingForInput)
+        .expect("waiting");
+    assert_eq!(events[first_waiting].kind, EventKind::Success);
+}
+
+#[test]
+fn a_success_waits_for_turn_duration_only_while_the_file_is_quiet_briefly() {
+    // The CLI paused past the quiet-turn time after `end_turn` (a slow Stop hook): the
+    // success goes out then, without a duration, and the late `turn_duration` adds nothing.
+    let events = interactive_live(23, 6);
+    let success: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Success)
+        .collect();
+    assert_eq!(success.len(), 1);
+    assert_eq!(success[0].duration_ms, None);
+    let at = events
+        .iter()
+        .position(|e| e.kind == EventKind::Success)
+        .expect("success");
+    assert!(events[..at].iter().all(|e| e.line <= 23));
+    // A shorter pause keeps it waiting for the duration.
+    let events = interactive_live(23, 4);
+    let success = events
+        .iter()
+        .find(|e| e.kind == EventKind::Success)
+        .expect("success");
+    assert_eq!(success.duration_ms, Some(5646));
+}

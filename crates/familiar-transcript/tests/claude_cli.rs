@@ -281,3 +281,55 @@ fn stream_json_subagent_messages_moved_the_main_context() {
         "{main_context:?}"
     );
 }
+
+#[test]
+fn interactive_success_never_carried_duration_ms() {
+    // An interactive CLI writes `end_turn`, then `stop_hook_summary`, then `turn_duration`:
+    // the success (at the `end_turn` record) waits for the duration.
+    let events = read_events("interactive.jsonl");
+    let success = of_kind(&events, EventKind::Success);
+    assert_eq!(success.len(), 1);
+    assert_eq!(success[0].duration_ms, Some(5646));
+    assert_eq!(
+        success[0].line, 23,
+        "dated by the record that ended the turn"
+    );
+    assert_eq!(success[0].status, Status::WaitingForInput);
+    // A `-p` run (`entrypoint: sdk-cli`) writes no `turn_duration`: its success is not held.
+    let bytes = std::fs::read(dir().join("todo.jsonl")).expect("todo.jsonl");
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut out = Vec::new();
+    for (at, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let _ = normalizer.push_line(line, at as u64 + 1, &mut out);
+    }
+    assert!(!normalizer.has_deferred());
+    assert_eq!(of_kind(&out, EventKind::Success).len(), 1);
+    assert_eq!(of_kind(&out, EventKind::Success)[0].duration_ms, None);
+}
+
+#[test]
+fn an_interactive_turn_without_turn_duration_still_succeeds() {
+    // The file cut before `turn_duration`: the success is held, and goes out at the end of
+    // the input (or, live, on a quiet pause) without a duration.
+    let bytes = std::fs::read(dir().join("interactive.jsonl")).expect("interactive.jsonl");
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').take(24).collect();
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut out = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        normalizer
+            .push_line(line, at as u64 + 1, &mut out)
+            .expect("a good line");
+    }
+    assert!(normalizer.has_deferred());
+    assert!(of_kind(&out, EventKind::Success).is_empty());
+    assert_eq!(normalizer.status(), Status::WaitingForInput);
+    normalizer.flush(&mut out);
+    assert!(!normalizer.has_deferred());
+    let success = of_kind(&out, EventKind::Success);
+    assert_eq!(success.len(), 1);
+    assert_eq!(success[0].duration_ms, None);
+    assert_eq!(
+        normalizer.metrics().events.get(&EventKind::Success),
+        Some(&1)
+    );
+}

@@ -120,6 +120,10 @@ pub struct Normalizer {
     config: NormalizerConfig,
     chains: Vec<(ChainKey, Chain)>,
     metrics: Metrics,
+    /// The main chain's `success`, held from the record that ended the turn (`end_turn`,
+    /// `stop_hook_summary`) until `turn_duration` gives its `duration_ms`. Any other event
+    /// lets it out first; so does [`Normalizer::flush`] (end of input, or a quiet pause).
+    deferred_success: Option<Event>,
 }
 
 impl Normalizer {
@@ -128,6 +132,7 @@ impl Normalizer {
             config,
             chains: Vec::new(),
             metrics: Metrics::default(),
+            deferred_success: None,
         }
     }
 
@@ -181,6 +186,21 @@ impl Normalizer {
             .iter()
             .find(|(key, _)| key.is_main())
             .or_else(|| self.chains.iter().find(|(key, _)| key.agent.is_some()))
+    }
+
+    /// Is an event held back, waiting for a record that may not come (a `success` waiting
+    /// for its `turn_duration`)? [`Normalizer::flush`] lets it out.
+    pub fn has_deferred(&self) -> bool {
+        self.deferred_success.is_some()
+    }
+
+    /// The input ended, or paused long enough that no record is coming soon: events held
+    /// back for a later record go out now, as they are (a `success` without `duration_ms`).
+    pub fn flush(&mut self, out: &mut Vec<Event>) {
+        if let Some(success) = self.deferred_success.take() {
+            self.metrics.count_event(success.kind);
+            out.push(success);
+        }
     }
 
     /// Note a line skipped before it reached [`Normalizer::push_line`] (over the cap).
@@ -330,7 +350,12 @@ impl Normalizer {
         event
     }
 
-    fn emit(&self, event: Event, out: &mut Vec<Event>) {
+    /// Every event goes out here: a deferred `success` goes first, since this event comes
+    /// from a later record.
+    fn emit(&mut self, event: Event, out: &mut Vec<Event>) {
+        if let Some(success) = self.deferred_success.take() {
+            out.push(success);
+        }
         out.push(event);
     }
 
