@@ -333,3 +333,74 @@ fn an_interactive_turn_without_turn_duration_still_succeeds() {
         Some(&1)
     );
 }
+
+fn events_with(bytes: &[u8], config: &NormalizerConfig) -> Vec<Event> {
+    familiar_transcript::normalize_bytes(bytes, config).0
+}
+
+#[test]
+fn the_configured_model_and_the_window_table_were_not_sources_of_the_limit() {
+    let main = std::fs::read(dir().join("main.jsonl")).expect("main.jsonl");
+    let limits = |configured: Option<&str>, context_limit: Option<u64>| -> Vec<u64> {
+        let config = NormalizerConfig {
+            configured_model: configured.map(str::to_owned),
+            context_limit,
+            ..NormalizerConfig::default()
+        };
+        events_with(&main, &config)
+            .iter()
+            .map(|e| e.context_limit)
+            .collect()
+    };
+    let plain = limits(None, None);
+    assert_eq!(plain.first(), Some(&200_000));
+    // settings.json `model: "opus[1m]"` (or ANTHROPIC_MODEL): the session's opus runs with
+    // 1M from its first event.
+    assert!(
+        limits(Some("opus[1m]"), None)
+            .iter()
+            .all(|&l| l == 1_000_000)
+    );
+    assert!(
+        limits(Some("claude-opus-4-8[1m]"), None)
+            .iter()
+            .all(|&l| l == 1_000_000)
+    );
+    // A configured model without `[1m]` says nothing; one that is not the model the
+    // transcript runs is believed only until the transcript names its model.
+    assert_eq!(limits(Some("opus"), None), plain);
+    let other = limits(Some("claude-sonnet-4-6[1m]"), None);
+    let named = events_with(&main, &NormalizerConfig::default())
+        .iter()
+        .position(|e| e.model.is_some())
+        .expect("an assistant event");
+    assert!(other[..named].iter().all(|&l| l == 1_000_000));
+    assert_eq!(other[named..], plain[named..]);
+    // `--context-limit` still wins.
+    assert!(
+        limits(Some("opus[1m]"), Some(300_000))
+            .iter()
+            .all(|&l| l == 300_000)
+    );
+
+    // The table: a model that only comes with 1M has it from its first message, without
+    // `[1m]` anywhere (the same records, another model id).
+    let todo = std::fs::read_to_string(dir().join("todo.jsonl")).expect("todo.jsonl");
+    let five = todo.replace("\"claude-opus-4-8\"", "\"claude-opus-5-5\"");
+    assert_ne!(five, todo);
+    let events = events_with(five.as_bytes(), &NormalizerConfig::default());
+    let first_answer = events
+        .iter()
+        .position(|e| e.model.is_some())
+        .expect("an assistant event");
+    assert!(
+        events[first_answer..]
+            .iter()
+            .all(|e| e.context_limit == 1_000_000)
+    );
+    assert!(
+        read_events("todo.jsonl")
+            .iter()
+            .all(|e| e.context_limit == 200_000)
+    );
+}

@@ -37,6 +37,10 @@ pub struct NormalizerConfig {
     pub max_line_bytes: usize,
     /// Overrides the detected context window (command-line flag or config).
     pub context_limit: Option<u64>,
+    /// The model the user configured (Claude Code's settings.json `model`, or
+    /// `ANTHROPIC_MODEL`): a source of the context window when it ends in `[1m]` and names
+    /// the model the transcript runs (see `context`).
+    pub configured_model: Option<String>,
     /// Keep each record's JSON line on its events (`Event::raw`, scripts' `ev.raw`).
     pub keep_raw: bool,
 }
@@ -46,6 +50,7 @@ impl Default for NormalizerConfig {
         NormalizerConfig {
             max_line_bytes: crate::DEFAULT_MAX_LINE_BYTES,
             context_limit: None,
+            configured_model: None,
             keep_raw: false,
         }
     }
@@ -276,7 +281,10 @@ impl Normalizer {
             && let Some(model) = record.model.as_deref()
         {
             // Before `session_start`, so that event already carries the right window.
-            self.chains[chain].1.window.see_model(model);
+            self.chains[chain]
+                .1
+                .window
+                .see_model(model, self.config.configured_model.as_deref());
         }
         let first = out.len();
         self.session_start(chain, &origin, out);

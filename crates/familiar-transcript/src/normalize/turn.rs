@@ -22,7 +22,7 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         if let Some(model) = record.tool_use_result.and_then(resolved_model) {
-            self.chains[chain].1.window.see_model(&model);
+            self.chains[chain].1.window.see_resolved(&model);
         }
         match &record.message {
             Some(TextOr::Value(message)) => match &message.content {
@@ -187,7 +187,9 @@ impl Normalizer {
         }
         if !synthetic {
             let state = &mut self.chains[chain].1;
-            state.window.see_model(model);
+            state
+                .window
+                .see_model(model, self.config.configured_model.as_deref());
             if let Some(usage) = &message.usage {
                 let used = usage.context_tokens();
                 state.context_used = Some(used);
