@@ -282,16 +282,40 @@ fn stream_json_subagent_messages_moved_the_main_context() {
     );
 }
 
+/// The line of the interactive session's `end_turn` record and the `durationMs` of the
+/// `turn_duration` record after it.
+fn interactive_turn_end() -> (usize, u64) {
+    let text = std::fs::read_to_string(dir().join("interactive.jsonl")).expect("interactive");
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a record"))
+        .collect();
+    let end = records
+        .iter()
+        .position(|r| r["message"]["stop_reason"] == "end_turn")
+        .expect("an end_turn record");
+    let duration = records[end..]
+        .iter()
+        .find(|r| r["subtype"] == "turn_duration")
+        .and_then(|r| r["durationMs"].as_u64())
+        .expect("a turn_duration record after it");
+    // The order this test is about: end_turn, stop_hook_summary, turn_duration.
+    assert_eq!(records[end + 1]["subtype"], "stop_hook_summary");
+    assert_eq!(records[end + 2]["subtype"], "turn_duration");
+    (end + 1, duration)
+}
+
 #[test]
 fn interactive_success_never_carried_duration_ms() {
     // An interactive CLI writes `end_turn`, then `stop_hook_summary`, then `turn_duration`:
     // the success (at the `end_turn` record) waits for the duration.
+    let (line, duration) = interactive_turn_end();
     let events = read_events("interactive.jsonl");
     let success = of_kind(&events, EventKind::Success);
     assert_eq!(success.len(), 1);
-    assert_eq!(success[0].duration_ms, Some(5646));
+    assert_eq!(success[0].duration_ms, Some(duration));
     assert_eq!(
-        success[0].line, 23,
+        success[0].line, line as u64,
         "dated by the record that ended the turn"
     );
     assert_eq!(success[0].status, Status::WaitingForInput);
@@ -311,8 +335,9 @@ fn interactive_success_never_carried_duration_ms() {
 fn an_interactive_turn_without_turn_duration_still_succeeds() {
     // The file cut before `turn_duration`: the success is held, and goes out at the end of
     // the input (or, live, on a quiet pause) without a duration.
+    let (line, _) = interactive_turn_end();
     let bytes = std::fs::read(dir().join("interactive.jsonl")).expect("interactive.jsonl");
-    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').take(24).collect();
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').take(line + 1).collect();
     let mut normalizer = Normalizer::new(NormalizerConfig::default());
     let mut out = Vec::new();
     for (at, line) in lines.iter().enumerate() {
