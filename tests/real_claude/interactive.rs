@@ -22,8 +22,10 @@ const STEP: Duration = Duration::from_secs(90);
 
 /// The hook events recorded raw beside Familiar's own hook (the samples of
 /// `fixtures/hooks/` were recorded the same way).
-const RECORDED: [&str; 6] = [
+const RECORDED: [&str; 8] = [
     "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
     "Stop",
     "StopFailure",
     "PreCompact",
@@ -121,17 +123,23 @@ fn drive(
 ) {
     let deadline = Instant::now() + STEP;
     let mut answered = count(&recorded(hooks), "PermissionRequest");
+    let mut pressed = Instant::now();
     loop {
         let seen = recorded(hooks);
         if done(&seen) {
             return;
         }
         let asked = count(&seen, "PermissionRequest");
-        if asked > answered {
-            // The dialog is up once its hook ran; give Ink a moment to take keys.
+        let waiting = seen
+            .last()
+            .is_some_and(|hook| hook["hook_event_name"] == "PermissionRequest");
+        if asked > answered || (waiting && pressed.elapsed() > Duration::from_secs(3)) {
+            // The dialog is up once its hook ran; give Ink a moment to take keys. A key that
+            // came too early is pressed again (Enter on an empty prompt does nothing).
             std::thread::sleep(Duration::from_millis(700));
             terminal.enter();
             answered = asked;
+            pressed = Instant::now();
         }
         assert!(
             Instant::now() < deadline,
@@ -259,6 +267,11 @@ fn an_interactive_session_in_a_terminal_fires_the_permission_prompt_and_its_hook
     drive(&mut terminal, &hooks, "the scripted turn", |seen| {
         count(seen, "Stop") >= 1
     });
+    // A turn the API fails (429 until the retries run out): StopFailure fires, not Stop.
+    terminal.type_line("FAMILIAR-SCRIPT ratelimit");
+    drive(&mut terminal, &hooks, "the rate-limited turn", |seen| {
+        count(seen, "StopFailure") >= 1
+    });
     terminal.type_line("/compact");
     drive(&mut terminal, &hooks, "/compact", |seen| {
         count(seen, "PreCompact") >= 1
@@ -307,6 +320,12 @@ fn an_interactive_session_in_a_terminal_fires_the_permission_prompt_and_its_hook
         .filter_map(|hook| hook["tool_name"].as_str())
         .collect();
     assert_eq!(asked, ["Bash", "Edit", "Write"], "{seen:?}");
+    assert_eq!(count(&seen, "StopFailure"), 1, "{seen:?}");
+    assert_eq!(
+        count(&seen, "Stop"),
+        1,
+        "the failed turn fired no Stop: {seen:?}"
+    );
 
     // Live: everything up to a sentinel written after the CLI exited.
     let marker = dir.join("zz-sentinel.jsonl");
@@ -341,9 +360,16 @@ fn an_interactive_session_in_a_terminal_fires_the_permission_prompt_and_its_hook
         .expect("a status event");
     assert_eq!(last_status["status"], "idle", "{ours:#?}");
 
-    // The turn's success carries its duration, live as offline.
+    // The turn's success carries its duration, live as offline; the failed turn is an API
+    // error, no success.
     let success: Vec<&Value> = offline.iter().filter(|e| e["kind"] == "success").collect();
     assert_eq!(success.len(), 1, "{offline:#?}");
+    assert!(
+        offline
+            .iter()
+            .any(|e| e["kind"] == "error" && e["error"] == "api"),
+        "{offline:#?}"
+    );
     assert!(success[0]["duration_ms"].as_u64().is_some(), "{success:?}");
 
     // Live equals offline (status events aside: live ones come from timers and hooks too).
@@ -369,5 +395,20 @@ fn an_interactive_session_in_a_terminal_fires_the_permission_prompt_and_its_hook
             .join(format!("claude-{}", super::PINNED));
         fs::create_dir_all(&out).expect("fixtures dir");
         fs::copy(&transcript, out.join("interactive.jsonl")).expect("copy transcript");
+        // The hook samples were recorded by hand with a subagent at work; add what this run
+        // fired that they lack.
+        let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/hooks")
+            .join(format!("claude-{}.jsonl", super::PINNED));
+        let have = recorded(&samples);
+        for line in fs::read_to_string(&hooks).unwrap_or_default().lines() {
+            let Ok(hook) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if count(&have, hook["hook_event_name"].as_str().unwrap_or("")) == 0 {
+                // The line as the CLI wrote it.
+                append(&samples, format!("{line}\n").as_bytes());
+            }
+        }
     }
 }
