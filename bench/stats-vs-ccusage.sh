@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `familiar stats` against ccusage 20.0.24 (npm; pinned by bench/node/package-lock.json):
-# 1. equal tokens and cost on every transcript of ../shared/fixtures/real and fixtures/,
-#    one file at a time (exit 1 on any difference);
+# 1. equal tokens and cost on every transcript of ../shared/fixtures/real, fixtures/ and
+#    fixtures/claude-*/ (what the real CLI wrote), one file at a time (exit 1 on any difference);
 # 2. wall time of both on a many-file tree built from the real fixtures (COPIES copies of each,
 #    message and request ids made unique per copy), interleaved, RUNS rounds: best, median and
 #    range of each, and the ratio of the bests.
 # Usage: bench/stats-vs-ccusage.sh [COPIES]   (needs npm, jq; builds the release binary)
+#        FAMILIAR_BIN=target/debug/familiar RUNS=1 bench/stats-vs-ccusage.sh 1   (equality only)
 # ccusage runs with --offline (its bundled prices) and CLAUDE_CONFIG_DIR pointing at a temp
 # tree; nothing under ~/.claude is read.
 set -euo pipefail
@@ -13,10 +14,16 @@ cd "$(dirname "$0")/.."
 copies=${1:-20}
 runs=${RUNS:-7}
 real=${FAMILIAR_REAL_FIXTURES:-../shared/fixtures/real}
-[ -x bench/node/node_modules/.bin/ccusage ] || npm ci --prefix bench/node --no-audit --no-fund >/dev/null
+# `npm install`, not `npm ci`: npm 11 writes a lockfile with only this platform's optional
+# binary package and then refuses it in `ci` ("Missing: @ccusage/ccusage-darwin-arm64");
+# `install` installs the locked versions and leaves the lockfile as it is.
+[ -x bench/node/node_modules/.bin/ccusage ] \
+  || npm install --prefix bench/node --no-audit --no-fund --loglevel=error >/dev/null
 ccusage=bench/node/node_modules/.bin/ccusage
-cargo build --release --quiet --bin familiar
-bin=target/release/familiar
+# FAMILIAR_BIN=target/debug/familiar checks equality without a release build (its timings
+# then mean nothing).
+bin=${FAMILIAR_BIN:-target/release/familiar}
+[ -n "${FAMILIAR_BIN:-}" ] || cargo build --release --quiet --bin familiar
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -38,7 +45,7 @@ same() { # two "tokens... cost" lines: tokens equal, costs within familiar's 4-d
 
 echo "== equal tokens and cost, one file at a time (input output cache_read cache_write cost)"
 failures=0
-for file in "$real"/*.jsonl fixtures/*.jsonl; do
+for file in "$real"/*.jsonl fixtures/*.jsonl fixtures/claude-*/*.jsonl; do
   dir=$work/one; rm -rf "$dir"; mkdir -p "$dir/projects/p"; cp "$file" "$dir/projects/p/x.jsonl"
   theirs=$(ccusage_totals "$dir")
   ours=$(familiar_totals "$file" 2>/dev/null || echo "error")

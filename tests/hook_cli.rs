@@ -114,7 +114,7 @@ fn install_shows_only_the_changed_lines_asks_and_uninstall_gives_back_the_exact_
         shown,
         r#"--- [SETTINGS]
 +++ [SETTINGS]
-@@ -4,4 +4,25 @@
+@@ -4,4 +4,102 @@
    "hooks": {
 -    "Stop": [{"matcher": "", "hooks": [{"type": "…", "command": "…"}]}],
 -    "Notification": []
@@ -140,11 +140,95 @@ fn install_shows_only_the_changed_lines_asks_and_uninstall_gives_back_the_exact_
 +          }
 +        ]
 +      }
++    ],
++    "UserPromptSubmit": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "PreToolUse": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "PermissionRequest": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "PreCompact": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "SubagentStop": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "StopFailure": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "SessionEnd": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
 +    ]
    }
 # add hooks.SessionStart: [EXE] hook
+# add hooks.UserPromptSubmit: [EXE] hook
+# add hooks.PreToolUse: [EXE] hook
+# add hooks.PermissionRequest: [EXE] hook
 # add hooks.Notification: [EXE] hook
+# add hooks.PreCompact: [EXE] hook
+# add hooks.SubagentStop: [EXE] hook
 # add hooks.Stop: [EXE] hook
+# add hooks.StopFailure: [EXE] hook
+# add hooks.SessionEnd: [EXE] hook
 dry run: [SETTINGS] not written
 "#
     );

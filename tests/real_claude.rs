@@ -2,7 +2,8 @@
 //! (`npm ci --prefix tests/agents/claude`) runs scripted sessions against the mock Messages API
 //! in `tests/real_claude/mock.rs`, while `familiar watch --headless --events` follows its config
 //! dir live. Checked: every scripted fact in the transcripts the CLI wrote (through
-//! `familiar events`), and live equal to offline.
+//! `familiar events`), and live equal to offline. `real_claude/interactive.rs` runs the same
+//! script in an interactive session in a pseudo-terminal, with the hooks installed.
 //!
 //! `FAMILIAR_CLAUDE_BIN=/path/to/claude` runs it against another CLI (the newest:
 //! `npm install --prefix /tmp/cc @anthropic-ai/claude-code@latest`, then
@@ -11,6 +12,8 @@
 //! the normalizer's snapshot tests read it (`crates/familiar-transcript/tests/claude_cli.rs`).
 
 mod common;
+#[path = "real_claude/interactive.rs"]
+mod interactive;
 #[path = "real_claude/mock.rs"]
 mod mock;
 

@@ -130,3 +130,43 @@ fn a_summary_first_transcript_replays_as_one_session() {
         "actions follow their events' session"
     );
 }
+
+#[test]
+fn the_configured_model_was_not_a_source_of_the_window() {
+    // The transcripts say `claude-opus-4-6` and `-4-5`; a user who configured `opus[1m]`
+    // (settings.json `model`, else ANTHROPIC_MODEL) runs them with 1M.
+    let limits = |config: &tempfile::TempDir, env: Option<&str>| -> Vec<u64> {
+        let mut test = Test::new()
+            .args(["sessions", "--all", "--json"])
+            .env("CLAUDE_CONFIG_DIR", config.path());
+        if let Some(model) = env {
+            test = test.env("ANTHROPIC_MODEL", model);
+        }
+        let table: Value = serde_json::from_slice(&test.run().stdout).expect("JSON");
+        let mut limits: Vec<u64> = table
+            .as_array()
+            .expect("an array")
+            .iter()
+            .map(|row| row["context_limit"].as_u64().unwrap_or(0))
+            .collect();
+        limits.sort();
+        limits
+    };
+    let config = config_with_real_sessions();
+    assert_eq!(limits(&config, None), [200_000; 3]);
+    assert_eq!(limits(&config, Some("opus[1m]")), [1_000_000; 3]);
+    // A full id names only the sessions that run it (two run claude-opus-4-6, one 4-5).
+    std::fs::write(
+        config.path().join("settings.json"),
+        r#"{"model": "claude-opus-4-6[1m]"}"#,
+    )
+    .expect("settings");
+    assert_eq!(limits(&config, None), [200_000, 1_000_000, 1_000_000]);
+    // settings.json wins over the environment; a model the sessions do not run says nothing.
+    std::fs::write(
+        config.path().join("settings.json"),
+        r#"{"model": "sonnet[1m]"}"#,
+    )
+    .expect("settings");
+    assert_eq!(limits(&config, Some("opus[1m]")), [200_000; 3]);
+}

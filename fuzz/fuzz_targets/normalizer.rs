@@ -95,6 +95,8 @@ fn by_lines(
             }
         });
     }
+    // The input ended: what waited for a later record goes out (as `normalize_bytes` does).
+    normalizer.flush(&mut events);
     if let Some(unfinished) = splitter.unfinished()
         && !unfinished
             .bytes

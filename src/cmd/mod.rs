@@ -71,6 +71,7 @@ impl InputOptions {
             max_line_bytes: self.max_line_bytes,
             context_limit: self.context_limit,
             keep_raw: false,
+            ..NormalizerConfig::default()
         }
     }
 }

@@ -50,7 +50,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         TailerConfig::new(config_dir, selectors),
         ModelConfig {
             timers,
-            ..ModelConfig::default()
+            normalizer: familiar_transcript::NormalizerConfig {
+                configured_model: super::statusline::configured_model(),
+                ..Default::default()
+            },
         },
     )?;
     let mut out = std::io::stdout().lock();

@@ -147,8 +147,9 @@ fn last_resolved_model(bytes: &[u8]) -> Option<String> {
     std::str::from_utf8(&bytes[at..end]).ok().map(str::to_owned)
 }
 
-/// settings.json `model`, else `ANTHROPIC_MODEL`.
-fn configured_model() -> Option<String> {
+/// settings.json `model`, else `ANTHROPIC_MODEL`: the model the user configured, a source of
+/// the context window (`watch` and `sessions` give it to the normalizer too).
+pub(super) fn configured_model() -> Option<String> {
     let from_settings = familiar_tail::config_dir().ok().and_then(|dir| {
         let text = std::fs::read_to_string(dir.join("settings.json")).ok()?;
         let value: serde_json::Value = serde_json::from_str(&text).ok()?;

@@ -134,6 +134,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // Scripts may read `ev.raw`.
     model.normalizer.keep_raw = true;
+    // The user's own sessions: their configured model is a source of the window.
+    model.normalizer.configured_model = super::statusline::configured_model();
 
     let (interrupt_tx, interrupt) = crossbeam_channel::bounded(1);
     ctrlc::set_handler(move || {

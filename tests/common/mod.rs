@@ -111,6 +111,8 @@ impl Test {
         command
             .args(&self.args)
             .env_remove("RUST_LOG")
+            // The user's configured model is a source of the context window.
+            .env_remove("ANTHROPIC_MODEL")
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))

@@ -156,6 +156,7 @@ impl Watch {
             .args(["-v", "watch", "--headless", "--events"])
             .args(args)
             .env("CLAUDE_CONFIG_DIR", config)
+            .env_remove("ANTHROPIC_MODEL")
             // Isolated from the user's config, desktop bus and other running Familiars.
             .env("HOME", config)
             .env("XDG_CONFIG_HOME", config.join(".config"))

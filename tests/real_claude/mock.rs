@@ -150,7 +150,7 @@ fn serve(
             };
             write!(
                 out,
-                "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\nrequest-id: req_mock{id:04}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                 body.len()
             )
         }
@@ -172,11 +172,16 @@ fn serve(
                 .to_string();
                 return write!(
                     out,
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nrequest-id: req_mock{id:04}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                     body.len()
                 );
             }
-            out.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n")?;
+            // `request-id`, as the real API sends it: the CLI writes it as `requestId`, and
+            // ccusage deduplicates by message and request id.
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nrequest-id: req_mock{id:04}\r\nconnection: close\r\n\r\n"
+            )?;
             stream_message(&mut out, id, &model, &blocks, stop, usage)
         }
     }
@@ -201,7 +206,11 @@ fn stream_message(
             "type": "message", "role": "assistant", "model": model, "content": [],
             "stop_reason": null, "stop_sequence": null,
             "usage": {"input_tokens": input, "cache_read_input_tokens": cache_read,
-                "cache_creation_input_tokens": cache_creation, "output_tokens": 1}}}),
+                "cache_creation_input_tokens": cache_creation,
+                // The real API breaks cache writes down by lifetime; ccusage counts the parts.
+                "cache_creation": {"ephemeral_5m_input_tokens": cache_creation,
+                    "ephemeral_1h_input_tokens": 0},
+                "output_tokens": 1}}}),
     )?;
     for (index, block) in blocks.iter().enumerate() {
         match block["type"].as_str() {

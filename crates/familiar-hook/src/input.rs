@@ -38,11 +38,14 @@ impl HookInput {
 /// the `permission_prompt` notification are the only sign of `waiting_for_approval`.
 /// - `PermissionRequest`, `Notification`/`permission_prompt`: `waiting_for_approval`;
 /// - `UserPromptSubmit`, `PreToolUse`, `PreCompact`: `working`;
-/// - `Stop`, `Notification`/`idle_prompt`: `waiting_for_input`;
+/// - `Stop`, `StopFailure` (fired instead of `Stop` when an API error ended the turn),
+///   `Notification`/`idle_prompt`: `waiting_for_input`;
 /// - `SessionEnd`: `idle`.
 ///
 /// Others (`SessionStart`, `PostToolUse`, `SubagentStart`, `SubagentStop`, ...) only point the
-/// tailer at `transcript_path`. A subagent's hooks carry its `agent_id` as the event's `agent`.
+/// tailer at `transcript_path`: a subagent's end is its parent's Task/Agent result, a moment
+/// later, and must not move its session's status. A subagent's hooks carry its `agent_id` as
+/// the event's `agent`.
 pub fn hook_event(input: &HookInput) -> Option<Event> {
     let status = match input.hook_event_name.as_deref()? {
         "Notification" => match input.notification_type.as_deref()? {
@@ -52,7 +55,7 @@ pub fn hook_event(input: &HookInput) -> Option<Event> {
         },
         "PermissionRequest" => Status::WaitingForApproval,
         "UserPromptSubmit" | "PreToolUse" | "PreCompact" => Status::Working,
-        "Stop" => Status::WaitingForInput,
+        "Stop" | "StopFailure" => Status::WaitingForInput,
         "SessionEnd" => Status::Idle,
         _ => return None,
     };

@@ -19,9 +19,23 @@ use serde::Serialize;
 
 use crate::jsonedit::{self, Container, Item};
 
-/// The hook events Familiar listens to: a new session (picked up at once), notifications
-/// (permission and idle prompts) and the end of a turn.
-pub const EVENTS: [&str; 3] = ["SessionStart", "Notification", "Stop"];
+/// The hook events Familiar listens to, each of Claude Code 2.1.197's that tells a status
+/// sooner or surer than the transcript (see [`crate::hook_event`]) or points at a transcript:
+/// a new session (picked up at once), a prompt, a tool about to run, the permission dialog,
+/// notifications (permission and idle prompts), a compaction, a subagent's end, the end of a
+/// turn (well, or on an API error: `StopFailure` fires instead of `Stop`) and of the session.
+pub const EVENTS: [&str; 10] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "Notification",
+    "PreCompact",
+    "SubagentStop",
+    "Stop",
+    "StopFailure",
+    "SessionEnd",
+];
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SettingsError {

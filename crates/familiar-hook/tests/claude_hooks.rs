@@ -55,6 +55,8 @@ fn approval_was_invisible_without_hooks() {
     assert_eq!(want("PreToolUse", false), Some(Status::Working));
     assert_eq!(want("PreCompact", false), Some(Status::Working));
     assert_eq!(want("Stop", false), Some(Status::WaitingForInput));
+    // Fired instead of Stop when an API error ended the turn (a 429 until retries ran out).
+    assert_eq!(want("StopFailure", false), Some(Status::WaitingForInput));
     assert_eq!(want("SessionEnd", false), Some(Status::Idle));
     for quiet in [
         "SessionStart",

@@ -39,3 +39,17 @@ fn notification_hooks_become_status_events() {
         Some(Path::new("/p/s2.jsonl"))
     );
 }
+
+#[test]
+fn a_turn_ended_by_an_api_error_fires_stop_failure_not_stop() {
+    // Claude Code 2.1.197's hook table: "StopFailure: When the turn ends due to an API error
+    // ... Fires instead of Stop". Same common fields as every hook.
+    let failure = HookInput::parse(
+        br#"{"session_id":"s1","transcript_path":"/p/s1.jsonl","hook_event_name":"StopFailure"}"#,
+    )
+    .expect("parses");
+    assert_eq!(
+        hook_event(&failure).map(|e| (e.status, e.session)),
+        Some((Status::WaitingForInput, Some("s1".to_owned())))
+    );
+}

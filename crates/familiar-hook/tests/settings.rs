@@ -53,8 +53,15 @@ fn install_keeps_formatting_comments_and_numbers_and_changes_only_the_lines_it_m
         edit.changes,
         vec![
             "add hooks.SessionStart: /usr/local/bin/familiar hook",
+            "add hooks.UserPromptSubmit: /usr/local/bin/familiar hook",
+            "add hooks.PreToolUse: /usr/local/bin/familiar hook",
+            "add hooks.PermissionRequest: /usr/local/bin/familiar hook",
             "add hooks.Notification: /usr/local/bin/familiar hook",
+            "add hooks.PreCompact: /usr/local/bin/familiar hook",
+            "add hooks.SubagentStop: /usr/local/bin/familiar hook",
             "add hooks.Stop: /usr/local/bin/familiar hook",
+            "add hooks.StopFailure: /usr/local/bin/familiar hook",
+            "add hooks.SessionEnd: /usr/local/bin/familiar hook",
         ]
     );
     let after = edit.after.expect("a file");
@@ -96,7 +103,84 @@ fn install_keeps_formatting_comments_and_numbers_and_changes_only_the_lines_it_m
         ]
       }
     ],
+    "UserPromptSubmit": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "PermissionRequest": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
     "Notification": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "PreCompact": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "SubagentStop": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "StopFailure": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "SessionEnd": [
       {
         "matcher": "",
         "hooks": [
@@ -122,7 +206,7 @@ fn install_keeps_formatting_comments_and_numbers_and_changes_only_the_lines_it_m
 
     // Without any backup, the entries are spliced out: the exact original comes back.
     let undone = uninstall(&after, &[]).expect("uninstalls");
-    assert_eq!(undone.changes.len(), 3);
+    assert_eq!(undone.changes.len(), familiar_hook::settings::EVENTS.len());
     assert_eq!(undone.after.as_deref(), Some(USERS_FILE));
 }
 
@@ -272,7 +356,11 @@ fn commands_are_quoted_for_the_shell_when_needed() {
         .expect("installs")
         .after
         .expect("a file");
-    assert_eq!(uninstall(&after, &[]).expect("uninstalls").changes.len(), 4);
+    // Every hook event, and the status line.
+    assert_eq!(
+        uninstall(&after, &[]).expect("uninstalls").changes.len(),
+        familiar_hook::settings::EVENTS.len() + 1
+    );
 }
 
 // ---- property: install then uninstall (with no backup) is the identity ----

@@ -78,6 +78,7 @@ impl SessionModel {
                 }
             }
             Input::Removed { path } => {
+                self.flush(path, out);
                 if let Some(mut file) = self.files.remove(path) {
                     self.release_held(&mut file, out);
                 }
@@ -102,6 +103,7 @@ impl SessionModel {
     }
 
     fn open(&mut self, path: &Path, info: &FileInfo, out: &mut Vec<Output>) {
+        self.flush(path, out);
         if let Some(mut old) = self.files.remove(path) {
             self.release_held(&mut old, out);
         }
@@ -148,6 +150,11 @@ impl SessionModel {
                 path: path.to_path_buf(),
                 diagnostic,
             });
+        }
+        if backlog {
+            // Backlog events are not told (the snapshot is): nor is a success held for a
+            // later record, which would otherwise go out live.
+            file.normalizer.flush(&mut events);
         }
         if file.session.is_none() {
             file.session = events
@@ -199,6 +206,36 @@ impl SessionModel {
             Some((key, _)) => Arc::clone(key),
             None => Arc::from(path),
         };
+        self.deliver(path, &mut events, out);
+        self.scratch = events;
+    }
+
+    /// Let out what a file's normalizer held for a later record (a `success` waiting for
+    /// its `turn_duration`): the file ended, or was quiet long enough that none is coming.
+    fn flush(&mut self, path: &Path, out: &mut Vec<Output>) {
+        let Some(path) = self
+            .files
+            .get_key_value(path)
+            .map(|(key, _)| Arc::clone(key))
+        else {
+            return;
+        };
+        let now = self.now;
+        let mut events = Vec::new();
+        if let Some(file) = self.files.get_mut(&path) {
+            file.normalizer.flush(&mut events);
+            if let Some(last) = events.last() {
+                file.last_kind = Some(last.kind);
+            }
+            file.settle(now);
+        }
+        if !events.is_empty() {
+            self.deliver(path, &mut events, out);
+        }
+    }
+
+    /// Send a file's new events, or hold them until its session is known.
+    fn deliver(&mut self, path: Arc<Path>, events: &mut Vec<Event>, out: &mut Vec<Output>) {
         // Events before the session is known wait for it (a `summary` written ahead of the
         // first record of its session belongs to that session, not to a phantom one).
         let held_before = self
@@ -234,7 +271,6 @@ impl SessionModel {
                 }
             }
         }
-        self.scratch = events;
     }
 
     /// Send one live event: tagged from its file, after its session's snapshot, carrying
@@ -330,6 +366,20 @@ impl SessionModel {
                 self.release_held(&mut file, out);
                 self.files.insert(path, file);
             }
+        }
+        // A success held for its `turn_duration`: quiet this long, the CLI wrote none.
+        let quiet: Vec<Arc<Path>> = self
+            .files
+            .iter()
+            .filter(|(_, file)| !file.in_backlog && file.normalizer.has_deferred())
+            .filter(|(_, file)| {
+                file.last_activity
+                    .is_some_and(|last| elapsed(last, now) >= timers.quiet_after)
+            })
+            .map(|(path, _)| Arc::clone(path))
+            .collect();
+        for path in quiet {
+            self.flush(&path, out);
         }
         let mut events = Vec::new();
         let finished: HashSet<Arc<Path>> = self

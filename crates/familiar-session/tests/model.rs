@@ -347,3 +347,104 @@ fn regression_a_subagent_read_last_does_not_change_the_sessions_model() {
     assert!(main_model.is_some());
     assert_eq!(model.snapshot_of(session).and_then(|s| s.model), main_model);
 }
+
+fn interactive_bytes() -> Vec<u8> {
+    std::fs::read(familiar_testkit::own_fixture(
+        "claude-2.1.197/interactive.jsonl",
+    ))
+    .expect("fixture")
+}
+
+/// The line of the interactive session's `end_turn` record, and the `durationMs` of the
+/// `turn_duration` record that follows it (after `stop_hook_summary`).
+fn interactive_turn_end() -> (u64, u64) {
+    let bytes = interactive_bytes();
+    let records: Vec<serde_json::Value> = lines(&bytes)
+        .into_iter()
+        .map(|line| serde_json::from_slice(line).expect("a record"))
+        .collect();
+    let end = records
+        .iter()
+        .position(|r| r["message"]["stop_reason"] == "end_turn")
+        .expect("end_turn");
+    assert_eq!(records[end + 1]["subtype"], "stop_hook_summary");
+    assert_eq!(records[end + 2]["subtype"], "turn_duration");
+    let duration = records[end + 2]["durationMs"].as_u64().expect("durationMs");
+    (end as u64 + 1, duration)
+}
+
+/// The interactive 2.1.197 session fed live one line at a time, 300 ms apart, with a tick
+/// after each; `pause` more seconds after line `pause_after`.
+fn interactive_live(pause_after: u64, pause: u64) -> Vec<Event> {
+    let bytes = interactive_bytes();
+    let path = PathBuf::from("/live/interactive.jsonl");
+    let mut model = SessionModel::new(ModelConfig::default());
+    let mut now = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+    let mut events = model.events(Input::Tick(now));
+    events.extend(model.events(Input::Opened {
+        path: &path,
+        info: &FileInfo::unknown(),
+    }));
+    for (index, line) in lines(&bytes).into_iter().enumerate() {
+        let number = index as u64 + 1;
+        events.extend(model.events(Input::Line {
+            path: &path,
+            number,
+            bytes: line,
+            backlog: false,
+        }));
+        now += Duration::from_millis(300);
+        if number == pause_after {
+            now += Duration::from_secs(pause);
+        }
+        events.extend(model.events(Input::Tick(now)));
+    }
+    events
+}
+
+#[test]
+fn live_success_never_carried_duration_ms() {
+    // `end_turn`, `stop_hook_summary`, `turn_duration` written 300 ms apart: the success
+    // waits for the duration, live as offline, and is told once.
+    let (end, duration) = interactive_turn_end();
+    let events = interactive_live(0, 0);
+    let success: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Success)
+        .collect();
+    assert_eq!(success.len(), 1);
+    assert_eq!(success[0].duration_ms, Some(duration));
+    assert_eq!(success[0].line, end);
+    // No timer said the turn was over before the success did.
+    let first_waiting = events
+        .iter()
+        .position(|e| e.status == Status::WaitingForInput)
+        .expect("waiting");
+    assert_eq!(events[first_waiting].kind, EventKind::Success);
+}
+
+#[test]
+fn a_success_waits_for_turn_duration_only_while_the_file_is_quiet_briefly() {
+    // The CLI paused past the quiet-turn time after `end_turn` (a slow Stop hook): the
+    // success goes out then, without a duration, and the late `turn_duration` adds nothing.
+    let (end, duration) = interactive_turn_end();
+    let events = interactive_live(end, 6);
+    let success: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Success)
+        .collect();
+    assert_eq!(success.len(), 1);
+    assert_eq!(success[0].duration_ms, None);
+    let at = events
+        .iter()
+        .position(|e| e.kind == EventKind::Success)
+        .expect("success");
+    assert!(events[..at].iter().all(|e| e.line <= end));
+    // A shorter pause keeps it waiting for the duration.
+    let events = interactive_live(end, 4);
+    let success = events
+        .iter()
+        .find(|e| e.kind == EventKind::Success)
+        .expect("success");
+    assert_eq!(success.duration_ms, Some(duration));
+}

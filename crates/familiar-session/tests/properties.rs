@@ -1,11 +1,14 @@
 //! Any chunking of a real transcript, with ticks interleaved anywhere, gives the events of the
-//! offline read: the timers add `status` events and nothing else.
+//! offline read: the timers add `status` events, and a quiet pause lets out a `success` held
+//! for its `turn_duration` without waiting for it (so without `duration_ms`); nothing else.
 
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use familiar_model::{Event, EventKind, Status};
-use familiar_session::{FileInfo, Input, ModelConfig, SessionModel};
-use familiar_testkit::real_fixture;
+use familiar_session::{FileInfo, Input, ModelConfig, SessionModel, Timers};
+use familiar_testkit::{own_fixture, real_fixture};
 use familiar_transcript::{Line, LineSplitter, NormalizerConfig, normalize_bytes};
 use proptest::prelude::*;
 
@@ -15,9 +18,25 @@ const FIXTURES: [&str; 4] = [
     "stream-json-v2.1.3-gleam-init-tool-success.jsonl",
     "v2.1.39-spotter-subagent-agent-acompact-fffbd0.jsonl",
 ];
+/// An interactive 2.1.197 session: `end_turn`, `stop_hook_summary`, `turn_duration`.
+const OWN_FIXTURES: [&str; 1] = ["claude-2.1.197/interactive.jsonl"];
+
+fn fixture(index: usize) -> PathBuf {
+    match FIXTURES.get(index) {
+        Some(name) => real_fixture(name),
+        None => own_fixture(OWN_FIXTURES[index - FIXTURES.len()]),
+    }
+}
+
+/// What the model said, and the lines after which the file was quiet for the quiet-turn
+/// time (a tick found no new line for that long).
+struct Live {
+    events: Vec<Event>,
+    quiet_after_line: BTreeSet<u64>,
+}
 
 /// The model fed `bytes` in `chunks`, with a tick of `tick_gaps[i]` seconds after chunk i.
-fn live(bytes: &[u8], chunks: &[usize], tick_gaps: &[u64]) -> Vec<Event> {
+fn live(bytes: &[u8], chunks: &[usize], tick_gaps: &[u64]) -> Live {
     let path = std::path::Path::new("/live/session.jsonl");
     let mut model = SessionModel::new(ModelConfig::default());
     let mut now = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000);
@@ -29,6 +48,9 @@ fn live(bytes: &[u8], chunks: &[usize], tick_gaps: &[u64]) -> Vec<Event> {
     let mut splitter = LineSplitter::new(familiar_transcript::DEFAULT_MAX_LINE_BYTES);
     let mut rest = bytes;
     let mut index = 0;
+    let mut last_line = 0;
+    let mut quiet_for = Duration::ZERO;
+    let mut quiet_after_line = BTreeSet::new();
     while !rest.is_empty() {
         let size = chunks[index % chunks.len()].clamp(1, rest.len());
         let (chunk, after) = rest.split_at(size);
@@ -46,18 +68,28 @@ fn live(bytes: &[u8], chunks: &[usize], tick_gaps: &[u64]) -> Vec<Event> {
                 bytes: line,
                 backlog: false,
             }));
+            last_line = *number;
+            quiet_for = Duration::ZERO;
         }
-        now += Duration::from_secs(tick_gaps[index % tick_gaps.len()]);
+        let gap = Duration::from_secs(tick_gaps[index % tick_gaps.len()]);
+        now += gap;
+        quiet_for += gap;
+        if quiet_for >= Timers::default().quiet_after {
+            quiet_after_line.insert(last_line);
+        }
         events.extend(model.events(Input::Tick(now)));
         index += 1;
     }
     events.extend(model.events(Input::Removed { path }));
-    events
+    Live {
+        events,
+        quiet_after_line,
+    }
 }
 
 /// The same bytes in one go, no clock.
 fn offline(bytes: &[u8]) -> Vec<Event> {
-    live(bytes, &[bytes.len().max(1)], &[0])
+    live(bytes, &[bytes.len().max(1)], &[0]).events
 }
 
 proptest! {
@@ -65,17 +97,30 @@ proptest! {
 
     #[test]
     fn any_chunking_with_ticks_gives_the_offline_events(
-        fixture in 0..FIXTURES.len(),
+        fixture_index in 0..FIXTURES.len() + OWN_FIXTURES.len(),
         chunks in prop::collection::vec(1usize..4096, 1..16),
         tick_gaps in prop::collection::vec(0u64..400, 1..8),
     ) {
-        let bytes = std::fs::read(real_fixture(FIXTURES[fixture])).expect("fixture");
+        let bytes = std::fs::read(fixture(fixture_index)).expect("fixture");
         let expected = offline(&bytes);
         let got = live(&bytes, &chunks, &tick_gaps);
         // The model's own `status` events say what they replace; the normalizer's do not.
-        let (records, timers): (Vec<Event>, Vec<Event>) = got
+        let (mut records, timers): (Vec<Event>, Vec<Event>) = got
+            .events
             .into_iter()
             .partition(|event| event.kind != EventKind::Status || event.previous_status.is_none());
+        prop_assert_eq!(records.len(), expected.len());
+        for (at, (event, want)) in records.iter_mut().zip(&expected).enumerate() {
+            if event.kind == EventKind::Success && event.duration_ms.is_none() && want.duration_ms.is_some() {
+                // Let out by a quiet pause after its record, before the next event's.
+                let next = expected.get(at + 1).map_or(u64::MAX, |next| next.line);
+                prop_assert!(
+                    got.quiet_after_line.range(want.line..next).next().is_some(),
+                    "a success lost its duration with no quiet pause: {:?}", want
+                );
+                event.duration_ms = want.duration_ms;
+            }
+        }
         prop_assert_eq!(&records, &expected);
         for event in &timers {
             prop_assert!(
@@ -90,8 +135,10 @@ proptest! {
 fn the_model_tells_the_normalizers_events_tagged_with_their_session() {
     // `familiar events` prints the normalizer's events; the model's are the same events, with
     // the session filled in where a record left it out and the project told once.
-    for name in FIXTURES {
-        let bytes = std::fs::read(real_fixture(name)).expect("fixture");
+    for index in 0..FIXTURES.len() + OWN_FIXTURES.len() {
+        let path = fixture(index);
+        let name = path.display();
+        let bytes = std::fs::read(&path).expect("fixture");
         let (normalized, _) = normalize_bytes(&bytes, &NormalizerConfig::default());
         let modelled = offline(&bytes);
         assert_eq!(normalized.len(), modelled.len(), "{name}");

@@ -79,7 +79,9 @@ pub fn normalize_bytes(input: &[u8], config: &NormalizerConfig) -> (Vec<Event>, 
     (events, diagnostics)
 }
 
-/// Feeds every complete line of `input` to `normalizer` and reports the unfinished tail.
+/// Feeds every complete line of `input` to `normalizer` and reports the unfinished tail; the
+/// input is whole, so events held for a later record go out at its end
+/// ([`Normalizer::flush`]).
 pub fn feed(
     normalizer: &mut Normalizer,
     input: &[u8],
@@ -90,6 +92,7 @@ pub fn feed(
         if let Err(diagnostic) = normalizer.push_line(array, 1, events) {
             diagnostics.push(diagnostic);
         }
+        normalizer.flush(events);
         return;
     }
     let mut splitter = LineSplitter::new(normalizer.config().max_line_bytes);
@@ -110,6 +113,7 @@ pub fn feed(
             });
         }
     });
+    normalizer.flush(events);
     if let Some(unfinished) = splitter.unfinished()
         && !unfinished
             .bytes
@@ -403,6 +407,12 @@ pub fn normalize_read<R: std::io::Read>(
         }
     }
     batch.flush(normalizer, &mut on_event, &mut on_diagnostic)?;
+    // The input ended: what waited for a later record goes out as it is.
+    let mut held = Vec::new();
+    normalizer.flush(&mut held);
+    for event in held {
+        on_event(event)?;
+    }
     if let Some(unfinished) = splitter.unfinished()
         && !unfinished
             .bytes

@@ -1,6 +1,7 @@
 //! Context windows ("mana" limits) of Claude models, and the precedence between the sources
-//! that can name one. Used by `familiar statusline`; the table is documented in
-//! `docs/events.md` (keep both in step).
+//! that can name one. Used by `familiar statusline` ([`context_window`]) and by the
+//! normalizer's limit (`normalize::context`, the same order over what records say); the table
+//! and the order are documented in `docs/events.md` (keep all three in step).
 //!
 //! Claude Code writes the bare model id in transcripts (`claude-opus-4-8`) even when the session
 //! runs its 1M-token variant (`claude-opus-4-8[1m]`, the CLI's default model); the `[1m]` shows
@@ -34,6 +35,14 @@ pub fn is_one_million(model: &str) -> bool {
     model.ends_with("[1m]") || ONE_MILLION.iter().any(|key| model.contains(key))
 }
 
+/// Do a configured model (`opus[1m]`, `claude-opus-4-8[1m]`) and a model id the CLI wrote
+/// (`claude-opus-4-8`) name the same model? One contains the other, `[1m]` aside.
+pub fn names_same_model(configured: &str, model: &str) -> bool {
+    let configured = configured.trim_end_matches("[1m]");
+    let model = model.trim_end_matches("[1m]");
+    !configured.is_empty() && (model.contains(configured) || configured.contains(model))
+}
+
 /// The sources of a context window, as far as they are known.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct WindowSources<'a> {
@@ -56,13 +65,12 @@ pub fn context_window(sources: &WindowSources<'_>) -> u64 {
     if let Some(limit) = sources.explicit.or(sources.reported).filter(|&n| n > 0) {
         return limit;
     }
-    let base = |model: &str| model.trim_end_matches("[1m]").to_owned();
     let chosen = if sources.resolved_models.iter().any(|m| m.ends_with("[1m]")) {
         LARGE_CONTEXT_LIMIT
     } else if let Some(configured) = sources.configured_model.filter(|m| m.ends_with("[1m]"))
-        && sources.transcript_model.is_none_or(|model| {
-            base(model).contains(&base(configured)) || base(configured).contains(&base(model))
-        })
+        && sources
+            .transcript_model
+            .is_none_or(|model| names_same_model(configured, model))
     {
         LARGE_CONTEXT_LIMIT
     } else {

@@ -42,6 +42,9 @@ pub struct Record<'a> {
     pub is_api_error_message: Option<bool>,
     #[serde(borrow)]
     pub timestamp: Str<'a>,
+    /// What ran the CLI: `cli` (interactive), `sdk-cli` (`-p`), other `sdk-*`.
+    #[serde(borrow)]
+    pub entrypoint: Str<'a>,
     #[serde(borrow)]
     pub message: Option<MessageField<'a>>,
     /// String (`isApiErrorMessage`) or object (system `api_error`).

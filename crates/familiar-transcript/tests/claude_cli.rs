@@ -281,3 +281,151 @@ fn stream_json_subagent_messages_moved_the_main_context() {
         "{main_context:?}"
     );
 }
+
+/// The line of the interactive session's `end_turn` record and the `durationMs` of the
+/// `turn_duration` record after it.
+fn interactive_turn_end() -> (usize, u64) {
+    let text = std::fs::read_to_string(dir().join("interactive.jsonl")).expect("interactive");
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a record"))
+        .collect();
+    let end = records
+        .iter()
+        .position(|r| r["message"]["stop_reason"] == "end_turn")
+        .expect("an end_turn record");
+    let duration = records[end..]
+        .iter()
+        .find(|r| r["subtype"] == "turn_duration")
+        .and_then(|r| r["durationMs"].as_u64())
+        .expect("a turn_duration record after it");
+    // The order this test is about: end_turn, stop_hook_summary, turn_duration.
+    assert_eq!(records[end + 1]["subtype"], "stop_hook_summary");
+    assert_eq!(records[end + 2]["subtype"], "turn_duration");
+    (end + 1, duration)
+}
+
+#[test]
+fn interactive_success_never_carried_duration_ms() {
+    // An interactive CLI writes `end_turn`, then `stop_hook_summary`, then `turn_duration`:
+    // the success (at the `end_turn` record) waits for the duration.
+    let (line, duration) = interactive_turn_end();
+    let events = read_events("interactive.jsonl");
+    let success = of_kind(&events, EventKind::Success);
+    assert_eq!(success.len(), 1);
+    assert_eq!(success[0].duration_ms, Some(duration));
+    assert_eq!(
+        success[0].line, line as u64,
+        "dated by the record that ended the turn"
+    );
+    assert_eq!(success[0].status, Status::WaitingForInput);
+    // A `-p` run (`entrypoint: sdk-cli`) writes no `turn_duration`: its success is not held.
+    let bytes = std::fs::read(dir().join("todo.jsonl")).expect("todo.jsonl");
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut out = Vec::new();
+    for (at, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let _ = normalizer.push_line(line, at as u64 + 1, &mut out);
+    }
+    assert!(!normalizer.has_deferred());
+    assert_eq!(of_kind(&out, EventKind::Success).len(), 1);
+    assert_eq!(of_kind(&out, EventKind::Success)[0].duration_ms, None);
+}
+
+#[test]
+fn an_interactive_turn_without_turn_duration_still_succeeds() {
+    // The file cut before `turn_duration`: the success is held, and goes out at the end of
+    // the input (or, live, on a quiet pause) without a duration.
+    let (line, _) = interactive_turn_end();
+    let bytes = std::fs::read(dir().join("interactive.jsonl")).expect("interactive.jsonl");
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').take(line + 1).collect();
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut out = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        normalizer
+            .push_line(line, at as u64 + 1, &mut out)
+            .expect("a good line");
+    }
+    assert!(normalizer.has_deferred());
+    assert!(of_kind(&out, EventKind::Success).is_empty());
+    assert_eq!(normalizer.status(), Status::WaitingForInput);
+    normalizer.flush(&mut out);
+    assert!(!normalizer.has_deferred());
+    let success = of_kind(&out, EventKind::Success);
+    assert_eq!(success.len(), 1);
+    assert_eq!(success[0].duration_ms, None);
+    assert_eq!(
+        normalizer.metrics().events.get(&EventKind::Success),
+        Some(&1)
+    );
+}
+
+fn events_with(bytes: &[u8], config: &NormalizerConfig) -> Vec<Event> {
+    familiar_transcript::normalize_bytes(bytes, config).0
+}
+
+#[test]
+fn the_configured_model_and_the_window_table_were_not_sources_of_the_limit() {
+    let main = std::fs::read(dir().join("main.jsonl")).expect("main.jsonl");
+    let limits = |configured: Option<&str>, context_limit: Option<u64>| -> Vec<u64> {
+        let config = NormalizerConfig {
+            configured_model: configured.map(str::to_owned),
+            context_limit,
+            ..NormalizerConfig::default()
+        };
+        events_with(&main, &config)
+            .iter()
+            .map(|e| e.context_limit)
+            .collect()
+    };
+    let plain = limits(None, None);
+    assert_eq!(plain.first(), Some(&200_000));
+    // settings.json `model: "opus[1m]"` (or ANTHROPIC_MODEL): the session's opus runs with
+    // 1M from its first event.
+    assert!(
+        limits(Some("opus[1m]"), None)
+            .iter()
+            .all(|&l| l == 1_000_000)
+    );
+    assert!(
+        limits(Some("claude-opus-4-8[1m]"), None)
+            .iter()
+            .all(|&l| l == 1_000_000)
+    );
+    // A configured model without `[1m]` says nothing; one that is not the model the
+    // transcript runs is believed only until the transcript names its model.
+    assert_eq!(limits(Some("opus"), None), plain);
+    let other = limits(Some("claude-sonnet-4-6[1m]"), None);
+    let named = events_with(&main, &NormalizerConfig::default())
+        .iter()
+        .position(|e| e.model.is_some())
+        .expect("an assistant event");
+    assert!(other[..named].iter().all(|&l| l == 1_000_000));
+    assert_eq!(other[named..], plain[named..]);
+    // `--context-limit` still wins.
+    assert!(
+        limits(Some("opus[1m]"), Some(300_000))
+            .iter()
+            .all(|&l| l == 300_000)
+    );
+
+    // The table: a model that only comes with 1M has it from its first message, without
+    // `[1m]` anywhere (the same records, another model id).
+    let todo = std::fs::read_to_string(dir().join("todo.jsonl")).expect("todo.jsonl");
+    let five = todo.replace("\"claude-opus-4-8\"", "\"claude-opus-5-5\"");
+    assert_ne!(five, todo);
+    let events = events_with(five.as_bytes(), &NormalizerConfig::default());
+    let first_answer = events
+        .iter()
+        .position(|e| e.model.is_some())
+        .expect("an assistant event");
+    assert!(
+        events[first_answer..]
+            .iter()
+            .all(|e| e.context_limit == 1_000_000)
+    );
+    assert!(
+        read_events("todo.jsonl")
+            .iter()
+            .all(|e| e.context_limit == 200_000)
+    );
+}

@@ -33,6 +33,7 @@ fn chunked_events(input: &[u8], sizes: &[usize]) -> Vec<familiar_transcript::Eve
             }
         });
     }
+    normalizer.flush(&mut events);
     events
 }
 

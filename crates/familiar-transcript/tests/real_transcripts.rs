@@ -96,6 +96,14 @@ fn erk_synthetic_api_errors_end_their_turns_without_success() {
         .map(|e| e.line)
         .collect();
     assert_eq!(successes, [364, 375]);
+    // The success waits at its `stop_hook_summary` for the `turn_duration` right after (the
+    // one at 364 has one at 365; the one at 375 has none).
+    let durations: Vec<Option<u64>> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Success)
+        .map(|e| e.duration_ms)
+        .collect();
+    assert_eq!(durations, [Some(87_708), None]);
     let interrupts = events
         .iter()
         .filter(|e| e.error == Some(ErrorKind::Interrupted))

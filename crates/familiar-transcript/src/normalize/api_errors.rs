@@ -83,7 +83,7 @@ impl Normalizer {
         let duration = record.duration_ms.map(|ms| ms.max(0.0) as u64);
         let subtype = record.subtype.as_deref().unwrap_or("");
         if subtype == "success" && record.is_error != Some(true) {
-            self.success(chain, duration, origin, out);
+            self.success(chain, duration, false, origin, out);
             return;
         }
         let state = &mut self.chains[chain].1;

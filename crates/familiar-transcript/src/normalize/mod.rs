@@ -37,6 +37,10 @@ pub struct NormalizerConfig {
     pub max_line_bytes: usize,
     /// Overrides the detected context window (command-line flag or config).
     pub context_limit: Option<u64>,
+    /// The model the user configured (Claude Code's settings.json `model`, or
+    /// `ANTHROPIC_MODEL`): a source of the context window when it ends in `[1m]` and names
+    /// the model the transcript runs (see `context`).
+    pub configured_model: Option<String>,
     /// Keep each record's JSON line on its events (`Event::raw`, scripts' `ev.raw`).
     pub keep_raw: bool,
 }
@@ -46,6 +50,7 @@ impl Default for NormalizerConfig {
         NormalizerConfig {
             max_line_bytes: crate::DEFAULT_MAX_LINE_BYTES,
             context_limit: None,
+            configured_model: None,
             keep_raw: false,
         }
     }
@@ -120,6 +125,10 @@ pub struct Normalizer {
     config: NormalizerConfig,
     chains: Vec<(ChainKey, Chain)>,
     metrics: Metrics,
+    /// The main chain's `success`, held from the record that ended the turn (`end_turn`,
+    /// `stop_hook_summary`) until `turn_duration` gives its `duration_ms`. Any other event
+    /// lets it out first; so does [`Normalizer::flush`] (end of input, or a quiet pause).
+    deferred_success: Option<Event>,
 }
 
 impl Normalizer {
@@ -128,6 +137,7 @@ impl Normalizer {
             config,
             chains: Vec::new(),
             metrics: Metrics::default(),
+            deferred_success: None,
         }
     }
 
@@ -181,6 +191,21 @@ impl Normalizer {
             .iter()
             .find(|(key, _)| key.is_main())
             .or_else(|| self.chains.iter().find(|(key, _)| key.agent.is_some()))
+    }
+
+    /// Is an event held back, waiting for a record that may not come (a `success` waiting
+    /// for its `turn_duration`)? [`Normalizer::flush`] lets it out.
+    pub fn has_deferred(&self) -> bool {
+        self.deferred_success.is_some()
+    }
+
+    /// The input ended, or paused long enough that no record is coming soon: events held
+    /// back for a later record go out now, as they are (a `success` without `duration_ms`).
+    pub fn flush(&mut self, out: &mut Vec<Event>) {
+        if let Some(success) = self.deferred_success.take() {
+            self.metrics.count_event(success.kind);
+            out.push(success);
+        }
     }
 
     /// Note a line skipped before it reached [`Normalizer::push_line`] (over the cap).
@@ -256,7 +281,10 @@ impl Normalizer {
             && let Some(model) = record.model.as_deref()
         {
             // Before `session_start`, so that event already carries the right window.
-            self.chains[chain].1.window.see_model(model);
+            self.chains[chain]
+                .1
+                .window
+                .see_model(model, self.config.configured_model.as_deref());
         }
         let first = out.len();
         self.session_start(chain, &origin, out);
@@ -330,7 +358,12 @@ impl Normalizer {
         event
     }
 
-    fn emit(&self, event: Event, out: &mut Vec<Event>) {
+    /// Every event goes out here: a deferred `success` goes first, since this event comes
+    /// from a later record.
+    fn emit(&mut self, event: Event, out: &mut Vec<Event>) {
+        if let Some(success) = self.deferred_success.take() {
+            out.push(success);
+        }
         out.push(event);
     }
 

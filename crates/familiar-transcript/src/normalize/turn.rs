@@ -22,7 +22,7 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         if let Some(model) = record.tool_use_result.and_then(resolved_model) {
-            self.chains[chain].1.window.see_model(&model);
+            self.chains[chain].1.window.see_resolved(&model);
         }
         match &record.message {
             Some(TextOr::Value(message)) => match &message.content {
@@ -187,7 +187,9 @@ impl Normalizer {
         }
         if !synthetic {
             let state = &mut self.chains[chain].1;
-            state.window.see_model(model);
+            state
+                .window
+                .see_model(model, self.config.configured_model.as_deref());
             if let Some(usage) = &message.usage {
                 let used = usage.context_tokens();
                 state.context_used = Some(used);
@@ -212,7 +214,14 @@ impl Normalizer {
             _ => {}
         }
         if message.stop_reason.as_deref() == Some("end_turn") {
-            self.success(chain, None, origin, out);
+            // An interactive CLI writes `stop_hook_summary` and `turn_duration` after
+            // `end_turn`: the success waits for the duration. SDK and `-p` runs
+            // (`entrypoint: sdk-*`) and CLIs that name no entrypoint write neither.
+            let later = record
+                .entrypoint
+                .as_deref()
+                .is_some_and(|entry| !entry.starts_with("sdk"));
+            self.success(chain, None, later, origin, out);
         }
     }
 
@@ -277,9 +286,19 @@ impl Normalizer {
             }
             Some("turn_duration") => {
                 let duration = record.duration_ms_camel.map(|ms| ms.max(0.0) as u64);
-                self.success(chain, duration, origin, out);
+                match self.deferred_success.take() {
+                    Some(mut success) if self.chains[chain].0.is_main() => {
+                        success.duration_ms = duration;
+                        self.emit(success, out);
+                    }
+                    deferred => {
+                        self.deferred_success = deferred;
+                        self.success(chain, duration, false, origin, out);
+                    }
+                }
             }
-            Some("stop_hook_summary") => self.success(chain, None, origin, out),
+            // `turn_duration`, when the CLI writes one, comes right after.
+            Some("stop_hook_summary") => self.success(chain, None, true, origin, out),
             Some("api_error") => self.system_api_error(chain, record, origin, out),
             Some("api_retry") => self.stream_api_retry(chain, record, origin, out),
             Some("local_command") => {
@@ -297,11 +316,13 @@ impl Normalizer {
     }
 
     /// A turn finished: at most one `success` per turn, on the main chain, and none after an
-    /// API error or an interrupt ended it.
+    /// API error or an interrupt ended it. `defer`: a `turn_duration` record may follow, to
+    /// give it its `duration_ms`; it waits for it (see `Normalizer::deferred_success`).
     pub(super) fn success(
         &mut self,
         chain: usize,
         duration_ms: Option<u64>,
+        defer: bool,
         origin: &Origin<'_>,
         out: &mut Vec<Event>,
     ) {
@@ -313,7 +334,13 @@ impl Normalizer {
         state.status = Status::WaitingForInput;
         let mut event = self.event(chain, EventKind::Success, origin);
         event.duration_ms = duration_ms;
-        self.emit(event, out);
+        if defer {
+            if let Some(earlier) = self.deferred_success.replace(event) {
+                out.push(earlier);
+            }
+        } else {
+            self.emit(event, out);
+        }
     }
 }
 

@@ -1,0 +1,414 @@
+//! The real CLI in an interactive session, in a pseudo-terminal (`script(1)`, util-linux), with
+//! Familiar's hooks installed by `familiar hook install` into its throwaway config dir, beside
+//! `familiar watch`: the permission prompts really open (each `PermissionRequest` is answered
+//! with Enter, "Yes"), the hooks reach the watcher through its socket, and what the watcher
+//! printed live equals `familiar events` of the transcript the CLI wrote. Part of
+//! `tests/real_claude.rs` (its mock API, scripts and CLI).
+
+use std::fs;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::common::watch::{Watch, append, sentinel, without_status};
+use super::mock::Mock;
+
+/// How long one step of the session may take (the CLI starting, a turn, a compaction).
+const STEP: Duration = Duration::from_secs(90);
+
+/// The hook events recorded raw beside Familiar's own hook (the samples of
+/// `fixtures/hooks/` were recorded the same way).
+const RECORDED: [&str; 8] = [
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "StopFailure",
+    "PreCompact",
+    "SessionEnd",
+    "UserPromptSubmit",
+];
+
+/// The CLI running in a pseudo-terminal: keys in, the screen kept for failure messages.
+struct Terminal {
+    child: Child,
+    keys: ChildStdin,
+    screen: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Terminal {
+    fn type_line(&mut self, text: &str) {
+        self.keys.write_all(text.as_bytes()).expect("type");
+        self.keys.flush().expect("flush keys");
+        // Ink reads a pasted line and its Enter apart only when they arrive apart.
+        std::thread::sleep(Duration::from_millis(500));
+        self.enter();
+    }
+
+    fn enter(&mut self) {
+        self.keys.write_all(b"\r").expect("enter");
+        self.keys.flush().expect("flush keys");
+    }
+
+    /// The screen so far, escape sequences dropped (for failure messages only).
+    fn screen(&self) -> String {
+        let bytes = self
+            .screen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let text = String::from_utf8_lossy(&bytes);
+        let mut plain = String::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                // CSI: up to a letter; OSC and others: drop the next char.
+                if chars.peek() == Some(&'[') {
+                    for c in chars.by_ref() {
+                        if c.is_ascii_alphabetic() {
+                            break;
+                        }
+                    }
+                } else {
+                    chars.next();
+                }
+            } else if !c.is_control() || c == '\n' {
+                plain.push(c);
+            }
+        }
+        plain
+            .chars()
+            .rev()
+            .take(3000)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect()
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The hook inputs recorded so far.
+fn recorded(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+fn count(hooks: &[Value], name: &str) -> usize {
+    hooks
+        .iter()
+        .filter(|hook| hook["hook_event_name"] == name)
+        .count()
+}
+
+/// Wait until `done` says so, answering every new permission prompt with Enter ("Yes").
+fn drive(
+    terminal: &mut Terminal,
+    hooks: &Path,
+    what: &str,
+    mut done: impl FnMut(&[Value]) -> bool,
+) {
+    let deadline = Instant::now() + STEP;
+    let mut answered = count(&recorded(hooks), "PermissionRequest");
+    let mut pressed = Instant::now();
+    loop {
+        let seen = recorded(hooks);
+        if done(&seen) {
+            return;
+        }
+        let asked = count(&seen, "PermissionRequest");
+        let waiting = seen
+            .last()
+            .is_some_and(|hook| hook["hook_event_name"] == "PermissionRequest");
+        if asked > answered || (waiting && pressed.elapsed() > Duration::from_secs(3)) {
+            // The dialog is up once its hook ran; give Ink a moment to take keys. A key that
+            // came too early is pressed again (Enter on an empty prompt does nothing).
+            std::thread::sleep(Duration::from_millis(700));
+            terminal.enter();
+            answered = asked;
+            pressed = Instant::now();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: not within {STEP:?}; hooks: {:?}; screen: {}",
+            seen.iter()
+                .map(|h| h["hook_event_name"].as_str().unwrap_or(""))
+                .collect::<Vec<_>>(),
+            terminal.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn an_interactive_session_in_a_terminal_fires_the_permission_prompt_and_its_hooks() {
+    let bin = super::claude_bin();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let home = tmp.path().join("home");
+    let config = home.join(".claude");
+    let project = tmp.path().join("project");
+    for dir in [&config.join("projects"), &project] {
+        fs::create_dir_all(dir).expect("mkdir");
+    }
+    fs::write(project.join("a.txt"), "hello\n").expect("a.txt");
+    let key = "sk-ant-familiar-test-dummy-key-0123456789";
+    // A user who has started Claude Code before: onboarding done, the key and the project
+    // trusted (otherwise dialogs come first).
+    let state = serde_json::json!({
+        "hasCompletedOnboarding": true,
+        "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
+        "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}},
+    });
+    fs::write(config.join(".claude.json"), state.to_string()).expect(".claude.json");
+    // A recorder beside Familiar's hook, so the test sees what the CLI fired.
+    let hooks = tmp.path().join("hooks.jsonl");
+    let record = format!("cat >> '{0}'; echo >> '{0}'", hooks.display());
+    let recorder: serde_json::Map<String, Value> = RECORDED
+        .iter()
+        .map(|event| {
+            (
+                event.to_string(),
+                serde_json::json!([{"matcher": "", "hooks": [{"type": "command", "command": record}]}]),
+            )
+        })
+        .collect();
+    let settings = config.join("settings.json");
+    fs::write(
+        &settings,
+        serde_json::json!({ "hooks": recorder }).to_string(),
+    )
+    .expect("settings.json");
+    let install = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .args(["hook", "install", "--yes", "--settings"])
+        .arg(&settings)
+        .env("HOME", &home)
+        .output()
+        .expect("familiar hook install");
+    assert!(
+        install.status.success(),
+        "{}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+
+    let mock = Mock::start(super::scripts(&project));
+    let mut watch = Watch::start(&config, &project, &["--all"]);
+    let socket = config.join("run/hook.sock");
+    let command = format!(
+        "stty cols 120 rows 40; exec '{}'",
+        bin.display().to_string().replace('\'', r"'\''")
+    );
+    let mut child = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("CLAUDE_CONFIG_DIR", &config)
+        .env("ANTHROPIC_BASE_URL", &mock.url)
+        .env("ANTHROPIC_API_KEY", key)
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_MAX_RETRIES", "2")
+        .env("TERM", "xterm-256color")
+        // Familiar's hook finds the watcher's socket.
+        .env("FAMILIAR_SOCKET", &socket)
+        .current_dir(&project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script(1) from util-linux");
+    let keys = child.stdin.take().expect("stdin");
+    let mut out = child.stdout.take().expect("stdout");
+    let screen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&screen);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .extend_from_slice(&buf[..n]);
+        }
+    });
+    let mut terminal = Terminal {
+        child,
+        keys,
+        screen,
+    };
+
+    // The prompt box is up once the CLI printed its shortcuts hint.
+    let deadline = Instant::now() + STEP;
+    // (Ink moves the cursor instead of writing spaces: compare without them.)
+    while !terminal.screen().replace(' ', "").contains("forshortcuts") {
+        assert!(
+            Instant::now() < deadline,
+            "the CLI never showed its prompt: {}",
+            terminal.screen()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    terminal.type_line("FAMILIAR-SCRIPT main");
+    drive(&mut terminal, &hooks, "the scripted turn", |seen| {
+        count(seen, "Stop") >= 1
+    });
+    // A turn the API fails (429 until the retries run out): StopFailure fires, not Stop.
+    terminal.type_line("FAMILIAR-SCRIPT ratelimit");
+    drive(&mut terminal, &hooks, "the rate-limited turn", |seen| {
+        count(seen, "StopFailure") >= 1
+    });
+    terminal.type_line("/compact");
+    drive(&mut terminal, &hooks, "/compact", |seen| {
+        count(seen, "PreCompact") >= 1
+    });
+    // The compaction is over when its boundary is in the transcript.
+    let dir = super::common::watch::encoded_project_dir(&config, &project);
+    let deadline = Instant::now() + STEP;
+    let transcript = loop {
+        let found = fs::read_dir(&dir)
+            .ok()
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .find(|path| {
+                path.extension().is_some_and(|ext| ext == "jsonl")
+                    && fs::read_to_string(path).is_ok_and(|text| text.contains("compact_boundary"))
+            });
+        if let Some(path) = found {
+            break path;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no compaction: {}",
+            terminal.screen()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    terminal.type_line("/exit");
+    drive(&mut terminal, &hooks, "/exit", |seen| {
+        count(seen, "SessionEnd") >= 1
+    });
+    let deadline = Instant::now() + STEP;
+    while terminal.child.try_wait().expect("wait").is_none() {
+        assert!(Instant::now() < deadline, "the CLI did not exit");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // The permission prompts really opened: Bash, Edit and Write asked (Read and the task
+    // tools in the project do not).
+    let seen = recorded(&hooks);
+    let asked: Vec<&str> = seen
+        .iter()
+        .filter(|hook| hook["hook_event_name"] == "PermissionRequest")
+        .filter_map(|hook| hook["tool_name"].as_str())
+        .collect();
+    assert_eq!(asked, ["Bash", "Edit", "Write"], "{seen:?}");
+    assert_eq!(count(&seen, "StopFailure"), 1, "{seen:?}");
+    assert_eq!(
+        count(&seen, "Stop"),
+        1,
+        "the failed turn fired no Stop: {seen:?}"
+    );
+
+    // Live: everything up to a sentinel written after the CLI exited.
+    let marker = dir.join("zz-sentinel.jsonl");
+    append(&marker, sentinel("interactive-end").as_bytes());
+    let live_lines = watch.events_until("interactive-end");
+    watch.interrupt();
+    let live: Vec<Value> = live_lines
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("event JSON"))
+        .collect();
+    let offline = super::events(&transcript);
+    let session = offline[0]["session"].clone();
+
+    // The hooks' word reached the watcher. The session model's own `status` events say what
+    // they replace (`previous_status`); of those, only a hook says `waiting_for_approval` (the
+    // permission prompts) or, within the test, `idle` (/exit's SessionEnd; the idle timer
+    // takes minutes).
+    let ours: Vec<&Value> = live
+        .iter()
+        .filter(|e| e["session"] == session && e["agent"].is_null())
+        .collect();
+    let told = |status: &str| {
+        ours.iter().any(|e| {
+            e["kind"] == "status" && e["status"] == status && !e["previous_status"].is_null()
+        })
+    };
+    assert!(told("waiting_for_approval"), "{ours:#?}");
+    let last_status = ours
+        .iter()
+        .rev()
+        .find(|e| e["kind"] == "status")
+        .expect("a status event");
+    assert_eq!(last_status["status"], "idle", "{ours:#?}");
+
+    // The turn's success carries its duration, live as offline; the failed turn is an API
+    // error, no success.
+    let success: Vec<&Value> = offline.iter().filter(|e| e["kind"] == "success").collect();
+    assert_eq!(success.len(), 1, "{offline:#?}");
+    assert!(
+        offline
+            .iter()
+            .any(|e| e["kind"] == "error" && e["error"] == "api"),
+        "{offline:#?}"
+    );
+    assert!(success[0]["duration_ms"].as_u64().is_some(), "{success:?}");
+
+    // Live equals offline (status events aside: live ones come from timers and hooks too).
+    let want: Vec<&Value> = offline.iter().filter(|e| e["kind"] != "status").collect();
+    let got: Vec<Value> = without_status(
+        live_lines
+            .into_iter()
+            .filter(|line| {
+                serde_json::from_str::<Value>(line)
+                    .is_ok_and(|e| e["session"] == session && e["agent"].is_null())
+            })
+            .collect(),
+    )
+    .iter()
+    .map(|line| serde_json::from_str(line).expect("event JSON"))
+    .collect();
+    let got: Vec<&Value> = got.iter().collect();
+    assert_eq!(got, want, "live differs from offline");
+
+    if std::env::var_os("FAMILIAR_UPDATE_FIXTURES").is_some() {
+        let out = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(format!("claude-{}", super::PINNED));
+        fs::create_dir_all(&out).expect("fixtures dir");
+        fs::copy(&transcript, out.join("interactive.jsonl")).expect("copy transcript");
+        // The hook samples were recorded by hand with a subagent at work; add what this run
+        // fired that they lack.
+        let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/hooks")
+            .join(format!("claude-{}.jsonl", super::PINNED));
+        let have = recorded(&samples);
+        for line in fs::read_to_string(&hooks).unwrap_or_default().lines() {
+            let Ok(hook) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if count(&have, hook["hook_event_name"].as_str().unwrap_or("")) == 0 {
+                // The line as the CLI wrote it.
+                append(&samples, format!("{line}\n").as_bytes());
+            }
+        }
+    }
+}
