@@ -37,6 +37,7 @@ const CATCH_UP_LIMIT: Duration = Duration::from_secs(60);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
+    super::live::check_paths(&config_dir, &args.project, &[])?;
     let selectors = super::live::selectors(args.all, &args.project, &[], &[])?;
     let settings = super::pipeline::load_config()?.config;
     let timers = Timers {
@@ -46,13 +47,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .unwrap_or(Duration::from_secs(300)),
         ..Timers::default()
     };
+    let projects: Vec<PathBuf> = selectors
+        .iter()
+        .map(|selector| match selector {
+            familiar_tail::Selector::Project(dir) => Some(dir.clone()),
+            _ => None,
+        })
+        .collect::<Option<_>>()
+        .unwrap_or_default();
     let snapshots = read_sessions(
-        TailerConfig::new(config_dir, selectors),
+        TailerConfig::new(config_dir.clone(), selectors),
         ModelConfig {
             timers,
             ..ModelConfig::default()
         },
     )?;
+    if snapshots.is_empty()
+        && let Some(sessions) = super::live::elsewhere(&config_dir, &projects)
+    {
+        eprintln!("familiar: {sessions}");
+    }
     let mut out = std::io::stdout().lock();
     let written = if args.json {
         serde_json::to_writer_pretty(&mut out, &snapshots)
