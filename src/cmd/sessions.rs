@@ -14,6 +14,7 @@ use familiar_session::{ModelConfig, SessionSnapshot, Timers};
 use familiar_tail::TailerConfig;
 
 use super::live::{Live, Took};
+use super::style::{self, Paint};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -73,7 +74,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
-        write!(out, "{}", table(&snapshots, SystemTime::now()))
+        write!(
+            out,
+            "{}",
+            table(&snapshots, SystemTime::now(), Paint::stdout())
+        )
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => Ok(ExitCode::SUCCESS),
@@ -111,7 +116,7 @@ pub fn read_sessions(
 }
 
 /// The human table: one row per session, its live subagents indented below it.
-pub fn table(snapshots: &[SessionSnapshot], now: SystemTime) -> String {
+pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> String {
     if snapshots.is_empty() {
         return "no sessions\n".to_owned();
     }
@@ -172,16 +177,35 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime) -> String {
         })
         .collect();
     let mut text = String::new();
-    for row in &rows {
+    for (index, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row
             .iter()
             .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
+            .enumerate()
+            .map(|(column, (cell, width))| {
+                let style = match (index, column) {
+                    (0, _) => style::HEADING,
+                    (_, 3) => status_style(cell),
+                    _ => return format!("{cell:<width$}"),
+                };
+                // Painted, then padded: escapes take no columns.
+                let pad = width.saturating_sub(cell.chars().count());
+                format!("{}{}", paint.paint(style, cell), " ".repeat(pad))
+            })
             .collect();
         text.push_str(cells.join("  ").trim_end());
         text.push('\n');
     }
     text
+}
+
+/// Waiting on the user stands out; idle fades.
+fn status_style(cell: &str) -> anstyle::Style {
+    match cell.split(' ').next().unwrap_or_default() {
+        "waiting_for_approval" | "waiting_for_input" => style::ATTENTION,
+        "working" => style::GOOD,
+        _ => style::QUIET,
+    }
 }
 
 fn status(status: Status, since: Option<Duration>) -> String {
@@ -263,11 +287,11 @@ mod tests {
             }],
         };
         assert_eq!(
-            table(&[snapshot], now),
+            table(&[snapshot], now, Paint::plain()),
             "PROJECT                   SESSION   MODEL            STATUS                CONTEXT          LAST ACTIVITY\n\
              spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  waiting_for_input 1m  150k/1.0M (15%)  7s ago\n\
              \u{20} └ Explore               a881341                    working               ?/200k\n"
         );
-        assert_eq!(table(&[], now), "no sessions\n");
+        assert_eq!(table(&[], now, Paint::plain()), "no sessions\n");
     }
 }
