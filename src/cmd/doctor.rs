@@ -18,6 +18,8 @@ use familiar_model::text::printable_line;
 use familiar_config::{Settings, Source};
 use familiar_tail::discovery::{self, Selector, TranscriptKind};
 
+use super::style::{self, Paint};
+
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
@@ -52,14 +54,18 @@ impl Check {
 }
 
 /// Render checks and settings; `[ok]` lines need nothing, `[!!]` lines say what to do.
-pub fn render(checks: &[Check], settings: Option<&Settings>) -> String {
+pub fn render(checks: &[Check], settings: Option<&Settings>, paint: Paint) -> String {
     let mut out = String::new();
     for check in checks {
-        let mark = if check.ok { "[ok]" } else { "[!!]" };
+        let mark = if check.ok {
+            paint.paint(style::GOOD, "[ok]")
+        } else {
+            paint.paint(style::ATTENTION, "[!!]")
+        };
         let _ = writeln!(
             out,
             "{mark} {}: {}",
-            check.what,
+            paint.paint(style::HEADING, check.what),
             printable_line(&check.detail)
         );
         for line in &check.more {
@@ -67,7 +73,14 @@ pub fn render(checks: &[Check], settings: Option<&Settings>) -> String {
         }
     }
     if let Some(settings) = settings {
-        let _ = writeln!(out, "\nsettings (config file merged with defaults):");
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint.paint(
+                style::HEADING,
+                "settings (config file merged with defaults):"
+            )
+        );
         for line in settings.to_string().lines() {
             let _ = writeln!(out, "  {}", printable_line(line));
         }
@@ -87,7 +100,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     check_hooks(&mut checks);
     // Written with `?`: a closed pipe ends quietly (main.rs), a full disk is an error.
     let mut out = std::io::stdout().lock();
-    out.write_all(render(&checks, settings.as_ref()).as_bytes())?;
+    out.write_all(render(&checks, settings.as_ref(), Paint::stdout()).as_bytes())?;
     out.flush()?;
     // An invalid config stops every other command too: say so in the exit code.
     Ok(if settings.is_some() {

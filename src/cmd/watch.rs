@@ -94,6 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             dir.display()
         );
     }
+    live::check_paths(&config_dir, &args.project, &args.file)?;
     let mut files = args.file.clone();
     if args.hook {
         let mut json = String::new();
@@ -112,6 +113,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let settings = pipeline::settings(&args.pipeline, args.input.context_limit)?;
     let looked_in = where_sessions_appear(&config_dir, &selectors);
+    // Only for the sessions of projects: files and ids name nothing elsewhere.
+    let projects: Vec<PathBuf> = selectors
+        .iter()
+        .map(|selector| match selector {
+            Selector::Project(dir) => Some(dir.clone()),
+            _ => None,
+        })
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    let elsewhere_in = config_dir.clone();
+    let elsewhere = move || live::elsewhere(&elsewhere_in, &projects);
     let mut config = TailerConfig::new(config_dir, selectors);
     config.from_start = args.from_start;
     config.mode = if args.poll || settings.poll {
@@ -162,7 +174,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 timers_from_events: false,
             },
         )?;
-        follow(config, model, stage, &front, &interrupt, &looked_in)
+        follow(
+            config, model, stage, &front, &interrupt, &looked_in, &elsewhere,
+        )
     })
 }
 
@@ -201,6 +215,7 @@ fn follow(
     front: &Front,
     interrupt: &Receiver<()>,
     looked_in: &str,
+    elsewhere: &dyn Fn() -> Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let handle = familiar_tail::spawn(config)?;
     let interactive = io::stderr().is_terminal();
@@ -226,6 +241,9 @@ fn follow(
                                 "familiar: no Claude Code session yet in {looked_in}; \
                                  waiting for one to appear (`familiar demo` shows one meanwhile)"
                             );
+                            if let Some(sessions) = elsewhere() {
+                                eprintln!("familiar: {sessions}");
+                            }
                         } else if interactive {
                             eprintln!("familiar: following {files} transcript(s); Ctrl-C to stop");
                         }

@@ -199,6 +199,10 @@ pub struct Event {
     /// Human-readable text: prompt, assistant text, error message, summary, thinking text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// On `api` errors, a one-line sentence for a person (`text` is the CLI's own, which may be
+    /// raw JSON): "Internal server error (HTTP 500): a server-side issue, usually temporary".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// `cause.code` of a system `api_error` (e.g. `ConnectionRefused`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
@@ -264,6 +268,7 @@ impl Event {
             error: None,
             error_code: None,
             text: None,
+            message: None,
             cause: None,
             retry_in_ms: None,
             retry_attempt: None,

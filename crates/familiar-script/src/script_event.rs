@@ -55,6 +55,7 @@ impl ScriptEvent {
             description: cut(&event.description),
             error_code: cut(&event.error_code),
             text: cut(&event.text),
+            message: cut(&event.message),
             cause: cut(&event.cause),
             trigger: cut(&event.trigger),
             command: cut(&event.command),
@@ -175,6 +176,7 @@ pub const EVENT_FIELDS: &[&str] = &[
     "error",
     "error_code",
     "text",
+    "message",
     "cause",
     "retry_in_ms",
     "retry_attempt",
@@ -281,6 +283,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
             e.text(&e.event().error_code)
         })
         .register_get("text", |e: &mut ScriptEvent| e.text(&e.event().text))
+        .register_get("message", |e: &mut ScriptEvent| e.text(&e.event().message))
         .register_get("cause", |e: &mut ScriptEvent| e.text(&e.event().cause))
         .register_get("retry_in_ms", |e: &mut ScriptEvent| {
             e.event()

@@ -24,6 +24,7 @@ fn full_event() -> Event {
     ev.error = Some(ErrorKind::Api);
     ev.error_code = Some("rate_limit".into());
     ev.text = Some("You've hit your limit".into());
+    ev.message = Some("You've hit your limit".into());
     ev.cause = Some("ConnectionRefused".into());
     ev.retry_in_ms = Some(563.5);
     ev.retry_attempt = Some(2);
@@ -84,6 +85,7 @@ fn every_field_reads_with_its_value_and_type() {
             "error=api (string)",
             "error_code=rate_limit (string)",
             "text=You've hit your limit (string)",
+            "message=You've hit your limit (string)",
             "cause=ConnectionRefused (string)",
             "retry_in_ms=563.5 (f64)",
             "retry_attempt=2 (i64)",
@@ -130,6 +132,7 @@ fn absent_optional_fields_read_as_unit() {
             "error",
             "error_code",
             "text",
+            "message",
             "cause",
             "retry_in_ms",
             "retry_attempt",

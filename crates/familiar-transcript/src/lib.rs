@@ -22,6 +22,7 @@
 
 use std::io::Read as _;
 
+pub mod error_message;
 pub mod head;
 pub mod lines;
 pub mod links;
