@@ -42,6 +42,9 @@ pub struct Record<'a> {
     pub is_api_error_message: Option<bool>,
     #[serde(borrow)]
     pub timestamp: Str<'a>,
+    /// Codex rollouts: `{timestamp, type, payload}` (read by [`crate::codex`]).
+    #[serde(borrow)]
+    pub payload: Option<&'a RawValue>,
     #[serde(borrow)]
     pub message: Option<MessageField<'a>>,
     /// String (`isApiErrorMessage`) or object (system `api_error`).

@@ -120,6 +120,8 @@ pub struct Normalizer {
     config: NormalizerConfig,
     chains: Vec<(ChainKey, Chain)>,
     metrics: Metrics,
+    /// A Codex rollout's state, once a record of the Codex shape was read.
+    codex: Option<Box<crate::codex::Rollout>>,
 }
 
 impl Normalizer {
@@ -128,6 +130,7 @@ impl Normalizer {
             config,
             chains: Vec::new(),
             metrics: Metrics::default(),
+            codex: None,
         }
     }
 
@@ -141,11 +144,17 @@ impl Normalizer {
 
     /// Context of the main chain (or the only chain, for a subagent transcript).
     pub fn context_used(&self) -> Option<u64> {
+        if let Some(codex) = &self.codex {
+            return codex.context_used();
+        }
         self.primary_chain()
             .and_then(|(_, chain)| chain.context_used)
     }
 
     pub fn context_limit(&self) -> u64 {
+        if let Some(codex) = &self.codex {
+            return codex.context_limit(self.config.context_limit);
+        }
         self.primary_chain()
             .map(|(_, chain)| self.limit_of(chain))
             .unwrap_or_else(|| self.config.context_limit.unwrap_or(DEFAULT_CONTEXT_LIMIT))
@@ -153,11 +162,17 @@ impl Normalizer {
 
     /// Session id of the main chain (or the only chain).
     pub fn session(&self) -> Option<&str> {
+        if let Some(codex) = &self.codex {
+            return codex.session();
+        }
         self.primary_chain()
             .and_then(|(_, chain)| chain.session.as_deref())
     }
 
     pub fn status(&self) -> Status {
+        if let Some(codex) = &self.codex {
+            return codex.status();
+        }
         self.primary_chain()
             .map(|(_, chain)| chain.status)
             .unwrap_or_default()
@@ -237,6 +252,23 @@ impl Normalizer {
         if let Some(ts) = record.timestamp.as_deref() {
             self.metrics.see_timestamp(ts);
         }
+        // Codex rollouts: a state machine of their own (`crate::codex`).
+        if let Some(payload) = record
+            .payload
+            .filter(|_| crate::codex::is_record_type(kind))
+        {
+            let first = out.len();
+            let meta = crate::codex::Meta {
+                line,
+                ts: record.timestamp.as_deref(),
+                raw,
+            };
+            let limit = self.config.context_limit;
+            let rollout = self.codex.get_or_insert_with(Default::default);
+            rollout.push(kind, payload.get(), &meta, limit, &mut self.metrics, out);
+            self.count_events(first, out);
+            return;
+        }
         let origin = Origin {
             line,
             ts: record.timestamp.as_deref(),
@@ -284,6 +316,10 @@ impl Normalizer {
             }
             _ => {}
         }
+        self.count_events(first, out);
+    }
+
+    fn count_events(&mut self, first: usize, out: &[Event]) {
         for event in &out[first..] {
             self.metrics.count_event(event.kind);
             if let Some(error) = event.error {
