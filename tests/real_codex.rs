@@ -1,7 +1,9 @@
 //! The real OpenAI Codex CLI as a test partner: the pinned npm package in `tests/agents/codex/`
 //! (`npm ci --prefix tests/agents/codex`) runs scripted `codex exec` sessions against the mock
-//! Responses API in `tests/real_codex/mock.rs`. Checked: every scripted fact in the rollouts the
-//! CLI wrote, as records.
+//! Responses API in `tests/real_codex/mock.rs`, while `familiar watch --headless --events`
+//! follows the project (the rollouts matched by their `session_meta.cwd`). Checked: every
+//! scripted fact in the rollouts the CLI wrote, as records and through `familiar events`, and
+//! live equal to offline.
 //!
 //! `FAMILIAR_CODEX_BIN=/path/to/codex` runs it against another CLI (the newest:
 //! `npm install --prefix /tmp/cx @openai/codex@latest`, then
@@ -9,6 +11,7 @@
 //! `FAMILIAR_UPDATE_FIXTURES=1` copies the rollouts to `fixtures/codex-<version>/`, where the
 //! normalizer's snapshot tests read them (`crates/familiar-transcript/tests/codex_cli.rs`).
 
+mod common;
 #[path = "real_codex/mock.rs"]
 mod mock;
 
@@ -18,6 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::watch::{
+    Watch, append, encoded_project_dir, familiar_events, sentinel, without_status,
+};
 use mock::{Answer, Mock, custom_tool_call, function_call, reasoning, text};
 use serde_json::{Value, json};
 
@@ -236,6 +242,25 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         fs::create_dir_all(dir).expect("mkdir");
     }
     fs::write(project.join("a.txt"), "hello\n").expect("a.txt");
+    // A git repository with a branch, for the session's `git` record.
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args([
+                "-c",
+                "user.name=familiar",
+                "-c",
+                "user.email=familiar@localhost",
+            ])
+            .args(args)
+            .current_dir(&project)
+            .env("HOME", &home)
+            .stdout(Stdio::null())
+            .status()
+            .expect("run git");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "init"]);
     let mock = Mock::start(scripts());
     fs::write(codex_home.join("config.toml"), config(&mock.url)).expect("config.toml");
     let partner = Partner {
@@ -244,6 +269,15 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         codex_home: codex_home.clone(),
         project: project.clone(),
     };
+    // The project's sessions, live: with HOME at `home`, Codex's home is `home/.codex`. The
+    // session `zz-sentinel` is a Claude Code file that says when to stop reading.
+    fs::create_dir_all(home.join("projects")).expect("projects dir");
+    let project_arg = project.to_str().expect("UTF-8 temp dir");
+    let mut watch = Watch::start(
+        &home,
+        &project,
+        &["--project", project_arg, "--session", "zz-sentinel"],
+    );
 
     let main = partner.exec("main", &["FAMILIAR-SCRIPT main"]);
     let id = session_id(&main);
@@ -305,6 +339,121 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         &records(&files["ratelimit"]),
         &project,
     );
+
+    // Live: everything the watcher printed, up to the sentinel (both agents are followed).
+    let claude_dir = encoded_project_dir(&home, &project);
+    fs::create_dir_all(&claude_dir).expect("claude project dir");
+    append(
+        &claude_dir.join("zz-sentinel.jsonl"),
+        sentinel("real-codex-end").as_bytes(),
+    );
+    let live_lines = watch.events_until("real-codex-end");
+    watch.interrupt();
+    let first_live: Value = live_lines
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|event| event["session"] == id.as_str() && event["kind"] != "snapshot")
+        .expect("a live event of the main session");
+    assert_eq!(first_live["cwd"], project.to_string_lossy().as_ref());
+    assert_eq!(first_live["git_branch"], "main");
+
+    let offline: BTreeMap<&str, Vec<Value>> = files
+        .iter()
+        .map(|(name, path)| (*name, events(path)))
+        .collect();
+    check_events(&offline);
+
+    // Live equals offline, file by file (`status` events left out on both sides: live ones
+    // also come from timers).
+    let live: Vec<Value> = without_status(live_lines)
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("live event JSON"))
+        .collect();
+    for (name, want) in &offline {
+        let got: Vec<&Value> = live
+            .iter()
+            .filter(|event| event["session"] == want[0]["session"])
+            .collect();
+        let want: Vec<&Value> = want.iter().filter(|e| e["kind"] != "status").collect();
+        assert_eq!(got, want, "{name}: live differs from offline");
+    }
+}
+
+fn events(path: &Path) -> Vec<Value> {
+    familiar_events(path)
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("event JSON"))
+        .collect()
+}
+
+fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["kind"] == kind).collect()
+}
+
+/// The scripted facts, on `familiar events` of each rollout.
+fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
+    let main = &files["main"];
+    assert!(main.iter().all(|e| e["agent_kind"] == "codex"));
+    let tools: Vec<(&str, &str, &str)> = main
+        .iter()
+        .filter(|e| e["tool"].is_string() && e["kind"] != "error")
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap_or(""),
+                e["tool"].as_str().unwrap_or(""),
+                e["target"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            ("reading", "exec_command", "cat a.txt"),
+            ("bash", "exec_command", "exit 3"),
+            ("tool", "not_a_tool", ""),
+            ("writing", "apply_patch", "a.txt"),
+            ("writing", "apply_patch", "b.txt"),
+        ]
+    );
+    let errors: Vec<(&str, &str)> = of_kind(main, "error")
+        .iter()
+        .map(|e| {
+            (
+                e["error"].as_str().unwrap_or(""),
+                e["tool"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(errors, [("tool", "exec_command"), ("tool", "not_a_tool")]);
+    assert_eq!(
+        of_kind(main, "thinking")[0]["text"],
+        "I should read the file first."
+    );
+    let texts: Vec<&Value> = of_kind(main, "text").iter().map(|e| &e["text"]).collect();
+    assert_eq!(
+        texts,
+        ["Now a command that fails.", "All done.", "Back again."],
+        "the compaction summary is no reply"
+    );
+    let prompts: Vec<&Value> = of_kind(main, "prompt").iter().map(|e| &e["text"]).collect();
+    assert_eq!(prompts, ["FAMILIAR-SCRIPT main", "FAMILIAR-SCRIPT after"]);
+    let boundary = of_kind(main, "compact_boundary");
+    assert_eq!(boundary.len(), 1);
+    // The apply_patch request put the context past the limit; the summary request's own
+    // usage is not the conversation's.
+    assert!(boundary[0]["pre_tokens"].as_u64().unwrap_or(0) > COMPACT_LIMIT);
+    assert!(boundary[0]["post_tokens"].as_u64().unwrap_or(0) > 0);
+    assert_eq!(of_kind(main, "success").len(), 2);
+    let last = main.last().expect("events");
+    assert_eq!(last["status"], "waiting_for_input");
+    assert!(last["context_limit"].as_u64().unwrap_or(0) > 100_000);
+
+    let ratelimit = &files["ratelimit"];
+    let errors = of_kind(ratelimit, "error");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["error"], "api");
+    assert_eq!(errors[0]["error_code"], "rate_limit");
+    assert!(of_kind(ratelimit, "success").is_empty());
 }
 
 fn payloads<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {

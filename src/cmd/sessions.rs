@@ -23,6 +23,9 @@ pub struct Args {
     /// Every session under the Claude Code config dir.
     #[arg(long, conflicts_with = "project")]
     pub all: bool,
+    /// Whose sessions: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex), or both.
+    #[arg(long, value_enum, default_value_t = super::agents::AgentArg::All)]
+    pub agent: super::agents::AgentArg,
     /// One JSON array of session objects (see docs/events.md).
     #[arg(long)]
     pub json: bool,
@@ -46,8 +49,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .unwrap_or(Duration::from_secs(300)),
         ..Timers::default()
     };
+    let mut tailer = TailerConfig::new(config_dir, selectors);
+    args.agent.apply(&mut tailer);
     let snapshots = read_sessions(
-        TailerConfig::new(config_dir, selectors),
+        tailer,
         ModelConfig {
             timers,
             ..ModelConfig::default()
