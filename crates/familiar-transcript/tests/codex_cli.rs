@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::{events_of, render};
-use familiar_transcript::AgentKind;
+use familiar_transcript::{AgentKind, PriceTable, Tokens, usage};
 use familiar_transcript::{
     ErrorKind, Event, EventKind, Normalizer, NormalizerConfig, Status, normalize_bytes,
 };
@@ -211,4 +211,69 @@ fn a_rollouts_metrics_count_its_tools_files_and_compactions() {
     assert_eq!(metrics.tool_calls.get("apply_patch"), Some(&1));
     let files: Vec<&str> = metrics.files_modified.iter().map(String::as_str).collect();
     assert_eq!(files, ["a.txt", "b.txt"]);
+}
+
+/// The mock's requests: input (half of it cached) and 20 output tokens each.
+const REQUEST_INPUTS: [u64; 7] = [1_200, 1_400, 1_500, 9_000, 300, 1_600, 900];
+
+fn expected_tokens() -> Tokens {
+    let input: u64 = REQUEST_INPUTS.iter().sum();
+    Tokens {
+        input: input - input / 2,
+        output: 20 * REQUEST_INPUTS.len() as u64,
+        cache_read: input / 2,
+        cache_creation: 0,
+        cache_creation_1h: 0,
+    }
+}
+
+#[test]
+fn stats_count_each_request_once_and_price_it_as_openai_does() {
+    let ledger = usage::scan_bytes(&bytes("main.jsonl"));
+    assert_eq!(ledger.tokens(), expected_tokens());
+    let by_model = ledger.tokens_by_model();
+    assert_eq!(by_model.len(), 1);
+    assert_eq!(by_model[0].0, "gpt-5.5");
+    // $5 per million uncached input, $0.50 cached, $30 output.
+    let tokens = expected_tokens();
+    let want =
+        (tokens.input as f64 * 5.0 + tokens.cache_read as f64 * 0.5 + tokens.output as f64 * 30.0)
+            / 1_000_000.0;
+    let cost = ledger.cost_usd(&PriceTable::default());
+    assert!((cost - want).abs() < 1e-12, "{cost} != {want}");
+    // The normalizer's own metrics agree.
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    for (number, line) in bytes("main.jsonl").split(|&b| b == b'\n').enumerate() {
+        let _ = normalizer.push_line(line, number as u64 + 1, &mut events);
+    }
+    assert_eq!(normalizer.metrics().tokens(), expected_tokens());
+    // A failed turn made no request that counts.
+    assert_eq!(
+        usage::scan_bytes(&bytes("ratelimit.jsonl")).tokens(),
+        Tokens::default()
+    );
+}
+
+#[test]
+fn a_rollout_without_usage_records_counts_the_same_from_its_token_counts() {
+    // Older Codex versions wrote no `token_usage_record`: the `token_count` events (written
+    // twice for some requests) carry the same requests.
+    let text = String::from_utf8(bytes("main.jsonl")).expect("UTF-8");
+    let older: String = text
+        .lines()
+        .filter(|line| !line.contains("\"type\":\"token_usage_record\""))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert!(older.len() < text.len());
+    assert_eq!(
+        usage::scan_bytes(older.as_bytes()).tokens(),
+        expected_tokens()
+    );
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    for (number, line) in older.lines().enumerate() {
+        let _ = normalizer.push_line(line.as_bytes(), number as u64 + 1, &mut events);
+    }
+    assert_eq!(normalizer.metrics().tokens(), expected_tokens());
 }

@@ -6,7 +6,8 @@
 //!
 //! - this file: the [`Rollout`] state machine, reading both generations of records;
 //! - `shapes`: typed views of the payloads;
-//! - `commands`: shell commands (and the `reading` rule) and the files of a patch.
+//! - `commands`: shell commands (and the `reading` rule) and the files of a patch;
+//! - `usage`: tokens per request for `familiar stats` (read by [`crate::usage`]).
 //!
 //! What the agent says comes from `event_msg` records, what it does from `response_item`
 //! records: the compaction summary comes back as an assistant `message` item but never as an
@@ -17,6 +18,7 @@
 
 pub mod commands;
 mod shapes;
+pub mod usage;
 
 use std::sync::Arc;
 
@@ -26,7 +28,6 @@ use serde_json::Value;
 use crate::DEFAULT_CONTEXT_LIMIT;
 use crate::metrics::Metrics;
 use crate::normalize::MAX_ERROR_TEXT;
-use crate::record::Usage;
 use shapes::{Item, Payload, raw_str};
 
 /// Tool calls remembered (for their errors) before the oldest is forgotten.
@@ -89,6 +90,8 @@ pub(crate) struct Rollout {
     before_summary: Option<u64>,
     /// An agent message event came and its assistant item has not yet.
     announced: bool,
+    /// The file has `token_usage_record`s: older files count requests from `token_count`.
+    usage_records: bool,
     /// The last prompt, text or thinking emitted: a transition version writing both the old
     /// and the new event for one message shows it once.
     last_said: Option<(EventKind, String)>,
@@ -167,10 +170,11 @@ impl Rollout {
                 if let Some(usage) = payload.usage {
                     // The request's usage, before the `token_count` that repeats it.
                     self.context_used = Some(usage.total_tokens);
+                    self.usage_records = true;
                     cx.metrics.see_usage(
                         payload.response_id.as_deref(),
                         self.model.as_deref().unwrap_or(""),
-                        &usage_of(usage),
+                        &usage::usage_of(usage),
                     );
                 }
             }
@@ -265,6 +269,17 @@ impl Rollout {
                     self.window = Some(window);
                 }
                 if let Some(last) = info.last_token_usage {
+                    if !self.usage_records
+                        && last.total_tokens > 0
+                        && let Some(total) = info.total_token_usage
+                    {
+                        // Keyed by the running total: a repeated count is the same request.
+                        cx.metrics.see_usage(
+                            Some(&format!("total-{}", total.total_tokens)),
+                            self.model.as_deref().unwrap_or(""),
+                            &usage::usage_of(last),
+                        );
+                    }
                     self.context_used = Some(last.total_tokens);
                     self.flush_compaction(Some(last.total_tokens), cx);
                 }
@@ -507,14 +522,4 @@ fn cap_text(text: &str) -> String {
         return text.to_owned();
     }
     format!("{}…", &text[..text.floor_char_boundary(MAX_ERROR_TEXT)])
-}
-
-/// Codex's usage in the Claude shape the metrics count: uncached input, cache reads, output.
-fn usage_of(usage: shapes::TokenUsage) -> Usage {
-    Usage {
-        input_tokens: Some(usage.input_tokens.saturating_sub(usage.cached_input_tokens)),
-        cache_read_input_tokens: Some(usage.cached_input_tokens),
-        output_tokens: Some(usage.output_tokens),
-        ..Usage::default()
-    }
 }

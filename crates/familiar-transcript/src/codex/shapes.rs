@@ -118,6 +118,7 @@ impl Item<'_> {
 #[serde(default)]
 pub(super) struct TokenInfo {
     pub last_token_usage: Option<TokenUsage>,
+    pub total_token_usage: Option<TokenUsage>,
     pub model_context_window: Option<u64>,
 }
 
