@@ -282,20 +282,7 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
     let main = partner.exec("main", &["FAMILIAR-SCRIPT main"]);
     let id = session_id(&main);
     let after = partner.exec("after", &["resume", &id, "FAMILIAR-SCRIPT after"]);
-    assert_eq!(session_id(&after), id, "resume continues the session");
     let ratelimit = partner.exec("ratelimit", &["FAMILIAR-SCRIPT ratelimit"]);
-    assert!(
-        mock.requests.load(std::sync::atomic::Ordering::SeqCst) >= 8,
-        "the CLI did not talk to the mock"
-    );
-    assert!(
-        mock.compactions.load(std::sync::atomic::Ordering::SeqCst) >= 1,
-        "the CLI did not compact; it printed:\n{main}"
-    );
-    assert_eq!(
-        fs::read_to_string(project.join("a.txt")).expect("a.txt"),
-        "bye\n"
-    );
 
     // Name each rollout after its script.
     let files: BTreeMap<&str, PathBuf> = [("main", &id), ("ratelimit", &session_id(&ratelimit))]
@@ -334,6 +321,19 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         }
     }
 
+    assert_eq!(session_id(&after), id, "resume continues the session");
+    assert!(
+        mock.requests.load(std::sync::atomic::Ordering::SeqCst) >= 8,
+        "the CLI did not talk to the mock"
+    );
+    assert!(
+        mock.compactions.load(std::sync::atomic::Ordering::SeqCst) >= 1,
+        "the CLI did not compact; it printed:\n{main}"
+    );
+    assert_eq!(
+        fs::read_to_string(project.join("a.txt")).expect("a.txt"),
+        "bye\n"
+    );
     check_records(
         &records(&files["main"]),
         &records(&files["ratelimit"]),
@@ -377,6 +377,63 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         let want: Vec<&Value> = want.iter().filter(|e| e["kind"] != "status").collect();
         assert_eq!(got, want, "{name}: live differs from offline");
     }
+
+    check_commands(&home, &project, &files);
+}
+
+/// `familiar sessions`, `stats` and `doctor` on what the CLI wrote.
+fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str, PathBuf>) {
+    let familiar = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
+            .args(args)
+            .env("HOME", home)
+            .env("CLAUDE_CONFIG_DIR", home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env_remove("CODEX_HOME")
+            .env_remove("FAMILIAR_CONFIG")
+            .env("NO_COLOR", "1")
+            .current_dir(project)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run familiar");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // The project's sessions: both rollouts, as Codex's, finished.
+    let sessions: Vec<Value> =
+        serde_json::from_str(&familiar(&["sessions", "--json"])).expect("sessions JSON");
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    for session in &sessions {
+        assert_eq!(session["agent_kind"], "codex");
+        assert_eq!(session["cwd"], project.to_string_lossy().as_ref());
+        assert_eq!(session["status"], "waiting_for_input");
+        assert_eq!(session["git_branch"], "main");
+    }
+    let claude_only: Vec<Value> =
+        serde_json::from_str(&familiar(&["sessions", "--json", "--agent", "claude"]))
+            .expect("sessions JSON");
+    assert!(
+        claude_only.iter().all(|s| s["agent_kind"].is_null()),
+        "--agent claude: {claude_only:?}"
+    );
+
+    let main = files["main"].to_str().expect("UTF-8 path");
+    let stats: Value =
+        serde_json::from_str(&familiar(&["stats", "--json", main])).expect("stats JSON");
+    // One file: one summary object.
+    let row = &stats;
+    assert_eq!(row["tool_calls"]["exec_command"], 2);
+    assert_eq!(row["compactions"], 1);
+    assert!(
+        row["tokens"]["cache_read"].as_u64().unwrap_or(0) > 0,
+        "{row}"
+    );
+    assert!(row["cost_usd"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
+
+    let doctor = familiar(&["doctor"]);
+    assert!(
+        doctor.contains("Codex dir") && doctor.contains("2 session(s)"),
+        "{doctor}"
+    );
 }
 
 fn events(path: &Path) -> Vec<Value> {

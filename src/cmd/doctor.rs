@@ -261,7 +261,8 @@ fn check_codex(checks: &mut Vec<Check>) {
         checks.push(Check::ok(
             "Codex dir",
             format!(
-                "{} has no sessions yet (only needed with Codex; set CODEX_HOME if it keeps its                  files elsewhere)",
+                "{} has no sessions yet (only needed with Codex; set CODEX_HOME if it keeps its files \
+                 elsewhere)",
                 sessions.display()
             ),
         ));

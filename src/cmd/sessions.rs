@@ -234,6 +234,7 @@ mod tests {
             session: "258c7280-ae70".into(),
             cwd: Some("/home/u/spot\u{1b}]0;x\u{7}ter".into()),
             git_branch: Some("main".into()),
+            agent_kind: Default::default(),
             model: Some("claude-opus-4-8".into()),
             status: Status::WaitingForInput,
             status_for: Some(Duration::from_secs(95)),

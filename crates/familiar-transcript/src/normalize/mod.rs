@@ -160,6 +160,15 @@ impl Normalizer {
             .unwrap_or_else(|| self.config.context_limit.unwrap_or(DEFAULT_CONTEXT_LIMIT))
     }
 
+    /// The CLI that wrote the input: Codex once a record of its shape was read.
+    pub fn agent_kind(&self) -> familiar_model::AgentKind {
+        if self.codex.is_some() {
+            familiar_model::AgentKind::Codex
+        } else {
+            familiar_model::AgentKind::ClaudeCode
+        }
+    }
+
     /// Session id of the main chain (or the only chain).
     pub fn session(&self) -> Option<&str> {
         if let Some(codex) = &self.codex {
