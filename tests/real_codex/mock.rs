@@ -8,7 +8,9 @@
 //! anything else gets "ok". Answers are streamed as Server-Sent Events the way the Responses API
 //! streams them: `response.created`, per item `response.output_item.added`, text as
 //! `response.output_text.delta`, `response.output_item.done`, then `response.completed` with
-//! the usage. Errors are JSON answers with their HTTP status (429).
+//! the usage. Errors are JSON answers with their HTTP status (429). An older CLI that offers no
+//! `exec_command` gets the same steps through its `shell` tool (`["bash", "-lc", cmd]`, and a
+//! patch as `["apply_patch", patch]`), so `FAMILIAR_CODEX_BIN` can run the script on it.
 
 use std::collections::HashMap;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -23,8 +25,11 @@ use serde_json::{Value, json};
 const MAX_REQUESTS: usize = 100;
 /// The mock stops accepting after this long, whatever happens.
 const LIFETIME: Duration = Duration::from_secs(600);
-/// The prompt Codex sends to have a conversation summarized.
-const COMPACTION_PROMPT: &str = "CONTEXT CHECKPOINT COMPACTION";
+/// The prompts Codex sends to have a conversation summarized (0.169, and 0.50).
+const COMPACTION_PROMPTS: [&str; 2] = [
+    "CONTEXT CHECKPOINT COMPACTION",
+    "write a short memento message for the next agent",
+];
 
 /// One scripted answer.
 #[derive(Clone, Debug)]
@@ -234,7 +239,7 @@ fn choose(request: &Value, shared: &Shared, id: u64) -> Answer {
     let texts = user_texts(request);
     if texts
         .last()
-        .is_some_and(|text| text.contains(COMPACTION_PROMPT))
+        .is_some_and(|text| COMPACTION_PROMPTS.iter().any(|p| text.contains(p)))
     {
         shared.compactions.fetch_add(1, Ordering::SeqCst);
         return Answer::Items(
@@ -268,9 +273,42 @@ fn choose(request: &Value, shared: &Shared, id: u64) -> Answer {
         *step - 1
     };
     match script.get(step) {
+        Some(Answer::Items(items, input)) => Answer::Items(for_tools(items, request), *input),
         Some(answer) => answer.clone(),
         // A script of one error answer fails every retry.
         None if matches!(script.last(), Some(Answer::Error(..))) => script[0].clone(),
         None => fallback,
     }
+}
+
+/// The scripted items in the tools the request offers: `exec_command` and the freeform
+/// `apply_patch` when offered, else the older `shell` tool.
+fn for_tools(items: &[Value], request: &Value) -> Vec<Value> {
+    let offered = |name: &str| {
+        request["tools"]
+            .as_array()
+            .is_some_and(|tools| tools.iter().any(|tool| tool["name"] == name))
+    };
+    if offered("exec_command") || !offered("shell") {
+        return items.to_vec();
+    }
+    items
+        .iter()
+        .map(|item| {
+            let command = match (item["type"].as_str(), item["name"].as_str()) {
+                (Some("function_call"), Some("exec_command")) => {
+                    let arguments: Value =
+                        serde_json::from_str(item["arguments"].as_str().unwrap_or("{}"))
+                            .unwrap_or(Value::Null);
+                    json!(["bash", "-lc", arguments["cmd"]])
+                }
+                (Some("custom_tool_call"), Some("apply_patch")) => {
+                    json!(["apply_patch", item["input"]])
+                }
+                _ => return item.clone(),
+            };
+            let call_id = item["call_id"].as_str().unwrap_or("call");
+            function_call(call_id, "shell", json!({"command": command}))
+        })
+        .collect()
 }

@@ -1,7 +1,9 @@
 //! Rollouts that the real OpenAI Codex CLI wrote, driven by the end-to-end harness
 //! `tests/real_codex.rs` against its mock Responses API (`fixtures/codex-0.169.0/`, rewritten by
 //! `FAMILIAR_UPDATE_FIXTURES=1 cargo test --test real_codex`). Each file matches its reviewed
-//! snapshot, and each scripted fact of issue 16 is pinned by a test.
+//! snapshot, and each scripted fact of issue 16 is pinned by a test. `fixtures/codex-0.50.0/`
+//! is the same script written by Codex 0.50.0 (the older generation of records), run with
+//! `FAMILIAR_CODEX_BIN` (see `tests/agents/codex/README.md`).
 
 mod common;
 
@@ -276,4 +278,75 @@ fn a_rollout_without_usage_records_counts_the_same_from_its_token_counts() {
         let _ = normalizer.push_line(line.as_bytes(), number as u64 + 1, &mut events);
     }
     assert_eq!(normalizer.metrics().tokens(), expected_tokens());
+}
+
+/// The same script on Codex 0.50.0 (`fixtures/codex-0.50.0/`, written by that CLI through
+/// `FAMILIAR_CODEX_BIN`): the older generation of records.
+fn older(name: &str) -> Vec<u8> {
+    let path = dir().join("../codex-0.50.0").join(name);
+    std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+#[test]
+fn the_older_generation_becomes_the_same_events() {
+    let (events, diagnostics) = events_of(&older("main.jsonl"));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    insta::assert_snapshot!("codex-0.50.0-main.jsonl", render(&events));
+    assert!(events.iter().all(|e| e.agent_kind == AgentKind::Codex));
+    // `user_message`, `agent_reasoning`, `agent_message`; the `shell` tool, patches through it.
+    let tools: Vec<(EventKind, &str, Option<&str>)> = events
+        .iter()
+        .filter(|e| e.tool.is_some() && e.kind != EventKind::Error)
+        .map(|e| (e.kind, e.tool.as_deref().unwrap_or(""), e.target.as_deref()))
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            (EventKind::Reading, "shell", Some("cat a.txt")),
+            (EventKind::Bash, "shell", Some("exit 3")),
+            (EventKind::Tool, "not_a_tool", None),
+            (EventKind::Writing, "shell", Some("a.txt")),
+            (EventKind::Writing, "shell", Some("b.txt")),
+        ]
+    );
+    // The exit code is in the shell tool's JSON output.
+    let errors: Vec<(Option<&str>, Option<&str>)> = of_kind(&events, EventKind::Error)
+        .iter()
+        .map(|e| (e.tool.as_deref(), e.text.as_deref()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (Some("shell"), Some("exit code 3")),
+            (Some("not_a_tool"), Some("unsupported call: not_a_tool")),
+        ]
+    );
+    // "Compact task completed" is the CLI's notice, not a reply.
+    let texts: Vec<&str> = of_kind(&events, EventKind::Text)
+        .iter()
+        .filter_map(|e| e.text.as_deref())
+        .collect();
+    assert_eq!(
+        texts,
+        ["Now a command that fails.", "All done.", "Back again."]
+    );
+    let prompts = of_kind(&events, EventKind::Prompt);
+    assert_eq!(prompts.len(), 2);
+    assert_eq!(of_kind(&events, EventKind::Thinking).len(), 1);
+    let boundary = of_kind(&events, EventKind::CompactBoundary);
+    assert_eq!(boundary.len(), 1);
+    // No estimate after it: the context is unknown until the next request.
+    assert_eq!(boundary[0].post_tokens, None);
+    assert_eq!(boundary[0].context_used, None);
+    // 0.50 writes no task_complete: no success (live, the quiet timer ends the turn).
+    assert!(of_kind(&events, EventKind::Success).is_empty());
+    // Its tokens: the same requests, counted from token_count events.
+    assert_eq!(
+        usage::scan_bytes(&older("main.jsonl")).tokens(),
+        expected_tokens()
+    );
+    // A 429 that outlived its retries left nothing but the prompt.
+    let (ratelimit, _) = events_of(&older("ratelimit.jsonl"));
+    let kinds: Vec<EventKind> = ratelimit.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [EventKind::SessionStart, EventKind::Prompt]);
 }

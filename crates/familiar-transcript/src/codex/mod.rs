@@ -90,6 +90,8 @@ pub(crate) struct Rollout {
     before_summary: Option<u64>,
     /// An agent message event came and its assistant item has not yet.
     announced: bool,
+    /// A `compacted` record came and no agent message since.
+    compacting: bool,
     /// The file has `token_usage_record`s: older files count requests from `token_count`.
     usage_records: bool,
     /// The last prompt, text or thinking emitted: a transition version writing both the old
@@ -155,6 +157,7 @@ impl Rollout {
             }
             "compacted" => {
                 self.flush_compaction(None, &mut cx);
+                self.compacting = true;
                 cx.metrics.compactions += 1;
                 self.compaction = Some(Compaction {
                     line: meta.line,
@@ -209,11 +212,18 @@ impl Rollout {
             Some("function_call_output" | "custom_tool_call_output") => {
                 self.status = Status::Working;
                 let output = payload.output.and_then(raw_str);
+                let (Some(id), Some(output)) = (call_id, output.as_deref()) else {
+                    return;
+                };
                 // A tool the CLI does not have: the model hears so, nothing else is written.
-                if let (Some(id), Some(output)) = (call_id, output.as_deref())
-                    && output.starts_with("unsupported call: ")
-                {
+                if output.starts_with("unsupported call: ") {
                     self.tool_error(id, output, cx);
+                } else if let Some((code, text)) = shell_output(output)
+                    && code != 0
+                {
+                    // Older versions: `{"output": …, "metadata": {"exit_code": …}}`.
+                    let text = failure_text(Some(&text), code);
+                    self.tool_error(id, &text, cx);
                 }
             }
             _ => {}
@@ -233,9 +243,12 @@ impl Rollout {
                 }
             }
             Some("agent_message") => {
-                if let Some(text) = message() {
+                // Older versions announce a compaction as an agent message: not a reply.
+                let notice = |text: &String| self.compacting && text == "Compact task completed";
+                if let Some(text) = message().filter(|text| !notice(text)) {
                     self.said(EventKind::Text, text, cx);
                 }
+                self.compacting = false;
             }
             Some("agent_reasoning") => {
                 if let Some(text) = payload.text.as_deref() {
@@ -281,7 +294,13 @@ impl Rollout {
                         );
                     }
                     self.context_used = Some(last.total_tokens);
-                    self.flush_compaction(Some(last.total_tokens), cx);
+                    // After a compaction Codex 0.169 writes its estimate of the new context
+                    // (no request: zero input); older versions repeat the last request.
+                    let estimate = (last.input_tokens == 0).then_some(last.total_tokens);
+                    if self.compaction.is_some() && estimate.is_none() {
+                        self.context_used = None;
+                    }
+                    self.flush_compaction(estimate, cx);
                 }
             }
             Some("task_complete") => self.task_complete(payload, cx),
@@ -367,6 +386,11 @@ impl Rollout {
         self.status = Status::Working;
         // One event per file a patch touches.
         let mut targets: Vec<(EventKind, Option<String>)> = match name {
+            // Older versions ran patches through the shell tool: `["apply_patch", patch]`.
+            "shell" if arguments["command"][0] == "apply_patch" => {
+                let patch = arguments["command"][1].as_str().unwrap_or_default();
+                patch_targets(patch, cx)
+            }
             "exec_command" | "shell" | "shell_command" => {
                 let command = commands::command_line(arguments);
                 let kind = match &command {
@@ -380,21 +404,7 @@ impl Rollout {
                 EventKind::Reading,
                 arguments["path"].as_str().map(Into::into),
             )],
-            "apply_patch" => {
-                let files = patch
-                    .as_deref()
-                    .map(commands::patch_files)
-                    .unwrap_or_default();
-                cx.metrics.files_modified.extend(files.iter().cloned());
-                if files.is_empty() {
-                    vec![(EventKind::Writing, None)]
-                } else {
-                    files
-                        .into_iter()
-                        .map(|file| (EventKind::Writing, Some(file)))
-                        .collect()
-                }
-            }
+            "apply_patch" => patch_targets(patch.as_deref().unwrap_or_default(), cx),
             _ => vec![(EventKind::Tool, None)],
         };
         if let Some(id) = call_id {
@@ -507,6 +517,33 @@ struct Cx<'m, 'o> {
     explicit_limit: Option<u64>,
     metrics: &'o mut Metrics,
     out: &'o mut Vec<Event>,
+}
+
+/// One `writing` per file a patch touches (one without a target when none is named).
+fn patch_targets(patch: &str, cx: &mut Cx<'_, '_>) -> Vec<(EventKind, Option<String>)> {
+    let files = commands::patch_files(patch);
+    cx.metrics.files_modified.extend(files.iter().cloned());
+    if files.is_empty() {
+        return vec![(EventKind::Writing, None)];
+    }
+    files
+        .into_iter()
+        .map(|file| (EventKind::Writing, Some(file)))
+        .collect()
+}
+
+/// The exit code and output of an older version's shell tool output, a JSON string
+/// `{"output": "…", "metadata": {"exit_code": 3, …}}`.
+fn shell_output(output: &str) -> Option<(i64, String)> {
+    if !output.starts_with('{') {
+        return None;
+    }
+    let value: Value = serde_json::from_str(output).ok()?;
+    let code = value["metadata"]["exit_code"].as_i64()?;
+    Some((
+        code,
+        value["output"].as_str().unwrap_or_default().to_owned(),
+    ))
 }
 
 /// A failed command's output, or its exit code when it printed nothing.
