@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 use familiar_model::text::printable_line;
 
 use familiar_config::{Settings, Source};
-use familiar_tail::discovery::{self, Selector, TranscriptKind};
+use familiar_tail::discovery::{self, Matcher, Selector, TranscriptKind};
 
 use super::style::{self, Paint};
 
@@ -93,6 +93,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     let settings = check_config(&mut checks);
     let cwd = std::env::current_dir().ok();
     check_claude(&mut checks, cwd.as_deref());
+    check_codex(&mut checks);
     check_scripts(&mut checks, settings.as_ref());
     check_notifications(&mut checks);
     checks.push(check_sound());
@@ -244,6 +245,61 @@ fn check_claude(checks: &mut Vec<Check>, cwd: Option<&Path>) {
             |t| humantime::format_rfc3339_seconds(t).to_string(),
         );
         let shown = path.strip_prefix(&projects).unwrap_or(path);
+        check
+            .more
+            .push(format!("{}  last record {when}", shown.display()));
+    }
+    checks.push(check);
+}
+
+/// The Codex CLI's home and its rollouts. Codex is optional: no home is fine.
+fn check_codex(checks: &mut Vec<Check>) {
+    let home = match discovery::codex_home() {
+        Ok(home) => home,
+        Err(err) => {
+            checks.push(Check::ok(
+                "Codex dir",
+                format!("{err}; Codex sessions not followed"),
+            ));
+            return;
+        }
+    };
+    let from = if std::env::var_os("CODEX_HOME").is_some_and(|v| !v.is_empty()) {
+        " (CODEX_HOME)"
+    } else {
+        ""
+    };
+    let sessions = home.join("sessions");
+    if !sessions.is_dir() {
+        checks.push(Check::ok(
+            "Codex dir",
+            format!(
+                "{} has no sessions yet (only needed with Codex; set CODEX_HOME if it keeps its files \
+                 elsewhere)",
+                sessions.display()
+            ),
+        ));
+        return;
+    }
+    let matcher = Matcher::new(&home, &[Selector::All]).agents(false, Some(&home));
+    let mut rollouts: Vec<(Option<SystemTime>, PathBuf)> = discovery::discover_with(&matcher)
+        .into_iter()
+        .map(|info| {
+            let last = discovery::last_record_time(&info.path).ok().flatten();
+            (last, info.path)
+        })
+        .collect();
+    rollouts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut check = Check::ok(
+        "Codex dir",
+        format!("{}{from}, {} session(s)", home.display(), rollouts.len()),
+    );
+    for (last, path) in rollouts.iter().take(3) {
+        let when = last.map_or_else(
+            || "no record time".to_owned(),
+            |t| humantime::format_rfc3339_seconds(t).to_string(),
+        );
+        let shown = path.strip_prefix(&sessions).unwrap_or(path);
         check
             .more
             .push(format!("{}  last record {when}", shown.display()));

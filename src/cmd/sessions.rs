@@ -24,6 +24,9 @@ pub struct Args {
     /// Every session under the Claude Code config dir.
     #[arg(long, conflicts_with = "project")]
     pub all: bool,
+    /// Whose sessions: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex), or both.
+    #[arg(long, value_enum, default_value_t = super::agents::AgentArg::All)]
+    pub agent: super::agents::AgentArg,
     /// One JSON array of session objects (see docs/events.md).
     #[arg(long)]
     pub json: bool,
@@ -56,8 +59,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect::<Option<_>>()
         .unwrap_or_default();
+    let mut tailer = TailerConfig::new(config_dir.clone(), selectors);
+    args.agent.apply(&mut tailer);
     let snapshots = read_sessions(
-        TailerConfig::new(config_dir.clone(), selectors),
+        tailer,
         ModelConfig {
             timers,
             normalizer: familiar_transcript::NormalizerConfig {
@@ -270,6 +275,7 @@ mod tests {
             session: "258c7280-ae70".into(),
             cwd: Some("/home/u/spot\u{1b}]0;x\u{7}ter".into()),
             git_branch: Some("main".into()),
+            agent_kind: Default::default(),
             model: Some("claude-opus-4-8".into()),
             status: Status::WaitingForInput,
             status_for: Some(Duration::from_secs(95)),

@@ -220,7 +220,10 @@ fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let cwd = std::env::current_dir().context("finding the current directory")?;
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
     let selector = familiar_tail::discovery::Selector::Project(cwd.clone());
-    let mut found: Vec<PathBuf> = familiar_tail::discovery::discover(&config_dir, &[selector])
+    // Both agents' sessions of the project (Codex rollouts matched by their cwd).
+    let matcher = familiar_tail::Matcher::new(&config_dir, &[selector])
+        .agents(true, super::agents::AgentArg::All.codex_home().as_deref());
+    let mut found: Vec<PathBuf> = familiar_tail::discovery::discover_with(&matcher)
         .into_iter()
         .map(|info| info.path)
         .collect();

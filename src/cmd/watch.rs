@@ -19,6 +19,7 @@ use familiar_session::{ModelConfig, Timers};
 use familiar_tail::{Selector, TailerConfig, WatchMode};
 
 use super::InputOptions;
+use super::agents::AgentArg;
 use super::front::{self, Front};
 use super::live::{self, Live, Took};
 use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
@@ -37,6 +38,10 @@ pub struct Args {
     /// Follow one transcript file, wherever it is, with its subagents (repeatable).
     #[arg(long, value_name = "PATH")]
     pub file: Vec<PathBuf>,
+    /// Whose sessions to follow: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex),
+    /// or both.
+    #[arg(long, value_enum, default_value_t = AgentArg::All)]
+    pub agent: AgentArg,
     /// Read a hook's JSON on stdin and follow the transcript it names (`transcript_path`).
     #[arg(long)]
     pub hook: bool,
@@ -70,6 +75,7 @@ impl Args {
             all: false,
             session: Vec::new(),
             file: Vec::new(),
+            agent: AgentArg::All,
             hook: false,
             from_start: false,
             poll: false,
@@ -112,7 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
 
     let settings = pipeline::settings(&args.pipeline, args.input.context_limit)?;
-    let looked_in = where_sessions_appear(&config_dir, &selectors);
+    let mut looked_in = where_sessions_appear(&config_dir, &selectors);
     // Only for the sessions of projects: files and ids name nothing elsewhere.
     let projects: Vec<PathBuf> = selectors
         .iter()
@@ -125,6 +131,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let elsewhere_in = config_dir.clone();
     let elsewhere = move || live::elsewhere(&elsewhere_in, &projects);
     let mut config = TailerConfig::new(config_dir, selectors);
+    args.agent.apply(&mut config);
+    if let Some(home) = &config.codex_home {
+        looked_in.push_str(&format!(
+            "; Codex rollouts under {} (placed by their cwd)",
+            home.join("sessions").display()
+        ));
+    }
     config.from_start = args.from_start;
     config.mode = if args.poll || settings.poll {
         WatchMode::Poll {

@@ -116,6 +116,8 @@ impl Test {
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))
+            // Codex's home defaults to the temporary HOME's `.codex`, never the user's.
+            .env_remove("CODEX_HOME")
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()

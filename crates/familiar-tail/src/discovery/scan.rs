@@ -102,7 +102,11 @@ fn walk_at(
 
 /// The transcripts the selectors mean right now (a one-shot scan, no watching).
 pub fn discover(config_dir: &Path, selectors: &[Selector]) -> Vec<TranscriptInfo> {
-    let matcher = Matcher::new(config_dir, selectors);
+    discover_with(&Matcher::new(config_dir, selectors))
+}
+
+/// Every transcript `matcher` selects (with [`Matcher::agents`], Codex rollouts too).
+pub fn discover_with(matcher: &Matcher) -> Vec<TranscriptInfo> {
     let mut found = Vec::new();
     for root in matcher.roots() {
         walk(

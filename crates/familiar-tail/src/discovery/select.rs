@@ -57,6 +57,10 @@ pub enum Verdict {
 pub struct Matcher {
     projects: PathBuf,
     sessions: PathBuf,
+    /// Claude Code's dirs are watched (not with `--agent codex`).
+    claude: bool,
+    /// `$CODEX_HOME/sessions`, when Codex rollouts are watched too.
+    codex_sessions: Option<PathBuf>,
     selectors: Vec<Compiled>,
 }
 
@@ -91,6 +95,8 @@ impl Matcher {
         Matcher {
             projects: config_dir.join(PROJECTS_DIR),
             sessions: config_dir.join(SESSIONS_DIR),
+            claude: true,
+            codex_sessions: None,
             selectors: selectors.iter().map(compile).collect(),
         }
     }
@@ -112,6 +118,16 @@ impl Matcher {
         let roots = file_roots(&compiled);
         self.selectors.push(compiled);
         Some(roots)
+
+    }
+
+    /// Which agents' sessions the selectors look at: Claude Code's (under the config dir) or
+    /// not, and Codex's (`<codex_home>/sessions/YYYY/MM/DD/rollout-*.jsonl`, placed in a
+    /// project by the `cwd` of their `session_meta`) or not.
+    pub fn agents(mut self, claude: bool, codex_home: Option<&Path>) -> Matcher {
+        self.claude = claude;
+        self.codex_sessions = codex_home.map(|home| home.join(SESSIONS_DIR));
+        self
     }
 
     /// The directories to watch for these selectors.
@@ -127,7 +143,8 @@ impl Matcher {
         for selector in &self.selectors {
             match selector {
                 Compiled::All | Compiled::Project { .. } | Compiled::Session(_) => {
-                    for dir in [&self.projects, &self.sessions] {
+                    let claude = Some([&self.projects, &self.sessions]).filter(|_| self.claude);
+                    for dir in claude.into_iter().flatten().chain(&self.codex_sessions) {
                         add(WatchRoot {
                             path: dir.clone(),
                             recursive: true,
@@ -141,6 +158,16 @@ impl Matcher {
     }
 
     fn place<'p>(&self, path: &'p Path) -> Place<'p> {
+        if self
+            .codex_sessions
+            .as_ref()
+            .is_some_and(|dir| path.starts_with(dir))
+        {
+            return Place::Flat;
+        }
+        if !self.claude {
+            return Place::Elsewhere;
+        }
         if let Ok(rest) = path.strip_prefix(&self.projects) {
             let mut components = rest.components();
             let first = components.next();
@@ -349,6 +376,67 @@ mod tests {
 
         let elsewhere = classify(Path::new("/cfg/projects/-x/s4.jsonl")).expect("transcript");
         assert_eq!(matcher.decide(&elsewhere, None), Verdict::No);
+    }
+
+    #[test]
+    fn codex_rollouts_are_placed_by_their_cwd_and_narrowed_by_agent() {
+        let config = Path::new("/cfg");
+        let codex = Path::new("/h/.codex");
+        let rollout = classify(Path::new(
+            "/h/.codex/sessions/2026/11/23/rollout-2026-11-23T16-21-59-01a20936-daa5-7031-9c10-cb9fc41a4f8e.jsonl",
+        ))
+        .expect("a rollout");
+        let claude = classify(Path::new("/cfg/projects/-a-b/s1.jsonl")).expect("transcript");
+        let mine = Head {
+            cwd: Some("/a/b".into()),
+            session_id: Some("01a20936-daa5-7031-9c10-cb9fc41a4f8e".into()),
+            exhausted: true,
+        };
+        let other = Head {
+            cwd: Some("/elsewhere".into()),
+            ..mine.clone()
+        };
+        let project = [Selector::Project(PathBuf::from("/a/b"))];
+
+        let both = Matcher::new(config, &project).agents(true, Some(codex));
+        assert_eq!(both.decide(&rollout, None), Verdict::NeedRecords);
+        assert_eq!(both.decide(&rollout, Some(&mine)), Verdict::Yes);
+        assert_eq!(both.decide(&rollout, Some(&other)), Verdict::No);
+        assert_eq!(both.decide(&claude, Some(&mine)), Verdict::Yes);
+        let roots: Vec<PathBuf> = both.roots().into_iter().map(|r| r.path).collect();
+        assert_eq!(
+            roots,
+            [
+                PathBuf::from("/cfg/projects"),
+                PathBuf::from("/cfg/sessions"),
+                PathBuf::from("/h/.codex/sessions")
+            ]
+        );
+
+        // `--agent codex`: Claude Code's dirs are neither watched nor matched.
+        let codex_only = Matcher::new(config, &project).agents(false, Some(codex));
+        assert_eq!(codex_only.decide(&rollout, Some(&mine)), Verdict::Yes);
+        assert_eq!(codex_only.decide(&claude, Some(&mine)), Verdict::No);
+        assert_eq!(
+            codex_only.roots(),
+            [WatchRoot {
+                path: "/h/.codex/sessions".into(),
+                recursive: true
+            }]
+        );
+
+        // `--agent claude` (and every matcher before Codex): rollouts are elsewhere.
+        let claude_only = Matcher::new(config, &[Selector::All]);
+        assert_eq!(claude_only.decide(&rollout, Some(&mine)), Verdict::No);
+        // A session id selects a rollout by its name.
+        let by_id = Matcher::new(
+            config,
+            &[Selector::Session(
+                "01a20936-daa5-7031-9c10-cb9fc41a4f8e".into(),
+            )],
+        )
+        .agents(true, Some(codex));
+        assert_eq!(by_id.decide(&rollout, None), Verdict::Yes);
     }
 
     #[test]

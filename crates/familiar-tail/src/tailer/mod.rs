@@ -83,6 +83,10 @@ impl WatchMode {
 pub struct TailerConfig {
     /// Claude Code's config dir (`projects/` and `sessions/` live there).
     pub config_dir: PathBuf,
+    /// Follow Claude Code's transcripts under `config_dir` (not with `--agent codex`).
+    pub claude: bool,
+    /// The Codex CLI's home, when its rollouts are followed too (`sessions/` lives there).
+    pub codex_home: Option<PathBuf>,
     pub selectors: Vec<Selector>,
     /// Send existing files from their first line, as new lines (`backlog: false`), instead of
     /// their last [`TailerConfig::prime_bytes`] as backlog.
@@ -102,6 +106,8 @@ impl TailerConfig {
     pub fn new(config_dir: PathBuf, selectors: Vec<Selector>) -> TailerConfig {
         TailerConfig {
             config_dir,
+            claude: true,
+            codex_home: None,
             selectors,
             from_start: false,
             mode: WatchMode::Inotify,
@@ -288,7 +294,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     };
     let now = Instant::now();
     let tailer = Tailer {
-        matcher: Matcher::new(&config.config_dir, &config.selectors),
+        matcher: Matcher::new(&config.config_dir, &config.selectors)
+            .agents(config.claude, config.codex_home.as_deref()),
         roots: Vec::new(),
         watched: HashMap::new(),
         watcher,
