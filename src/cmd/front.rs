@@ -316,8 +316,8 @@ fn cargo_build(me: &Path, var: impl Fn(&str) -> Option<OsString>) -> Option<Comm
     }
     let profile_dir = me.parent()?;
     let target_dir = profile_dir.parent()?;
-    // Cargo marks every target directory it creates.
-    if !target_dir.join("CACHEDIR.TAG").is_file() {
+    // Cargo keeps its fingerprints in every profile directory it builds into.
+    if !profile_dir.join(".fingerprint").is_dir() {
         return None;
     }
     let mut command = Command::new(cargo);
@@ -358,7 +358,10 @@ mod tests {
     #[test]
     fn cargo_run_builds_the_window_beside_familiar_with_the_same_profile() {
         let target = tempfile::tempdir().expect("temp dir");
-        std::fs::write(target.path().join("CACHEDIR.TAG"), "Signature").expect("tag");
+        for profile in ["release", "debug", "profiling"] {
+            std::fs::create_dir_all(target.path().join(profile).join(".fingerprint"))
+                .expect("dirs");
+        }
         let env = |key: &str| match key {
             "CARGO" => Some(OsString::from("/usr/bin/cargo")),
             "CARGO_MANIFEST_DIR" => Some(OsString::from("/src/familiar")),
@@ -399,9 +402,9 @@ mod tests {
                 _ => None,
             }
         };
-        // No CACHEDIR.TAG: an installed copy, not a cargo target directory.
+        // No fingerprints: an installed copy, not a cargo target directory.
         assert!(cargo_build(&me, env("familiar")).is_none());
-        std::fs::write(target.path().join("CACHEDIR.TAG"), "Signature").expect("tag");
+        std::fs::create_dir_all(target.path().join("release/.fingerprint")).expect("dirs");
         assert!(cargo_build(&me, env("familiar")).is_some());
         // Another package's `cargo run` (or test) that runs familiar.
         assert!(cargo_build(&me, env("other")).is_none());
