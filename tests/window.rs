@@ -447,3 +447,22 @@ fn no_vulkan_driver_says_so_and_plays_in_the_terminal_instead_of_panicking() {
         .run();
     assert_played_headless(&output);
 }
+
+#[test]
+fn the_familiar_executable_leaves_bevy_to_the_window_executable() {
+    // Issue 17: linked into `familiar`, Bevy cost every headless command 20 MB and 10 ms at
+    // start-up. Its crates' source paths (panic locations) mark it wherever it is linked.
+    let links_bevy = |exe: &str| {
+        let bytes = std::fs::read(exe).unwrap_or_else(|err| panic!("{exe}: {err}"));
+        memchr::memmem::find(&bytes, b"bevy_ecs-0.").is_some()
+    };
+    assert!(
+        links_bevy(env!("CARGO_BIN_EXE_familiar-window")),
+        "the window executable is the one with Bevy"
+    );
+    assert!(
+        !links_bevy(env!("CARGO_BIN_EXE_familiar")),
+        "familiar links Bevy again: keep familiar_game out of src/cmd (the window is \
+         familiar-window's)"
+    );
+}
