@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Peak RSS of `familiar events` and `familiar replay --headless` on 10 MB, 100 MB and 1 GB transcripts built from the real
 # fixtures (generated into bench/out/, never committed). Memory must not grow with file size.
-# Also prints the binary's own baseline (`familiar --version`): it links the Bevy game, whose
-# code and relocated data pages are part of every run's RSS.
+# Also prints the binary's own baseline (`familiar --version`; the game window is another
+# executable, so Bevy is not part of it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --bin familiar

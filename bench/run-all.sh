@@ -9,6 +9,8 @@ section "throughput: familiar events / stats vs jq (bench/throughput.sh)"
 bench/throughput.sh
 section "memory: peak RSS at 10 MB, 100 MB, 1 GB (bench/memory.sh)"
 bench/memory.sh
+section "start-up and peak RSS of the headless commands vs ccusage and jq (bench/startup.sh)"
+bench/startup.sh
 section "scripts: familiar run default.rhai vs familiar events"
 bin=target/release/familiar
 /usr/bin/time -f "familiar run scripts/default.rhai: %e s" "$bin" run scripts/default.rhai \

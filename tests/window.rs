@@ -98,72 +98,214 @@ fn demo_in_a_window_renders_the_familiar_and_its_mana_bar() {
     );
 }
 
+/// A live `familiar -v watch --all` with its window on `display`, its stdout and stderr lines
+/// on channels.
+struct LiveWindow {
+    child: Child,
+    stdout: std::sync::mpsc::Receiver<String>,
+    stderr: std::sync::mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl LiveWindow {
+    /// Started with `config` as the Claude Code dir; returns once the watcher caught up.
+    fn start(display: &str, home: &Path, config: &Path, args: &[&str]) -> LiveWindow {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
+            .args(["-v", "watch", "--all", "--no-notify"])
+            .args(args)
+            .env("DISPLAY", display)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("CLAUDE_CONFIG_DIR", config)
+            .env("FAMILIAR_SOCKET", home.join("hook.sock"))
+            .env(
+                "DBUS_SESSION_BUS_ADDRESS",
+                "unix:path=/nonexistent/familiar-test-bus",
+            )
+            .env("NO_COLOR", "1")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("FAMILIAR_CONFIG")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("familiar watch starts");
+        let lines = |pipe: Box<dyn std::io::Read + Send>| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                use std::io::BufRead as _;
+                for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+                    let _ = tx.send(line);
+                }
+            });
+            rx
+        };
+        let stdout = lines(Box::new(child.stdout.take().expect("stdout")));
+        let stderr = lines(Box::new(child.stderr.take().expect("stderr")));
+        let mut live = LiveWindow {
+            child,
+            stdout,
+            stderr,
+            seen: Vec::new(),
+        };
+        live.stderr_line("caught up");
+        live
+    }
+
+    /// The first (new) stderr line containing `needle`.
+    fn stderr_line(&mut self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .stderr
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no {needle:?} on stderr: {:?}", self.seen));
+            self.seen.push(line.clone());
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+
+    /// The window process's id, from familiar's `-v` log.
+    fn window_pid(&mut self) -> libc::pid_t {
+        self.seen
+            .iter()
+            .find(|line| line.contains("window process"))
+            .and_then(|line| line.split("pid=").nth(1))
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|digits| digits.parse().ok())
+            .unwrap_or_else(|| panic!("no window pid logged: {:?}", self.seen))
+    }
+
+    /// Wait (up to `within`) for familiar to exit on its own.
+    fn exit_within(&mut self, within: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "still running after {within:?}: {:?}",
+                self.seen
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn signal(pid: libc::pid_t, signal: libc::c_int) {
+        // SAFETY: signalling our own child or its window process.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    }
+
+    fn interrupt(&mut self) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
+        LiveWindow::signal(pid, libc::SIGINT);
+    }
+}
+
+impl Drop for LiveWindow {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn ctrl_c_ends_a_live_watch_with_its_window() {
     let xvfb = start_xvfb();
     let home = tempfile::tempdir().expect("temp home");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .args(["-v", "watch", "--all"])
-        .env("DISPLAY", &xvfb.display)
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join(".config"))
-        .env("CLAUDE_CONFIG_DIR", home.path().join(".claude"))
-        .env("FAMILIAR_SOCKET", home.path().join("hook.sock"))
-        .env(
-            "DBUS_SESSION_BUS_ADDRESS",
-            "unix:path=/nonexistent/familiar-test-bus",
-        )
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("FAMILIAR_CONFIG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("familiar watch starts");
-    // Wait until the pipeline runs (it says so at info level), then press Ctrl-C.
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for line in std::io::BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = tx.send(line);
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut seen = Vec::new();
-    while !seen.iter().any(|line: &String| line.contains("caught up")) {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let line = rx
-            .recv_timeout(left)
-            .unwrap_or_else(|_| panic!("never caught up: {seen:?}"));
-        seen.push(line);
-    }
-    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
-    // SAFETY: signalling our own child.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still running after Ctrl-C: {seen:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let late: Vec<String> = rx.try_iter().collect();
+    let mut live = LiveWindow::start(
+        &xvfb.display,
+        home.path(),
+        &home.path().join(".claude"),
+        &[],
+    );
+    let window = live.window_pid();
+    live.interrupt();
+    let status = live.exit_within(Duration::from_secs(30));
+    let late: Vec<String> = live.stderr.try_iter().collect();
     assert_eq!(
         status.code(),
         Some(0),
-        "signal {:?}; {seen:?} {late:?}",
-        std::os::unix::process::ExitStatusExt::signal(&status)
+        "signal {:?}; {:?} {late:?}",
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        live.seen
     );
-    let stdout = std::io::read_to_string(child.stdout.take().expect("stdout")).expect("stdout");
-    assert_eq!(stdout, "", "with a window, nothing goes to stdout");
+    let stdout: Vec<String> = live.stdout.try_iter().collect();
+    assert_eq!(
+        stdout,
+        Vec::<String>::new(),
+        "with a window, nothing goes to stdout"
+    );
+    // The window process went with it.
+    // SAFETY: signal 0 only asks whether the process exists.
+    let alive = unsafe { libc::kill(window, 0) } == 0;
+    assert!(!alive, "the window process {window} outlived familiar");
+}
+
+#[test]
+fn closing_the_window_ends_a_live_watch() {
+    let xvfb = start_xvfb();
+    let home = tempfile::tempdir().expect("temp home");
+    let mut live = LiveWindow::start(
+        &xvfb.display,
+        home.path(),
+        &home.path().join(".claude"),
+        &[],
+    );
+    // Bevy handles SIGTERM as a request to close, as the window's close button is.
+    let window = live.window_pid();
+    LiveWindow::signal(window, libc::SIGTERM);
+    let status = live.exit_within(Duration::from_secs(30));
+    assert_eq!(status.code(), Some(0), "{:?}", live.seen);
+}
+
+#[test]
+fn a_crashed_window_leaves_the_watcher_following() {
+    // The window is its own process: a crash there (a GPU driver's, say) must not take the
+    // tailer, scripts and notifications down with it.
+    let xvfb = start_xvfb();
+    let home = tempfile::tempdir().expect("temp home");
+    let config = config_with_two_idle_sessions();
+    let session = config
+        .path()
+        .join("projects/-home-u-erk/393e5f27-e608-4173-adcc-fcef1abcc750.jsonl");
+    // `--events`: the events show on stdout that the watcher still follows.
+    let mut live = LiveWindow::start(&xvfb.display, home.path(), config.path(), &["--events"]);
+    let window = live.window_pid();
+    LiveWindow::signal(window, libc::SIGKILL);
+    let said = live.stderr_line("the game window stopped");
+    assert!(
+        said.ends_with(
+            "familiar: the game window stopped (signal: 9 (SIGKILL)); still following without \
+             it (Ctrl-C to stop)"
+        ),
+        "{said}"
+    );
+    common::watch::append(
+        &session,
+        common::watch::sentinel("after the crash").as_bytes(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut printed = Vec::new();
+    while !printed
+        .iter()
+        .any(|line: &String| line.contains("after the crash"))
+    {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = live
+            .stdout
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("the appended record never came out: {printed:?}"));
+        printed.push(line);
+    }
+    live.interrupt();
+    let status = live.exit_within(Duration::from_secs(30));
+    assert_eq!(status.code(), Some(0), "{:?}", live.seen);
 }
 
 /// A config dir with two idle sessions from real transcripts: 77,334 and 161,519 tokens used
@@ -304,4 +446,23 @@ fn no_vulkan_driver_says_so_and_plays_in_the_terminal_instead_of_panicking() {
         )
         .run();
     assert_played_headless(&output);
+}
+
+#[test]
+fn the_familiar_executable_leaves_bevy_to_the_window_executable() {
+    // Issue 17: linked into `familiar`, Bevy cost every headless command 20 MB and 10 ms at
+    // start-up. Its crates' source paths (panic locations) mark it wherever it is linked.
+    let links_bevy = |exe: &str| {
+        let bytes = std::fs::read(exe).unwrap_or_else(|err| panic!("{exe}: {err}"));
+        memchr::memmem::find(&bytes, b"bevy_ecs-0.").is_some()
+    };
+    assert!(
+        links_bevy(env!("CARGO_BIN_EXE_familiar-window")),
+        "the window executable is the one with Bevy"
+    );
+    assert!(
+        !links_bevy(env!("CARGO_BIN_EXE_familiar")),
+        "familiar links Bevy again: keep familiar_game out of src/cmd (the window is \
+         familiar-window's)"
+    );
 }

@@ -35,6 +35,13 @@ pub fn quiet() -> bool {
     QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+static LOG_LEVEL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// The log level `-v`/`-q` chose (`warn` by default), for the window process to log alike.
+pub fn log_level() -> &'static str {
+    LOG_LEVEL.get().copied().unwrap_or("warn")
+}
+
 /// Logging for `-v` (positive `verbosity`) and `-q`; `RUST_LOG` still wins when set.
 pub fn init_logging_with(verbosity: i8, quiet: bool) {
     QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
@@ -45,6 +52,7 @@ pub fn init_logging_with(verbosity: i8, quiet: bool) {
         (false, 2) => "debug",
         (false, _) => "trace",
     };
+    let _ = LOG_LEVEL.set(level);
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     let _ = tracing_subscriber::fmt()

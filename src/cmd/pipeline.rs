@@ -16,8 +16,7 @@ use familiar_model::time::parse_timestamp;
 use anyhow::Context as _;
 use crossbeam_channel::{Receiver, Sender};
 use familiar_config::{Loaded, Overrides, Settings};
-use familiar_game::GameFeed;
-use familiar_model::{Action, Event};
+use familiar_model::{Action, Event, WindowFeed};
 use familiar_script::{HostConfig, ScriptDiagnostic, ScriptHost, ScriptWatcher};
 use familiar_sink::{
     BellSink, ChildOutput, Fanout, NdjsonSink, NotifyOptions, NotifySink, RunPolicy, RunSink,
@@ -137,7 +136,7 @@ pub struct StageOptions {
     /// Print each action as NDJSON on stdout (headless).
     pub print_actions: bool,
     /// The game window's feed, when there is a window.
-    pub game: Option<Sender<GameFeed>>,
+    pub game: Option<Sender<WindowFeed>>,
     /// Time for `once_per`: the wall clock live, the events' own time in replays.
     pub clock: Arc<dyn familiar_script::Clock>,
     /// Recompile script files when they change on disk.
@@ -152,7 +151,7 @@ pub struct StageOptions {
 pub struct Stage {
     host: ScriptHost,
     sinks: Fanout,
-    game: Option<Sender<GameFeed>>,
+    game: Option<Sender<WindowFeed>>,
     print_events: bool,
     print_actions: bool,
     timers_from_events: bool,
@@ -241,11 +240,12 @@ impl Stage {
     /// `Break` when stdout was closed; a failing notification or window never stops it.
     fn carry_out(&mut self, event: Option<&Event>) -> ControlFlow<()> {
         if let Some(game) = &self.game {
-            let sent = event.is_none_or(|event| game.send(GameFeed::Event(event.clone())).is_ok())
+            let sent = event
+                .is_none_or(|event| game.send(WindowFeed::Event(event.clone())).is_ok())
                 && self
                     .actions
                     .iter()
-                    .all(|action| game.send(GameFeed::Action(action.clone())).is_ok());
+                    .all(|action| game.send(WindowFeed::Action(action.clone())).is_ok());
             if !sent {
                 tracing::info!("the game window closed; carrying on without it");
                 self.game = None;

@@ -11,7 +11,9 @@ mod control;
 mod event;
 pub mod text;
 pub mod time;
+pub mod window;
 
 pub use action::{Action, ActionKind, Urgency};
 pub use control::ReplayControl;
 pub use event::{AgentKind, ErrorKind, Event, EventKind, Status};
+pub use window::{WindowFeed, WindowReport};
