@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use bevy::prelude::*;
 use crossbeam_channel::Receiver;
-use familiar_model::{Action, ActionKind, Event, EventKind, Status};
+use familiar_model::{Action, ActionKind, AgentKind, Event, EventKind, Status};
 
 use crate::GameFeed;
 use crate::anim::{Anim, AnimMachine};
@@ -543,12 +543,28 @@ pub fn session_label(cwd: &str, session: Option<&str>) -> String {
     trimmed(format!("{project} {short}").trim(), 40)
 }
 
+/// `my-project codex 1a4f8e` for a Codex session: it says which agent it is, and ends with
+/// the end of the session id (a Codex id is a UUIDv7, whose start is the time: alike for every
+/// session of a day).
+pub fn codex_label(cwd: &str, session: Option<&str>) -> String {
+    let project = std::path::Path::new(cwd)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| cwd.to_owned());
+    let id: Vec<char> = session.unwrap_or("").chars().collect();
+    let short: String = id[id.len().saturating_sub(6)..].iter().collect();
+    trimmed(format!("{project} codex {short}").trim(), 40)
+}
+
 fn apply_event(world: &mut World, ev: &Event, now: f32) {
     let e = familiar_for(world, ev.session.as_deref(), now);
     if let Some(cwd) = ev.cwd.as_deref()
         && let Some(mut familiar) = world.get_mut::<Familiar>(e)
     {
-        familiar.label = session_label(cwd, ev.session.as_deref());
+        familiar.label = match ev.agent_kind {
+            AgentKind::ClaudeCode => session_label(cwd, ev.session.as_deref()),
+            AgentKind::Codex => codex_label(cwd, ev.session.as_deref()),
+        };
     }
     if ev.kind == EventKind::Snapshot
         && ev.status == Status::Idle

@@ -11,7 +11,7 @@ use familiar_game::logic::{
     Activity, Animation, Companion, Familiar, FeedChannel, FeedMessage, Floater, GameConfig,
     GameLogicPlugin, LogStrip, Mana, ManaBand, Mark, Progress, Quest, Speech,
 };
-use familiar_model::{Action, ActionKind, Event, EventKind, Status};
+use familiar_model::{Action, ActionKind, AgentKind, Event, EventKind, Status};
 
 const STEP_MS: u64 = 100;
 
@@ -275,6 +275,22 @@ fn a_snapshot_brings_a_familiar_with_its_mana_status_and_project() {
     assert!(
         world.get::<Animation>(e).is_some_and(|a| a.0.sleeping()),
         "an idle session sleeps from the first frame"
+    );
+}
+
+#[test]
+fn a_codex_session_says_which_agent_it_is() {
+    let mut app = app();
+    let mut snapshot = Event::new(EventKind::Snapshot, 3);
+    snapshot.session = Some("01a20936-daa5-7031-9c10-cb9fc41a4f8e".into());
+    snapshot.agent_kind = AgentKind::Codex;
+    snapshot.cwd = Some("/home/user/spotter".into());
+    send(&mut app, GameFeed::Event(snapshot));
+    app.update();
+    let e = familiar(&mut app, "01a20936-daa5-7031-9c10-cb9fc41a4f8e");
+    assert_eq!(
+        app.world().get::<Familiar>(e).map(|f| f.label.clone()),
+        Some("spotter codex 1a4f8e".into())
     );
 }
 

@@ -204,3 +204,35 @@ fn regression_short_reads_of_a_pretty_printed_array_are_not_read_as_lines() {
     .expect("in-memory read");
     assert_eq!(streamed, whole);
 }
+
+/// The lines of the rollouts the real Codex CLIs wrote (0.169 and 0.50).
+fn codex_lines() -> Vec<String> {
+    let mut lines = Vec::new();
+    for name in ["codex-0.169.0/main.jsonl", "codex-0.50.0/main.jsonl"] {
+        let text = String::from_utf8(common::own_fixture(name)).expect("UTF-8");
+        lines.extend(text.lines().map(str::to_owned));
+    }
+    lines
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Any records of a rollout, in any order (a file picked up mid-way, a compaction without
+    /// its token count, a call output without its call) never panic, and what comes out is
+    /// Codex's.
+    #[test]
+    fn any_rollout_records_in_any_order_are_codex_events(
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 0..80)
+    ) {
+        let lines = codex_lines();
+        let mut input = String::new();
+        for pick in picks {
+            input.push_str(&lines[pick.index(lines.len())]);
+            input.push('\n');
+        }
+        let (events, diagnostics) = normalize_bytes(input.as_bytes(), &NormalizerConfig::default());
+        prop_assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        prop_assert!(events.iter().all(|e| e.agent_kind == familiar_transcript::AgentKind::Codex));
+    }
+}
