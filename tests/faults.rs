@@ -4,16 +4,14 @@
 //! recreated while watching; a script file deleted under hot reload; a closed stdout while
 //! `events` still streams stdin and while `run` prints; the session bus dying mid-run, with a
 //! real `dbus-daemon` and a notification server on it. A file replaced under the tailer is
-//! covered by familiar-tail's `lifecycle.rs` and, at rate, by `bench/soak.sh`.
+//! covered by familiar-tail's `lifecycle` tests and, at rate, by `bench/soak.sh`.
 //! Every wait is generous and nothing is timed: the tests wait for what the binary prints.
 
-use std::collections::HashMap;
 use std::fs::{self};
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use crossbeam_channel::Receiver;
+use familiar_testkit::dbus::{DbusDaemon, start_notification_server};
 
 mod common;
 
@@ -201,113 +199,6 @@ fn run_stops_quietly_when_the_reader_goes_away() {
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
 
-/// A `dbus-daemon --session` on a socket in `dir`; killed on drop (as in familiar-sink's tests).
-struct DbusDaemon {
-    child: Child,
-    address: String,
-}
-
-impl DbusDaemon {
-    fn start(dir: &Path) -> DbusDaemon {
-        let socket = dir.join("bus");
-        let mut child = Command::new("dbus-daemon")
-            .arg("--session")
-            .arg("--nofork")
-            .arg("--print-address=1")
-            .arg(format!("--address=unix:path={}", socket.display()))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("dbus-daemon runs (apt-get install dbus)");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("dbus-daemon prints its address");
-        let address = line.trim().to_owned();
-        assert!(address.starts_with("unix:"), "address: {address:?}");
-        DbusDaemon { child, address }
-    }
-
-    /// The bus dies as a crashed session would: SIGKILL, no goodbye.
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for DbusDaemon {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// A minimal notification server: the body of each `Notify` call goes to the channel.
-struct Server {
-    bodies: crossbeam_channel::Sender<String>,
-    next_id: u32,
-}
-
-#[zbus::interface(name = "org.freedesktop.Notifications")]
-impl Server {
-    #[allow(clippy::too_many_arguments)]
-    async fn notify(
-        &mut self,
-        _app_name: String,
-        _replaces_id: u32,
-        _app_icon: String,
-        _summary: String,
-        body: String,
-        _actions: Vec<String>,
-        _hints: HashMap<String, zbus::OwnedVariant>,
-        _expire_timeout: i32,
-    ) -> u32 {
-        let _ = self.bodies.send(body);
-        self.next_id += 1;
-        self.next_id
-    }
-
-    async fn get_server_information(&self) -> (String, String, String, String) {
-        (
-            "familiar-faults-server".to_owned(),
-            "familiar".to_owned(),
-            "0.1".to_owned(),
-            "1.2".to_owned(),
-        )
-    }
-
-    async fn get_capabilities(&self) -> Vec<String> {
-        vec!["body".to_owned()]
-    }
-
-    async fn close_notification(&self, _id: u32) {}
-}
-
-/// Serve notifications on the bus at `address` from a thread; returns once the name is owned.
-fn start_notification_server(address: &str) -> Receiver<String> {
-    let (bodies, received) = crossbeam_channel::unbounded();
-    let (ready_tx, ready_rx) = crossbeam_channel::bounded(1);
-    let address = address.to_owned();
-    std::thread::spawn(move || {
-        zbus::block_on(async move {
-            let server = Server { bodies, next_id: 0 };
-            let connection = zbus::connection::Builder::address(address.as_str())
-                .name("org.freedesktop.Notifications")
-                .serve_at("/org/freedesktop/Notifications", server)
-                .build()
-                .await
-                .expect("the server connects to the test bus");
-            ready_tx.send(()).expect("the test waits for the server");
-            let _connection = connection;
-            std::future::pending::<()>().await;
-        });
-    });
-    ready_rx
-        .recv_timeout(WAIT)
-        .expect("notification server started");
-    received
-}
-
 #[test]
 fn the_session_bus_dying_mid_run_leaves_the_pipeline_running() {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -337,10 +228,10 @@ fn the_session_bus_dying_mid_run_leaves_the_pipeline_running() {
     );
 
     append(&path, prompt_record("while-the-bus-lives").as_bytes());
-    let body = notified
+    let call = notified
         .recv_timeout(WAIT)
         .unwrap_or_else(|_| panic!("no notification reached the server: {}", watch.stderr()));
-    assert_eq!(body, "while-the-bus-lives");
+    assert_eq!(call.body, "while-the-bus-lives");
     watch.lines_until("while-the-bus-lives");
 
     daemon.kill();

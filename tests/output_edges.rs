@@ -1,6 +1,7 @@
 //! Output at the edges: with stdout on `/dev/full`, `check`, `doctor`, `completions`, `man`
 //! and `hook install` fail with one line and exit 1 (no panic); with stdout a pipe nobody
-//! reads (`| head -1` after it left), each ends quietly with exit 0.
+//! reads (`| head -1` after it left), each ends quietly with exit 0. An error's whole chain,
+//! as the binary prints it, names each cause once.
 
 use std::fs::File;
 use std::os::fd::{FromRawFd as _, OwnedFd};
@@ -120,10 +121,7 @@ fn regression_watch_and_replay_on_a_full_stdout_fail_instead_of_exiting_0() {
     let dir = tempfile::tempdir().expect("temp dir");
     let project = dir.path().join(".claude/projects/-p");
     std::fs::create_dir_all(&project).expect("dirs");
-    let real = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real"));
-    let fixture = real.join("v2.1.38-spotter-slash-command-queue.jsonl");
+    let fixture = familiar_testkit::real_fixture("v2.1.38-spotter-slash-command-queue.jsonl");
     std::fs::copy(&fixture, project.join("s.jsonl")).expect("copy fixture");
     for args in [
         vec!["watch", "--headless", "--events", "--all", "--no-notify"],
@@ -153,4 +151,31 @@ fn regression_watch_and_replay_on_a_full_stdout_fail_instead_of_exiting_0() {
         );
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn regression_an_error_chain_prints_each_cause_once() {
+    // Printed as `familiar: cannot load the config: cannot read config file DIR: Is a
+    // directory (os error 21): Is a directory (os error 21)`: the cause was in the config
+    // error's message and again as its `source`, which `{:#}` prints too.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("sessions")
+        .env("FAMILIAR_CONFIG", dir.path())
+        .env("CLAUDE_CONFIG_DIR", dir.path().join("claude"))
+        .env("HOME", dir.path())
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run familiar");
+    assert_eq!(output.status.code(), Some(1));
+    let is_a_directory = std::io::Error::from_raw_os_error(libc::EISDIR);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "familiar: cannot load the config: cannot read config file {}: {is_a_directory}\n",
+            dir.path().display()
+        )
+    );
 }

@@ -27,6 +27,8 @@ fn replay_prints_the_same_events_as_the_events_command() {
         real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl"),
         real_fixture("stream-json-v2.1.3-gleam-init-tool-success.jsonl"),
         fixture("errors-each-kind.jsonl"),
+        // A Codex rollout: the same events, and the shipped scripts act on them unchanged.
+        fixture("codex-0.169.0/main.jsonl"),
     ] {
         let events = isolated().arg("events").arg(&file).run();
         let replayed = isolated()

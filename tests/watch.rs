@@ -140,25 +140,7 @@ fn a_hook_permission_prompt_becomes_a_status_event() {
     let hook_json = format!(
         r#"{{"session_id":"hook-session","transcript_path":"{path_arg}","hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}}"#
     );
-    let mut hook = Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .arg("hook")
-        .env("FAMILIAR_SOCKET", config.join("run/hook.sock"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run familiar hook");
-    hook.stdin
-        .take()
-        .expect("stdin")
-        .write_all(hook_json.as_bytes())
-        .expect("write hook input");
-    let output = hook.wait_with_output().expect("familiar hook ends");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    send_hook(&config, &hook_json);
 
     append(&path, sentinel("after-hook").as_bytes());
     let got = watch.events_until("after-hook");
@@ -174,6 +156,79 @@ fn a_hook_permission_prompt_becomes_a_status_event() {
         status[0]["text"],
         "Claude needs your permission to use Bash"
     );
+}
+
+/// `familiar hook` with `json` on stdin, as Claude Code runs it, to the watch of `config`.
+fn send_hook(config: &std::path::Path, json: &str) {
+    let mut hook = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("hook")
+        .env("FAMILIAR_SOCKET", config.join("run/hook.sock"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run familiar hook");
+    hook.stdin
+        .take()
+        .expect("stdin")
+        .write_all(json.as_bytes())
+        .expect("write hook input");
+    let output = hook.wait_with_output().expect("familiar hook ends");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_hook_naming_a_transcript_outside_the_watched_dirs_gets_it_followed() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    fs::create_dir_all(config.join("projects")).expect("mkdir");
+    let project = tmp.path().join("quiet-project");
+    fs::create_dir_all(&project).expect("mkdir");
+    // A session of another Claude Code config dir: nothing watch looks at by itself.
+    let elsewhere = tmp.path().join("other-claude/projects/-elsewhere");
+    fs::create_dir_all(&elsewhere).expect("mkdir");
+    let bytes = real_fixture_bytes(FIXTURE);
+    let half = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(20)
+        .map(|(i, _)| i + 1)
+        .expect("lines");
+    let path = elsewhere.join("s.jsonl");
+    fs::write(&path, &bytes[..half]).expect("first part");
+    let watch = Watch::start(&config, &project, &[]);
+    watch.wait_stderr("listening for Claude Code hooks");
+
+    let hook_json = format!(
+        r#"{{"session_id":"s","transcript_path":{},"hook_event_name":"SessionStart","source":"resume"}}"#,
+        serde_json::to_string(path.to_str().expect("UTF-8 path")).expect("JSON string")
+    );
+    send_hook(&config, &hook_json);
+    // Its lines so far are read silently: the session is told in one snapshot.
+    let first: serde_json::Value = serde_json::from_str(&watch.next_lines(1)[0]).expect("JSON");
+    assert_eq!(first["kind"], "snapshot", "{first}");
+    assert_eq!(first["line"], 21);
+
+    append(&path, &bytes[half..]);
+    append(&path, sentinel("hooked-end").as_bytes());
+    let got = without_status(watch.events_until("hooked-end"));
+    fs::write(tmp.path().join("whole.jsonl"), &bytes).expect("copy");
+    let want: Vec<String> = without_status(familiar_events(&tmp.path().join("whole.jsonl")))
+        .into_iter()
+        .filter(|line| {
+            let event: serde_json::Value = serde_json::from_str(line).expect("JSON");
+            event["line"].as_u64().is_some_and(|n| n > 21)
+        })
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want, "what the session writes after the hook, once");
+    let session: serde_json::Value = serde_json::from_str(&want[0]).expect("JSON");
+    assert_eq!(first["session"], session["session"]);
 }
 
 #[test]

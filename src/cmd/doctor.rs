@@ -16,7 +16,9 @@ use std::time::{Duration, SystemTime};
 use familiar_model::text::printable_line;
 
 use familiar_config::{Settings, Source};
-use familiar_tail::discovery::{self, Selector, TranscriptKind};
+use familiar_tail::discovery::{self, Matcher, Selector, TranscriptKind};
+
+use super::style::{self, Paint};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}
@@ -52,14 +54,18 @@ impl Check {
 }
 
 /// Render checks and settings; `[ok]` lines need nothing, `[!!]` lines say what to do.
-pub fn render(checks: &[Check], settings: Option<&Settings>) -> String {
+pub fn render(checks: &[Check], settings: Option<&Settings>, paint: Paint) -> String {
     let mut out = String::new();
     for check in checks {
-        let mark = if check.ok { "[ok]" } else { "[!!]" };
+        let mark = if check.ok {
+            paint.paint(style::GOOD, "[ok]")
+        } else {
+            paint.paint(style::ATTENTION, "[!!]")
+        };
         let _ = writeln!(
             out,
             "{mark} {}: {}",
-            check.what,
+            paint.paint(style::HEADING, check.what),
             printable_line(&check.detail)
         );
         for line in &check.more {
@@ -67,7 +73,14 @@ pub fn render(checks: &[Check], settings: Option<&Settings>) -> String {
         }
     }
     if let Some(settings) = settings {
-        let _ = writeln!(out, "\nsettings (config file merged with defaults):");
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint.paint(
+                style::HEADING,
+                "settings (config file merged with defaults):"
+            )
+        );
         for line in settings.to_string().lines() {
             let _ = writeln!(out, "  {}", printable_line(line));
         }
@@ -80,6 +93,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     let settings = check_config(&mut checks);
     let cwd = std::env::current_dir().ok();
     check_claude(&mut checks, cwd.as_deref());
+    check_codex(&mut checks);
     check_scripts(&mut checks, settings.as_ref());
     check_notifications(&mut checks);
     checks.push(check_sound());
@@ -87,7 +101,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     check_hooks(&mut checks);
     // Written with `?`: a closed pipe ends quietly (main.rs), a full disk is an error.
     let mut out = std::io::stdout().lock();
-    out.write_all(render(&checks, settings.as_ref()).as_bytes())?;
+    out.write_all(render(&checks, settings.as_ref(), Paint::stdout()).as_bytes())?;
     out.flush()?;
     // An invalid config stops every other command too: say so in the exit code.
     Ok(if settings.is_some() {
@@ -231,6 +245,61 @@ fn check_claude(checks: &mut Vec<Check>, cwd: Option<&Path>) {
             |t| humantime::format_rfc3339_seconds(t).to_string(),
         );
         let shown = path.strip_prefix(&projects).unwrap_or(path);
+        check
+            .more
+            .push(format!("{}  last record {when}", shown.display()));
+    }
+    checks.push(check);
+}
+
+/// The Codex CLI's home and its rollouts. Codex is optional: no home is fine.
+fn check_codex(checks: &mut Vec<Check>) {
+    let home = match discovery::codex_home() {
+        Ok(home) => home,
+        Err(err) => {
+            checks.push(Check::ok(
+                "Codex dir",
+                format!("{err}; Codex sessions not followed"),
+            ));
+            return;
+        }
+    };
+    let from = if std::env::var_os("CODEX_HOME").is_some_and(|v| !v.is_empty()) {
+        " (CODEX_HOME)"
+    } else {
+        ""
+    };
+    let sessions = home.join("sessions");
+    if !sessions.is_dir() {
+        checks.push(Check::ok(
+            "Codex dir",
+            format!(
+                "{} has no sessions yet (only needed with Codex; set CODEX_HOME if it keeps its files \
+                 elsewhere)",
+                sessions.display()
+            ),
+        ));
+        return;
+    }
+    let matcher = Matcher::new(&home, &[Selector::All]).agents(false, Some(&home));
+    let mut rollouts: Vec<(Option<SystemTime>, PathBuf)> = discovery::discover_with(&matcher)
+        .into_iter()
+        .map(|info| {
+            let last = discovery::last_record_time(&info.path).ok().flatten();
+            (last, info.path)
+        })
+        .collect();
+    rollouts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut check = Check::ok(
+        "Codex dir",
+        format!("{}{from}, {} session(s)", home.display(), rollouts.len()),
+    );
+    for (last, path) in rollouts.iter().take(3) {
+        let when = last.map_or_else(
+            || "no record time".to_owned(),
+            |t| humantime::format_rfc3339_seconds(t).to_string(),
+        );
+        let shown = path.strip_prefix(&sessions).unwrap_or(path);
         check
             .more
             .push(format!("{}  last record {when}", shown.display()));

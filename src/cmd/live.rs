@@ -3,7 +3,7 @@
 //! go through [`Live::take`], so `familiar sessions` shows exactly the snapshots `watch` starts
 //! with.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::Context as _;
@@ -161,4 +161,108 @@ pub fn file_info(info: &TranscriptInfo) -> FileInfo {
         agent_id: info.agent_id.clone(),
         agent_type: info.agent_type.clone(),
     }
+}
+
+/// When the project selectors found nothing: the sessions under `projects/` that are for other
+/// directories, as one line that names the nearest ones (most leading path components shared
+/// with `wanted`, then most sessions), or `None` when there are none. Each project directory's
+/// `cwd` comes from the head of its newest transcript (its name, dash-encoded, is lossy).
+pub fn elsewhere(config_dir: &Path, wanted: &[PathBuf]) -> Option<String> {
+    if wanted.is_empty() {
+        return None;
+    }
+    let projects = config_dir.join("projects");
+    let mut found: Vec<(String, usize)> = Vec::new();
+    for entry in std::fs::read_dir(&projects).ok()?.flatten() {
+        let sessions: Vec<(SystemTime, PathBuf)> = std::fs::read_dir(entry.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|file| file.file_name().as_encoded_bytes().ends_with(b".jsonl"))
+            .filter(|file| file.file_type().is_ok_and(|kind| kind.is_file()))
+            .map(|file| {
+                let modified = file.metadata().and_then(|m| m.modified());
+                (modified.unwrap_or(SystemTime::UNIX_EPOCH), file.path())
+            })
+            .collect();
+        let count = sessions.len();
+        let Some((_, newest)) = sessions.into_iter().max() else {
+            continue;
+        };
+        let cwd = familiar_tail::discovery::read_head_of(&newest)
+            .ok()
+            .and_then(|head| head.cwd)
+            .unwrap_or_else(|| entry.file_name().to_string_lossy().into_owned());
+        match found.iter_mut().find(|(known, _)| *known == cwd) {
+            Some((_, n)) => *n += count,
+            None => found.push((cwd, count)),
+        }
+    }
+    let total: usize = found.iter().map(|(_, n)| n).sum();
+    if total == 0 {
+        return None;
+    }
+    let shared = |cwd: &str| {
+        wanted
+            .iter()
+            .map(|dir| {
+                Path::new(cwd)
+                    .components()
+                    .zip(dir.components())
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    found.sort_by(|a, b| {
+        shared(&b.0)
+            .cmp(&shared(&a.0))
+            .then(b.1.cmp(&a.1))
+            .then(a.0.cmp(&b.0))
+    });
+    let nearest: Vec<String> = found
+        .iter()
+        .take(3)
+        .map(|(cwd, n)| format!("{} ({n})", printable_line(cwd)))
+        .collect();
+    let more = if found.len() > 3 { ", …" } else { "" };
+    let plural = if total == 1 { "" } else { "s" };
+    let wanted: Vec<String> = wanted.iter().map(|dir| dir.display().to_string()).collect();
+    Some(format!(
+        "{total} session{plural} under {}, none for {}; nearest: {}{more}; use --project DIR \
+         or --all",
+        printable_line(&projects.display().to_string()),
+        printable_line(&wanted.join(", ")),
+        nearest.join(", ")
+    ))
+}
+
+/// A `--project` or `--file` that names nothing: a directory that does not exist and has no
+/// sessions under `projects/` (a deleted worktree's sessions can still be watched), or a file
+/// in a directory that does not exist. A file that does not exist yet in a real directory is
+/// waited for.
+pub fn check_paths(
+    config_dir: &Path,
+    projects: &[PathBuf],
+    files: &[PathBuf],
+) -> anyhow::Result<()> {
+    for dir in projects {
+        let recorded = config_dir
+            .join("projects")
+            .join(familiar_tail::discovery::dash_encode(dir));
+        if !dir.is_dir() && !recorded.is_dir() {
+            anyhow::bail!(
+                "--project {}: no such directory, and Claude Code has no sessions for it",
+                dir.display()
+            );
+        }
+    }
+    for file in files {
+        let parent = file.parent().filter(|p| !p.as_os_str().is_empty());
+        if parent.is_some_and(|dir| !dir.is_dir()) {
+            anyhow::bail!("--file {}: no such file or directory", file.display());
+        }
+    }
+    Ok(())
 }

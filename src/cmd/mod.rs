@@ -1,6 +1,7 @@
 //! Subcommands of the `familiar` binary, one module each, plus what they share: logging and
 //! opening transcript inputs (`-` is stdin).
 
+pub mod agents;
 pub mod check;
 pub mod completions;
 pub mod demo;

@@ -1,7 +1,9 @@
 //! What every command that runs the pipeline shares (`watch`, `replay`, `demo`): the
 //! `--script`/`--headless`/`--allow-run`/`--no-notify` flags, the config file merged with those
-//! flags (`familiar-config`), the sinks built from the merged settings (`familiar-sink`), and
-//! the [`Stage`] where the session model's events meet the scripts, the sinks and the window.
+//! flags (`familiar-config`; `sessions` reads it here too), the sinks built from the merged
+//! settings (`familiar-sink`), and the [`Stage`] where the session model's events meet the
+//! scripts (hot-reloaded, their timers ticked by the caller's clock), the sinks, stdout and the
+//! window. Session state is not kept here: the session model (`familiar-session`) owns it.
 
 use std::io::{self, IsTerminal as _, Write};
 use std::ops::ControlFlow;

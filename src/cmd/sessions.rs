@@ -14,6 +14,7 @@ use familiar_session::{ModelConfig, SessionSnapshot, Timers};
 use familiar_tail::TailerConfig;
 
 use super::live::{Live, Took};
+use super::style::{self, Paint};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -23,6 +24,9 @@ pub struct Args {
     /// Every session under the Claude Code config dir.
     #[arg(long, conflicts_with = "project")]
     pub all: bool,
+    /// Whose sessions: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex), or both.
+    #[arg(long, value_enum, default_value_t = super::agents::AgentArg::All)]
+    pub agent: super::agents::AgentArg,
     /// One JSON array of session objects (see docs/events.md).
     #[arg(long)]
     pub json: bool,
@@ -37,6 +41,7 @@ const CATCH_UP_LIMIT: Duration = Duration::from_secs(60);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
+    super::live::check_paths(&config_dir, &args.project, &[])?;
     let selectors = super::live::selectors(args.all, &args.project, &[], &[])?;
     let settings = super::pipeline::load_config()?.config;
     let timers = Timers {
@@ -46,8 +51,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .unwrap_or(Duration::from_secs(300)),
         ..Timers::default()
     };
+    let projects: Vec<PathBuf> = selectors
+        .iter()
+        .map(|selector| match selector {
+            familiar_tail::Selector::Project(dir) => Some(dir.clone()),
+            _ => None,
+        })
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    let mut tailer = TailerConfig::new(config_dir.clone(), selectors);
+    args.agent.apply(&mut tailer);
     let snapshots = read_sessions(
-        TailerConfig::new(config_dir, selectors),
+        tailer,
         ModelConfig {
             timers,
             normalizer: familiar_transcript::NormalizerConfig {
@@ -56,13 +71,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
         },
     )?;
+    if snapshots.is_empty()
+        && let Some(sessions) = super::live::elsewhere(&config_dir, &projects)
+    {
+        eprintln!("familiar: {sessions}");
+    }
     let mut out = std::io::stdout().lock();
     let written = if args.json {
         serde_json::to_writer_pretty(&mut out, &snapshots)
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(out))
     } else {
-        write!(out, "{}", table(&snapshots, SystemTime::now()))
+        write!(
+            out,
+            "{}",
+            table(&snapshots, SystemTime::now(), Paint::stdout())
+        )
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => Ok(ExitCode::SUCCESS),
@@ -100,7 +124,7 @@ pub fn read_sessions(
 }
 
 /// The human table: one row per session, its live subagents indented below it.
-pub fn table(snapshots: &[SessionSnapshot], now: SystemTime) -> String {
+pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> String {
     if snapshots.is_empty() {
         return "no sessions\n".to_owned();
     }
@@ -161,16 +185,35 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime) -> String {
         })
         .collect();
     let mut text = String::new();
-    for row in &rows {
+    for (index, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row
             .iter()
             .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
+            .enumerate()
+            .map(|(column, (cell, width))| {
+                let style = match (index, column) {
+                    (0, _) => style::HEADING,
+                    (_, 3) => status_style(cell),
+                    _ => return format!("{cell:<width$}"),
+                };
+                // Painted, then padded: escapes take no columns.
+                let pad = width.saturating_sub(cell.chars().count());
+                format!("{}{}", paint.paint(style, cell), " ".repeat(pad))
+            })
             .collect();
         text.push_str(cells.join("  ").trim_end());
         text.push('\n');
     }
     text
+}
+
+/// Waiting on the user stands out; idle fades.
+fn status_style(cell: &str) -> anstyle::Style {
+    match cell.split(' ').next().unwrap_or_default() {
+        "waiting_for_approval" | "waiting_for_input" => style::ATTENTION,
+        "working" => style::GOOD,
+        _ => style::QUIET,
+    }
 }
 
 fn status(status: Status, since: Option<Duration>) -> String {
@@ -232,6 +275,7 @@ mod tests {
             session: "258c7280-ae70".into(),
             cwd: Some("/home/u/spot\u{1b}]0;x\u{7}ter".into()),
             git_branch: Some("main".into()),
+            agent_kind: Default::default(),
             model: Some("claude-opus-4-8".into()),
             status: Status::WaitingForInput,
             status_for: Some(Duration::from_secs(95)),
@@ -252,11 +296,11 @@ mod tests {
             }],
         };
         assert_eq!(
-            table(&[snapshot], now),
+            table(&[snapshot], now, Paint::plain()),
             "PROJECT                   SESSION   MODEL            STATUS                CONTEXT          LAST ACTIVITY\n\
              spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  waiting_for_input 1m  150k/1.0M (15%)  7s ago\n\
              \u{20} └ Explore               a881341                    working               ?/200k\n"
         );
-        assert_eq!(table(&[], now), "no sessions\n");
+        assert_eq!(table(&[], now, Paint::plain()), "no sessions\n");
     }
 }

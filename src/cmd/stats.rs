@@ -23,6 +23,7 @@ use familiar_transcript::{
     round_cost,
 };
 
+use super::style::{HEADING, Paint};
 use super::{InputOptions, input_name};
 
 #[derive(Debug, clap::Args)]
@@ -45,16 +46,17 @@ pub struct Args {
 
 /// The `--json` form is [`Summary`]; this adds the readable one.
 trait Readable {
-    fn write_readable(&self, out: &mut impl Write) -> io::Result<()>;
+    fn write_readable(&self, out: &mut impl Write, paint: Paint) -> io::Result<()>;
 }
 
 impl Readable for Summary {
-    fn write_readable(&self, out: &mut impl Write) -> io::Result<()> {
+    fn write_readable(&self, out: &mut impl Write, paint: Paint) -> io::Result<()> {
         let session = self
             .session
             .as_deref()
             .map_or("(no session id)".into(), printable_line);
-        writeln!(out, "{}  session {session}", printable_line(&self.file))?;
+        let file = printable_line(&self.file);
+        writeln!(out, "{}  session {session}", paint.paint(HEADING, file))?;
         let duration = self
             .duration_ms
             .map(format_duration)
@@ -153,6 +155,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let rows = ledger.by_source(inputs.len(), &prices);
 
+    let paint = Paint::stdout();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut sessions = std::collections::BTreeSet::new();
@@ -167,7 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .map_err(io::Error::from)
                 .and_then(|()| out.write_all(b"\n"))
         } else {
-            stats.write_readable(&mut out)
+            stats.write_readable(&mut out, paint)
         };
         if let Some(code) = write_result(written)? {
             return Ok(code);
@@ -176,7 +179,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.json && read.len() > 1 {
         let written = writeln!(
             out,
-            "total  {} files, {} sessions",
+            "{}  {} files, {} sessions",
+            paint.paint(HEADING, "total"),
             read.len(),
             sessions.len()
         )
@@ -216,7 +220,10 @@ fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let cwd = std::env::current_dir().context("finding the current directory")?;
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
     let selector = familiar_tail::discovery::Selector::Project(cwd.clone());
-    let mut found: Vec<PathBuf> = familiar_tail::discovery::discover(&config_dir, &[selector])
+    // Both agents' sessions of the project (Codex rollouts matched by their cwd).
+    let matcher = familiar_tail::Matcher::new(&config_dir, &[selector])
+        .agents(true, super::agents::AgentArg::All.codex_home().as_deref());
+    let mut found: Vec<PathBuf> = familiar_tail::discovery::discover_with(&matcher)
         .into_iter()
         .map(|info| info.path)
         .collect();

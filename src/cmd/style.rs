@@ -29,3 +29,45 @@ fn line(style: Style, message: impl Display) {
         "{style}familiar:{style:#} {message}"
     );
 }
+
+/// Colour for what a command prints on stdout (the `doctor`, `sessions` and `stats` tables),
+/// decided once per run as clap decides: on a terminal, unless `NO_COLOR` (or `CLICOLOR=0`);
+/// `CLICOLOR_FORCE` turns it on anywhere. Off, [`Paint::paint`] adds nothing, so piped output
+/// costs no stripping pass and stays byte for byte what the golden tests read.
+#[derive(Debug, Clone, Copy)]
+pub struct Paint {
+    on: bool,
+}
+
+/// Headings and names.
+pub const HEADING: Style = Style::new().bold();
+/// All is well.
+pub const GOOD: Style = AnsiColor::Green.on_default().bold();
+/// Needs the user.
+pub const ATTENTION: Style = AnsiColor::Yellow.on_default().bold();
+/// Nothing happening.
+pub const QUIET: Style = Style::new().dimmed();
+
+impl Paint {
+    pub fn stdout() -> Paint {
+        let choice = anstream::AutoStream::choice(&std::io::stdout());
+        Paint {
+            on: !matches!(choice, anstream::ColorChoice::Never),
+        }
+    }
+
+    /// No colour (tests of the plain text).
+    #[cfg(test)]
+    pub fn plain() -> Paint {
+        Paint { on: false }
+    }
+
+    /// `text` in `style` when colour is on, else as it is.
+    pub fn paint(self, style: Style, text: impl Display) -> String {
+        if self.on {
+            format!("{style}{text}{style:#}")
+        } else {
+            text.to_string()
+        }
+    }
+}

@@ -19,6 +19,7 @@ use familiar_session::{ModelConfig, Timers};
 use familiar_tail::{Selector, TailerConfig, WatchMode};
 
 use super::InputOptions;
+use super::agents::AgentArg;
 use super::front::{self, Front};
 use super::live::{self, Live, Took};
 use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
@@ -37,6 +38,10 @@ pub struct Args {
     /// Follow one transcript file, wherever it is, with its subagents (repeatable).
     #[arg(long, value_name = "PATH")]
     pub file: Vec<PathBuf>,
+    /// Whose sessions to follow: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex),
+    /// or both.
+    #[arg(long, value_enum, default_value_t = AgentArg::All)]
+    pub agent: AgentArg,
     /// Read a hook's JSON on stdin and follow the transcript it names (`transcript_path`).
     #[arg(long)]
     pub hook: bool,
@@ -70,6 +75,7 @@ impl Args {
             all: false,
             session: Vec::new(),
             file: Vec::new(),
+            agent: AgentArg::All,
             hook: false,
             from_start: false,
             poll: false,
@@ -94,6 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             dir.display()
         );
     }
+    live::check_paths(&config_dir, &args.project, &args.file)?;
     let mut files = args.file.clone();
     if args.hook {
         let mut json = String::new();
@@ -111,8 +118,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
 
     let settings = pipeline::settings(&args.pipeline, args.input.context_limit)?;
-    let looked_in = where_sessions_appear(&config_dir, &selectors);
+    let mut looked_in = where_sessions_appear(&config_dir, &selectors);
+    // Only for the sessions of projects: files and ids name nothing elsewhere.
+    let projects: Vec<PathBuf> = selectors
+        .iter()
+        .map(|selector| match selector {
+            Selector::Project(dir) => Some(dir.clone()),
+            _ => None,
+        })
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    let elsewhere_in = config_dir.clone();
+    let elsewhere = move || live::elsewhere(&elsewhere_in, &projects);
     let mut config = TailerConfig::new(config_dir, selectors);
+    args.agent.apply(&mut config);
+    if let Some(home) = &config.codex_home {
+        looked_in.push_str(&format!(
+            "; Codex rollouts under {} (placed by their cwd)",
+            home.join("sessions").display()
+        ));
+    }
     config.from_start = args.from_start;
     config.mode = if args.poll || settings.poll {
         WatchMode::Poll {
@@ -162,7 +187,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 timers_from_events: false,
             },
         )?;
-        follow(config, model, stage, &front, &interrupt, &looked_in)
+        follow(
+            config, model, stage, &front, &interrupt, &looked_in, &elsewhere,
+        )
     })
 }
 
@@ -201,6 +228,7 @@ fn follow(
     front: &Front,
     interrupt: &Receiver<()>,
     looked_in: &str,
+    elsewhere: &dyn Fn() -> Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let handle = familiar_tail::spawn(config)?;
     let interactive = io::stderr().is_terminal();
@@ -211,11 +239,14 @@ fn follow(
     // Dropped when `follow` returns (Ctrl-C, TERM, HUP, window closed): removes the socket file.
     let (mut hooks, _hook_socket) = listen_for_hooks();
     let mut live = Live::new(model);
+    let mut caught_up = false;
     let result = loop {
         select! {
             recv(receiver) -> message => match message {
                 Ok(message) => {
-                    if live.take(message) == Took::CaughtUp {
+                    // Later ones: files a hook named have delivered their backlog.
+                    if live.take(message) == Took::CaughtUp && !caught_up {
+                        caught_up = true;
                         let files = handle.stats().files;
                         tracing::info!("caught up: following {files} transcript(s)");
                         if files == 0 {
@@ -223,6 +254,9 @@ fn follow(
                                 "familiar: no Claude Code session yet in {looked_in}; \
                                  waiting for one to appear (`familiar demo` shows one meanwhile)"
                             );
+                            if let Some(sessions) = elsewhere() {
+                                eprintln!("familiar: {sessions}");
+                            }
                         } else if interactive {
                             eprintln!("familiar: following {files} transcript(s); Ctrl-C to stop");
                         }
@@ -242,8 +276,10 @@ fn follow(
                     hooks = crossbeam_channel::never();
                     continue;
                 };
-                if let Some(path) = &input.transcript_path {
-                    tracing::debug!("hook for {}", path.display());
+                // The tailer follows it from now on, unless it does already (a session
+                // outside the selection, or under another config dir, shows up at once).
+                if let Some(path) = input.transcript_path.as_ref().filter(|p| p.is_absolute()) {
+                    handle.follow(path.clone());
                 }
                 if let Some(signal) = familiar_hook::hook_event(&input) {
                     live.hook(&signal);

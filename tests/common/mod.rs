@@ -116,6 +116,8 @@ impl Test {
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))
+            // Codex's home defaults to the temporary HOME's `.codex`, never the user's.
+            .env_remove("CODEX_HOME")
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()
@@ -188,16 +190,7 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// A real transcript from `shared/fixtures/real/` (override with `FAMILIAR_REAL_FIXTURES`).
 pub fn real_fixture(name: &str) -> PathBuf {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real"));
-    let path = dir.join(name);
-    assert!(
-        path.is_file(),
-        "real transcript {} not found",
-        path.display()
-    );
-    path
+    familiar_testkit::real_fixture(name)
 }
 
 /// Parse NDJSON output into JSON values, failing on any line that is not JSON.

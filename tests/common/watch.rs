@@ -57,12 +57,7 @@ pub const FIXTURE: &str = "v2.1.38-spotter-slash-command-queue.jsonl";
 
 /// The bytes of a real transcript.
 pub fn real_fixture_bytes(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/real")
-        });
-    let path = dir.join(name);
+    let path = familiar_testkit::real_fixture(name);
     fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
@@ -162,6 +157,8 @@ impl Watch {
             .args(args)
             .env("CLAUDE_CONFIG_DIR", config)
             .env_remove("ANTHROPIC_MODEL")
+            // Codex's home is then `config/.codex`, never the user's.
+            .env_remove("CODEX_HOME")
             // Isolated from the user's config, desktop bus and other running Familiars.
             .env("HOME", config)
             .env("XDG_CONFIG_HOME", config.join(".config"))

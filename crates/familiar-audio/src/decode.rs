@@ -26,11 +26,12 @@ pub struct Pcm {
 /// Longest user sound decoded: a cue, not a playlist.
 pub const MAX_SECONDS: u32 = 30;
 
-/// Why a file cannot be played.
+/// Why a file cannot be played. Causes are part of the message, not `source`s: each is
+/// printed once however the error is shown.
 #[derive(Debug, thiserror::Error)]
 pub enum DecodeError {
     #[error("cannot open: {0}")]
-    Open(#[from] std::io::Error),
+    Open(std::io::Error),
     #[error("not a wav, ogg/vorbis or flac file this can read: {0}")]
     Format(SymphoniaError),
     #[error("no audio track")]
@@ -45,7 +46,7 @@ pub enum DecodeError {
 
 /// Decode a whole file.
 pub fn decode(path: &Path) -> Result<Pcm, DecodeError> {
-    let file = File::open(path)?;
+    let file = File::open(path).map_err(DecodeError::Open)?;
     let stream = MediaSourceStream::new(Box::new(file), Default::default());
     let mut hint = Hint::new();
     if let Some(ext) = path.extension().and_then(|ext| ext.to_str()) {

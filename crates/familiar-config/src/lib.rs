@@ -233,10 +233,11 @@ pub struct Loaded {
 /// Why the config could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config file {path}: {source}")]
+    /// The I/O cause is part of the message, not a `source`: printed once.
+    #[error("cannot read config file {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("config file {path} (named by {CONFIG_ENV}) does not exist")]
     MissingNamed { path: PathBuf },
@@ -295,9 +296,9 @@ pub fn load_from(source: Source) -> Result<Loaded, ConfigError> {
                 found: false,
             }),
         },
-        Err(source) => Err(ConfigError::Read {
+        Err(cause) => Err(ConfigError::Read {
             path: path.to_owned(),
-            source,
+            cause,
         }),
     }
 }

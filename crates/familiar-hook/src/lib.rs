@@ -2,9 +2,11 @@
 //! events; that process hands the hook's JSON to a running Familiar over a Unix socket under
 //! the runtime dir, where permission, prompt, stop and idle signals become
 //! [`familiar_model::Event`]s of kind `status` for the session model (`familiar-session`),
-//! which fills in the session's state. The hook's `transcript_path` is logged, not followed:
-//! the tailer finds new transcripts itself (inotify), and `familiar watch --hook` follows the
-//! one a hook names.
+//! which fills in the session's state. The hook's `transcript_path` is followed too: `familiar
+//! watch` hands it to the tailer (`familiar_tail::TailerHandle::follow`), which reads what is
+//! on disk silently and then follows it, so a session outside the selection (another project,
+//! another config dir) shows up at its first hook; `familiar watch --hook` follows the one a
+//! hook names on stdin.
 //!
 //! [`socket`] holds both ends (the forwarder's [`socket::send`] and the watcher's
 //! [`socket::HookListener`]); [`input`] parses hook JSON and maps it to events; [`settings`]

@@ -36,10 +36,12 @@ pub const READ_DEADLINE: Duration = Duration::from_secs(2);
 /// client gets here).
 pub const MAX_CONNECTIONS: usize = 32;
 
+/// Why the hook socket could not be used. An I/O cause is part of the message (`cause`), not
+/// a `source`, so it is printed once however the error is shown.
 #[derive(Debug, thiserror::Error)]
 pub enum HookError {
-    #[error("no Familiar is listening on {}: {source}", path.display())]
-    NotListening { path: PathBuf, source: io::Error },
+    #[error("no Familiar is listening on {}: {cause}", path.display())]
+    NotListening { path: PathBuf, cause: io::Error },
     #[error("another Familiar already listens on {}", .0.display())]
     InUse(PathBuf),
     #[error(
@@ -49,8 +51,8 @@ pub enum HookError {
     UnsafeDir { path: PathBuf, reason: String },
     #[error("hook socket {}: a connection from uid {uid}, not this user; closed", path.display())]
     Stranger { path: PathBuf, uid: u32 },
-    #[error("hook socket {}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    #[error("hook socket {}: {cause}", path.display())]
+    Io { path: PathBuf, cause: io::Error },
 }
 
 fn euid() -> u32 {
@@ -79,7 +81,7 @@ pub fn check_private_dir(dir: &Path) -> Result<(), HookError> {
     };
     let meta = std::fs::symlink_metadata(dir).map_err(|source| HookError::Io {
         path: dir.to_owned(),
-        source,
+        cause: source,
     })?;
     if !meta.file_type().is_dir() {
         return Err(unsafe_dir(
@@ -106,7 +108,7 @@ pub fn check_private_dir(dir: &Path) -> Result<(), HookError> {
 fn private_dir(dir: &Path) -> Result<(), HookError> {
     let io_err = |source| HookError::Io {
         path: dir.to_owned(),
-        source,
+        cause: source,
     };
     if let Some(parent) = dir.parent()
         && !parent.as_os_str().is_empty()
@@ -138,20 +140,20 @@ pub fn send(path: &Path, message: &[u8], timeout: Duration) -> Result<(), HookEr
     let deadline = Instant::now() + timeout;
     if let Some(dir) = parent(path) {
         check_private_dir(dir).map_err(|err| match err {
-            HookError::Io { source, .. } => HookError::NotListening {
+            HookError::Io { cause: source, .. } => HookError::NotListening {
                 path: path.to_owned(),
-                source,
+                cause: source,
             },
             err => err,
         })?;
     }
     let mut stream = connect(path, timeout).map_err(|source| HookError::NotListening {
         path: path.to_owned(),
-        source,
+        cause: source,
     })?;
     let io_err = |source| HookError::Io {
         path: path.to_owned(),
-        source,
+        cause: source,
     };
     let left = deadline
         .saturating_duration_since(Instant::now())
@@ -170,9 +172,9 @@ pub fn send(path: &Path, message: &[u8], timeout: Duration) -> Result<(), HookEr
 pub fn probe(path: &Path, timeout: Duration) -> Result<(), HookError> {
     if let Some(dir) = parent(path) {
         check_private_dir(dir).map_err(|err| match err {
-            HookError::Io { source, .. } => HookError::NotListening {
+            HookError::Io { cause: source, .. } => HookError::NotListening {
                 path: path.to_owned(),
-                source,
+                cause: source,
             },
             err => err,
         })?;
@@ -181,7 +183,7 @@ pub fn probe(path: &Path, timeout: Duration) -> Result<(), HookError> {
         .map(drop)
         .map_err(|source| HookError::NotListening {
             path: path.to_owned(),
-            source,
+            cause: source,
         })
 }
 
@@ -231,7 +233,7 @@ impl HookListener {
     pub fn bind(path: &Path) -> Result<HookListener, HookError> {
         let io_err = |source| HookError::Io {
             path: path.to_owned(),
-            source,
+            cause: source,
         };
         if let Some(dir) = parent(path) {
             private_dir(dir)?;
@@ -273,11 +275,11 @@ impl HookListener {
     pub fn accept(&self) -> Result<HookInput, HookError> {
         let (stream, _) = self.listener.accept().map_err(|source| HookError::Io {
             path: self.path().to_owned(),
-            source,
+            cause: source,
         })?;
         read_message(self.path(), stream)?.ok_or_else(|| HookError::Io {
             path: self.path().to_owned(),
-            source: io::Error::new(io::ErrorKind::InvalidData, "an empty message (a probe)"),
+            cause: io::Error::new(io::ErrorKind::InvalidData, "an empty message (a probe)"),
         })
     }
 
@@ -340,7 +342,7 @@ fn serve(listener: &UnixListener, path: &Path, tx: &Sender<HookInput>) {
 fn read_message(path: &Path, mut stream: UnixStream) -> Result<Option<HookInput>, HookError> {
     let io_err = |source| HookError::Io {
         path: path.to_owned(),
-        source,
+        cause: source,
     };
     let uid = peer_uid(&stream).map_err(io_err)?;
     if uid != euid() {

@@ -131,6 +131,42 @@ impl ErrorKind {
     }
 }
 
+/// Which coding agent CLI wrote the records an event comes from.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub enum AgentKind {
+    /// Anthropic's Claude Code (transcripts under `~/.claude/projects`).
+    #[default]
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
+    /// OpenAI's Codex CLI (rollouts under `~/.codex/sessions`).
+    #[serde(rename = "codex")]
+    Codex,
+}
+
+impl AgentKind {
+    pub const ALL: [AgentKind; 2] = [AgentKind::ClaudeCode, AgentKind::Codex];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentKind::ClaudeCode => "claude-code",
+            AgentKind::Codex => "codex",
+        }
+    }
+
+    /// `true` for Claude Code, the default, left out of the JSON form.
+    pub fn is_claude_code(&self) -> bool {
+        *self == AgentKind::ClaudeCode
+    }
+}
+
+impl std::fmt::Display for AgentKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What the agent is doing, as a person watching it would say.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -174,6 +210,10 @@ pub struct Event {
     pub context_used: Option<u64>,
     pub context_limit: u64,
     pub status: Status,
+    /// The CLI that wrote the records: left out of the JSON form for Claude Code (so existing
+    /// consumers see no change), `"agent_kind":"codex"` for Codex.
+    #[serde(default, skip_serializing_if = "AgentKind::is_claude_code")]
+    pub agent_kind: AgentKind,
 
     /// Tool name, for tool events and planning-tool `thinking`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -199,6 +239,10 @@ pub struct Event {
     /// Human-readable text: prompt, assistant text, error message, summary, thinking text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// On `api` errors, a one-line sentence for a person (`text` is the CLI's own, which may be
+    /// raw JSON): "Internal server error (HTTP 500): a server-side issue, usually temporary".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// `cause.code` of a system `api_error` (e.g. `ConnectionRefused`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
@@ -256,6 +300,7 @@ impl Event {
             context_used: None,
             context_limit: 200_000,
             status: Status::Unknown,
+            agent_kind: AgentKind::ClaudeCode,
             tool: None,
             target: None,
             tool_use_id: None,
@@ -264,6 +309,7 @@ impl Event {
             error: None,
             error_code: None,
             text: None,
+            message: None,
             cause: None,
             retry_in_ms: None,
             retry_attempt: None,

@@ -14,4 +14,4 @@ pub mod time;
 
 pub use action::{Action, ActionKind, Urgency};
 pub use control::ReplayControl;
-pub use event::{ErrorKind, Event, EventKind, Status};
+pub use event::{AgentKind, ErrorKind, Event, EventKind, Status};

@@ -19,14 +19,7 @@ fn repo() -> PathBuf {
 }
 
 fn corpus() -> Vec<Event> {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/fixtures/real"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
-    files.sort();
+    let files = familiar_testkit::real_fixtures();
     let mut events = Vec::new();
     for file in files {
         if let Ok(bytes) = std::fs::read(&file) {

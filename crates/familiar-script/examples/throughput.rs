@@ -26,14 +26,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(50);
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/fixtures/real"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
-    files.sort();
+    let files = familiar_testkit::real_fixtures();
     let mut events = Vec::new();
     for file in &files {
         if let Ok(bytes) = std::fs::read(file) {
@@ -41,7 +34,8 @@ fn main() {
         }
     }
     if events.is_empty() {
-        eprintln!("no real transcripts in {}", dir.display());
+        let dir = familiar_testkit::real_fixtures_dir();
+        eprintln!("no events in the real transcripts of {}", dir.display());
         std::process::exit(1);
     }
     for scripts in [

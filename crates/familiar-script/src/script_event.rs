@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use familiar_model::{ErrorKind, Event, EventKind, Status};
+use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use rhai::{Dynamic, Engine, EvalAltResult, INT, ImmutableString, Map, Position};
 
 use crate::actions::Shared;
@@ -55,6 +55,7 @@ impl ScriptEvent {
             description: cut(&event.description),
             error_code: cut(&event.error_code),
             text: cut(&event.text),
+            message: cut(&event.message),
             cause: cut(&event.cause),
             trigger: cut(&event.trigger),
             command: cut(&event.command),
@@ -167,6 +168,7 @@ pub const EVENT_FIELDS: &[&str] = &[
     "context_limit",
     "context_remaining",
     "status",
+    "agent_kind",
     "tool",
     "target",
     "tool_use_id",
@@ -175,6 +177,7 @@ pub const EVENT_FIELDS: &[&str] = &[
     "error",
     "error_code",
     "text",
+    "message",
     "cause",
     "retry_in_ms",
     "retry_attempt",
@@ -217,9 +220,11 @@ fn static_str(value: &'static str) -> ImmutableString {
         .into_iter()
         .map(Status::as_str);
         let errors = ErrorKind::ALL.iter().map(|k| k.as_str());
+        let agents = AgentKind::ALL.iter().map(|k| k.as_str());
         kinds
             .chain(statuses)
             .chain(errors)
+            .chain(agents)
             .map(|w| (w, ImmutableString::from(w)))
             .collect()
     });
@@ -261,6 +266,9 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
         .register_get("status", |e: &mut ScriptEvent| {
             static_str(e.event().status.as_str())
         })
+        .register_get("agent_kind", |e: &mut ScriptEvent| {
+            static_str(e.event().agent_kind.as_str())
+        })
         .register_get("tool", |e: &mut ScriptEvent| e.text(&e.event().tool))
         .register_get("target", |e: &mut ScriptEvent| e.text(&e.event().target))
         .register_get("tool_use_id", |e: &mut ScriptEvent| {
@@ -281,6 +289,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
             e.text(&e.event().error_code)
         })
         .register_get("text", |e: &mut ScriptEvent| e.text(&e.event().text))
+        .register_get("message", |e: &mut ScriptEvent| e.text(&e.event().message))
         .register_get("cause", |e: &mut ScriptEvent| e.text(&e.event().cause))
         .register_get("retry_in_ms", |e: &mut ScriptEvent| {
             e.event()

@@ -16,13 +16,13 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use notify::event::ModifyKind;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
-/// Why watching could not start.
+/// Why watching could not start. The watcher's error is part of the message (`cause`), not a
+/// `source`, so it is printed once however the error is shown.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot watch {}: {source}", path.display())]
+#[error("cannot watch {}: {cause}", path.display())]
 pub struct WatchError {
     pub path: PathBuf,
-    #[source]
-    pub source: notify::Error,
+    pub cause: notify::Error,
 }
 
 /// Watches the directories of script files for changes to `.rhai` files.
@@ -75,9 +75,9 @@ impl ScriptWatcher {
                     let _ = tx.send(path);
                 }
             })
-            .map_err(|source| WatchError {
+            .map_err(|cause| WatchError {
                 path: PathBuf::new(),
-                source,
+                cause,
             })?;
         let mut dirs: Vec<PathBuf> = Vec::new();
         for script in scripts {
@@ -90,9 +90,9 @@ impl ScriptWatcher {
             }
             watcher
                 .watch(&dir, RecursiveMode::NonRecursive)
-                .map_err(|source| WatchError {
+                .map_err(|cause| WatchError {
                     path: dir.clone(),
-                    source,
+                    cause,
                 })?;
             dirs.push(dir);
         }

@@ -3,7 +3,7 @@
 
 mod support;
 
-use familiar_model::{ErrorKind, Event, EventKind, Status};
+use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use familiar_script::EVENT_FIELDS;
 use support::{loaded, logs, run};
 
@@ -16,6 +16,7 @@ fn full_event() -> Event {
     ev.context_used = Some(150_000);
     ev.context_limit = 200_000;
     ev.status = Status::WaitingForApproval;
+    ev.agent_kind = AgentKind::Codex;
     ev.tool = Some("Bash".into());
     ev.target = Some("cargo test".into());
     ev.tool_use_id = Some("toolu_1".into());
@@ -24,6 +25,7 @@ fn full_event() -> Event {
     ev.error = Some(ErrorKind::Api);
     ev.error_code = Some("rate_limit".into());
     ev.text = Some("You've hit your limit".into());
+    ev.message = Some("You've hit your limit".into());
     ev.cause = Some("ConnectionRefused".into());
     ev.retry_in_ms = Some(563.5);
     ev.retry_attempt = Some(2);
@@ -76,6 +78,7 @@ fn every_field_reads_with_its_value_and_type() {
             "context_limit=200000 (i64)",
             "context_remaining=50000 (i64)",
             "status=waiting_for_approval (string)",
+            "agent_kind=codex (string)",
             "tool=Bash (string)",
             "target=cargo test (string)",
             "tool_use_id=toolu_1 (string)",
@@ -84,6 +87,7 @@ fn every_field_reads_with_its_value_and_type() {
             "error=api (string)",
             "error_code=rate_limit (string)",
             "text=You've hit your limit (string)",
+            "message=You've hit your limit (string)",
             "cause=ConnectionRefused (string)",
             "retry_in_ms=563.5 (f64)",
             "retry_attempt=2 (i64)",
@@ -108,6 +112,8 @@ fn absent_optional_fields_read_as_unit() {
     let (mut host, _) = loaded(&dump_script());
     let (actions, diags) = run(&mut host, &Event::new(EventKind::Text, 3));
     assert_eq!(diags, Vec::<String>::new());
+    // The agent is always known: Claude Code unless the event says otherwise.
+    assert!(logs(&actions).contains(&"agent_kind=claude-code (string)".to_owned()));
     let units: Vec<String> = logs(&actions)
         .into_iter()
         .filter(|l| l.ends_with("(())"))
@@ -130,6 +136,7 @@ fn absent_optional_fields_read_as_unit() {
             "error",
             "error_code",
             "text",
+            "message",
             "cause",
             "retry_in_ms",
             "retry_attempt",

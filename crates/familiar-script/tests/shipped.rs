@@ -19,20 +19,8 @@ fn scripts_dir() -> PathBuf {
 }
 
 fn real_fixtures() -> Vec<PathBuf> {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/fixtures/real"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 10,
-        "real fixtures missing in {}",
-        dir.display()
-    );
+    let files = familiar_testkit::real_fixtures();
+    assert!(files.len() >= 10, "real fixtures missing: {files:?}");
     files
 }
 

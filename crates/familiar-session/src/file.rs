@@ -142,6 +142,7 @@ impl FileState {
         event.ts = now.map(familiar_model::time::format_timestamp);
         event.context_used = self.normalizer.context_used();
         event.context_limit = self.normalizer.context_limit();
+        event.agent_kind = self.normalizer.agent_kind();
         event.status = status;
         event.previous_status = Some(self.status);
         event.duration_ms = match (self.status_since, now) {

@@ -522,6 +522,7 @@ impl SessionModel {
             session: key.to_owned(),
             cwd: session.cwd.clone(),
             git_branch: session.git_branch.clone(),
+            agent_kind: main.normalizer.agent_kind(),
             model: session.model.clone(),
             status: main.status,
             status_for,

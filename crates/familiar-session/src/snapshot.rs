@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use familiar_model::time::to_unix_ms;
-use familiar_model::{Event, EventKind, Status};
+use familiar_model::{AgentKind, Event, EventKind, Status};
 use serde::Serialize;
 
 /// One session (its main transcript, with its live subagents).
@@ -16,6 +16,9 @@ pub struct SessionSnapshot {
     /// The session's working directory (its project), when a record named it.
     pub cwd: Option<String>,
     pub git_branch: Option<String>,
+    /// The CLI that wrote it: left out of the JSON for Claude Code, `"codex"` for Codex.
+    #[serde(skip_serializing_if = "AgentKind::is_claude_code")]
+    pub agent_kind: AgentKind,
     /// Model of the latest assistant message.
     pub model: Option<String>,
     pub status: Status,
@@ -66,6 +69,7 @@ impl SessionSnapshot {
         event.duration_ms = self.status_for.map(|d| d.as_millis() as u64);
         event.context_used = self.context_used;
         event.context_limit = self.context_limit;
+        event.agent_kind = self.agent_kind;
         event.model.clone_from(&self.model);
         event.cwd.clone_from(&self.cwd);
         event.git_branch.clone_from(&self.git_branch);

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use familiar_model::{ActionKind, EventKind, Urgency};
 use familiar_sink::{NotifyOptions, NotifySink, Sink, probe_notification_server};
-use support::{DbusDaemon, NotifyCall, action, notify, start_notification_server};
+use familiar_testkit::dbus::{DbusDaemon, NotifyCall, start_notification_server};
+use support::{action, notify};
 
 #[test]
 fn notifications_reach_a_real_notification_server() {

@@ -6,7 +6,8 @@ mod support;
 
 use familiar_model::Urgency;
 use familiar_sink::{NotifyOptions, NotifySink, Sink};
-use support::{DbusDaemon, notify, start_notification_server_with};
+use familiar_testkit::dbus::{DbusDaemon, start_notification_server_with};
+use support::notify;
 
 #[test]
 fn notification_markup_is_escaped_for_a_server_that_renders_it() {

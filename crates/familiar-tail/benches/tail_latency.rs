@@ -12,7 +12,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -29,24 +29,10 @@ fn env_or(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn fixture_dir() -> PathBuf {
-    std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real")
-        })
-}
-
 /// Complete lines of the real transcripts (newline included).
 fn real_lines() -> Vec<Vec<u8>> {
     let mut lines = Vec::new();
-    let mut paths: Vec<PathBuf> = fs::read_dir(fixture_dir())
-        .expect("real fixtures (set FAMILIAR_REAL_FIXTURES)")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    paths.sort();
-    for path in paths {
+    for path in familiar_testkit::real_fixtures() {
         let bytes = fs::read(&path).expect("read fixture");
         for line in bytes.split_inclusive(|&b| b == b'\n') {
             if line.ends_with(b"\n") && line.len() > 1 {

@@ -7,11 +7,12 @@
 //!   (`--project`, `--all`, `--session`, `--file`), hook-named paths. Pure functions plus
 //!   small bounded reads; the record fields it needs (`cwd`, `sessionId`) are parsed by
 //!   [`familiar_transcript::head`].
-//! - [`file`]: one followed path: descriptor, device and inode, offset, partial-line buffer
+//! - [`file`](mod@file): one followed path: descriptor, device and inode, offset, partial-line buffer
 //!   ([`familiar_transcript::LineSplitter`]), generations; truncation, replacement and
 //!   deletion, each noticed from the files themselves. The one line loop.
 //! - [`tailer`]: the thread that watches (inotify via `notify`, or its own poll loop), owns
-//!   the [`file::FileTail`]s, and sends [`TailMessage`]s on a bounded channel.
+//!   the [`file::FileTail`]s, and sends [`TailMessage`]s on a bounded channel; it takes more
+//!   files at run time ([`TailerHandle::follow`]: a hook's `transcript_path`).
 //! - [`message`]: the [`TailMessage`] contract.
 //!
 //! # Guarantees and their limits

@@ -85,7 +85,9 @@ pub enum TailMessage {
     /// The file was deleted or renamed away, after its open descriptor was read to its end.
     /// Nothing more comes for this generation.
     Removed { path: Arc<Path>, generation: u32 },
-    /// Sent once, when every file that existed at start has delivered its backlog.
+    /// Every file that existed at start has delivered its backlog (sent once for those),
+    /// or later: every file named at run time ([`crate::TailerHandle::follow`]) that existed
+    /// then has delivered its own.
     CaughtUp,
     /// A path that cannot be followed (permission denied, not a regular file, a dangling
     /// symlink, a directory that cannot be watched or listed). Reported once, then skipped;

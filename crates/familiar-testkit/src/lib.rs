@@ -1,9 +1,13 @@
 //! Test support shared by every crate's tests (a dev-dependency only): where the fixtures
 //! are. Real Claude Code transcripts live beside the repository in
 //! `../shared/fixtures/real/` (`FAMILIAR_REAL_FIXTURES` moves them); the small edge-case
-//! transcripts the project writes live in `fixtures/`.
+//! transcripts the project writes live in `fixtures/`. With the `dbus` feature, `dbus`
+//! gives notification tests a real session bus and a recording notification server.
 
 use std::path::{Path, PathBuf};
+
+#[cfg(feature = "dbus")]
+pub mod dbus;
 
 /// The workspace root (this crate is `crates/familiar-testkit`).
 pub fn workspace_root() -> PathBuf {

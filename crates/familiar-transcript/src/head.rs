@@ -29,13 +29,52 @@ pub fn fields(line: &[u8]) -> HeadFields {
         session_id_snake: Option<String>,
         #[serde(rename = "gitBranch")]
         git_branch: Option<String>,
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        /// Codex rollouts: `session_meta` and `turn_context` say where they run.
+        payload: Option<CodexPayload>,
+    }
+    #[derive(Deserialize)]
+    struct CodexPayload {
+        id: Option<String>,
+        cwd: Option<String>,
+        git: Option<CodexGit>,
+    }
+    #[derive(Deserialize)]
+    struct CodexGit {
+        branch: Option<String>,
     }
     match serde_json::from_slice::<Envelope>(line) {
-        Ok(envelope) => HeadFields {
-            cwd: envelope.cwd,
-            session_id: envelope.session_id.or(envelope.session_id_snake),
-            git_branch: envelope.git_branch.filter(|branch| !branch.is_empty()),
-        },
+        Ok(envelope) => {
+            let codex = envelope.payload.filter(|_| {
+                matches!(
+                    envelope.kind.as_deref(),
+                    Some("session_meta" | "turn_context")
+                )
+            });
+            let (codex_id, codex_cwd, codex_branch) = match codex {
+                Some(payload) => {
+                    let is_meta = envelope.kind.as_deref() == Some("session_meta");
+                    (
+                        payload.id.filter(|_| is_meta),
+                        payload.cwd,
+                        payload.git.and_then(|git| git.branch),
+                    )
+                }
+                None => (None, None, None),
+            };
+            HeadFields {
+                cwd: envelope.cwd.or(codex_cwd),
+                session_id: envelope
+                    .session_id
+                    .or(envelope.session_id_snake)
+                    .or(codex_id),
+                git_branch: envelope
+                    .git_branch
+                    .or(codex_branch)
+                    .filter(|branch| !branch.is_empty()),
+            }
+        }
         Err(_) => HeadFields::default(),
     }
 }
@@ -76,5 +115,22 @@ mod tests {
         assert_eq!(fields(b"{\"type\":\"summary\"}"), HeadFields::default());
         assert_eq!(fields(b"not json"), HeadFields::default());
         assert_eq!(timestamp_of(b"[1,2]"), None);
+    }
+
+    #[test]
+    fn a_codex_rollout_says_where_it_runs_in_its_session_meta() {
+        let meta = br#"{"timestamp":"2026-11-23T16:21:59.658Z","type":"session_meta","payload":{"id":"01a2","cwd":"/p","git":{"branch":"main"},"cli_version":"0.169.0"}}"#;
+        let meta = fields(meta);
+        assert_eq!(meta.cwd.as_deref(), Some("/p"));
+        assert_eq!(meta.session_id.as_deref(), Some("01a2"));
+        assert_eq!(meta.git_branch.as_deref(), Some("main"));
+        // A turn's context names its cwd, not the session.
+        let turn =
+            br#"{"type":"turn_context","payload":{"turn_id":"t1","cwd":"/q","model":"gpt-5.5"}}"#;
+        assert_eq!(fields(turn).cwd.as_deref(), Some("/q"));
+        assert_eq!(fields(turn).session_id, None);
+        // Other records' payloads say nothing about it.
+        let item = br#"{"type":"response_item","payload":{"type":"message","id":"m1","cwd":"/x"}}"#;
+        assert_eq!(fields(item), HeadFields::default());
     }
 }

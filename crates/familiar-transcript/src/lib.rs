@@ -1,4 +1,5 @@
-//! Transcript normalizer: the pure "transform" core of Familiar.
+//! Transcript normalizer: the "transform" core of Familiar (pure functions of bytes, plus
+//! one entry point that drives a caller's reader: see below).
 //!
 //! Claude Code writes each session as JSONL records (`user`, `assistant`, `system`, `summary`,
 //! `progress`, ...; headless runs write `stream-json` with `init` and `result`). This crate turns
@@ -18,9 +19,13 @@
 //! - [`usage`]: tokens of API messages, each counted once across files.
 //! - [`pricing`]: model prices and the cost of a message.
 //! - [`models`]: context windows of models, and which source of one wins.
+//! - [`codex`]: OpenAI Codex CLI rollouts, read into the same events (a [`Normalizer`] hands
+//!   them records of the Codex shape).
 
 use std::io::Read as _;
 
+pub mod error_message;
+pub mod codex;
 pub mod head;
 pub mod lines;
 pub mod links;
@@ -32,7 +37,7 @@ pub mod record;
 pub mod tools;
 pub mod usage;
 
-pub use familiar_model::{ErrorKind, Event, EventKind, Status};
+pub use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
 pub use links::{SubagentLink, subagent_link};
 pub use metrics::{Metrics, Summary, round_cost};

@@ -4,7 +4,10 @@
 //!
 //! The built-in table is Anthropic's published list price (USD per million tokens, checked
 //! against <https://platform.claude.com/docs/en/about-claude/pricing> and the per-model pages),
-//! and equals what ccusage 20.0.24 charges for every model it knows. Two rules follow ccusage so
+//! and equals what ccusage 20.0.24 charges for every model it knows. The OpenAI rows (Codex CLI
+//! rollouts) are OpenAI's standard list price of June 2026 (<https://openai.com/api/pricing>):
+//! input, cached input (`cache_read`) and output; OpenAI bills no cache writes, and its
+//! long-context rate (a whole request past 272k input tokens) is not applied. Two rules follow ccusage so
 //! the two tools agree to the cent:
 //! - cache writes are split by lifetime: `usage.cache_creation.ephemeral_1h_input_tokens` at the
 //!   1-hour rate (2 × input), the rest at the 5-minute rate (1.25 × input);
@@ -192,6 +195,17 @@ impl Default for PriceTable {
                     ..Price::new(0.25, 1.25).with_cache_read(0.03)
                 },
             ),
+            // OpenAI (Codex CLI rollouts): cached input at its own rate, no cache writes.
+            ("gpt-5.5-pro", Price::new(30.0, 180.0).with_cache_read(30.0)),
+            ("gpt-5.5", Price::new(5.0, 30.0).with_cache_read(0.5)),
+            ("gpt-5.4-pro", Price::new(30.0, 180.0).with_cache_read(30.0)),
+            ("gpt-5.4-mini", Price::new(0.75, 4.5).with_cache_read(0.075)),
+            ("gpt-5.4-nano", Price::new(0.2, 1.25).with_cache_read(0.02)),
+            ("gpt-5.4", Price::new(2.5, 15.0).with_cache_read(0.25)),
+            ("gpt-5-mini", Price::new(0.25, 2.0).with_cache_read(0.025)),
+            ("gpt-5-nano", Price::new(0.05, 0.4).with_cache_read(0.005)),
+            // GPT-5, 5.1 and their -codex variants.
+            ("gpt-5", Price::new(1.25, 10.0).with_cache_read(0.125)),
         ];
         PriceTable {
             builtin: builtin
@@ -274,6 +288,12 @@ mod tests {
         assert_eq!(input("claude-sonnet-4-20250514"), Some(3.0));
         assert_eq!(input("claude-3-5-haiku-20241022"), Some(0.8));
         assert_eq!(input("<synthetic>"), None);
+        assert_eq!(input("gpt-5.5"), Some(5.0));
+        assert_eq!(input("gpt-5.5-pro"), Some(30.0));
+        assert_eq!(input("gpt-5.4-mini"), Some(0.75));
+        assert_eq!(input("gpt-5-codex"), Some(1.25));
+        assert_eq!(input("gpt-5.1-codex-max"), Some(1.25));
+        assert_eq!(input("gpt-5-mini"), Some(0.25));
         let file: PriceFile = toml::from_str("[models.sonnet]\ninput = 1.0\noutput = 2.0\n")
             .expect("valid price file");
         let merged = PriceTable::default().merged_with(file);

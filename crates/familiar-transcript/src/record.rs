@@ -45,6 +45,9 @@ pub struct Record<'a> {
     /// What ran the CLI: `cli` (interactive), `sdk-cli` (`-p`), other `sdk-*`.
     #[serde(borrow)]
     pub entrypoint: Str<'a>,
+    /// Codex rollouts: `{timestamp, type, payload}` (read by [`crate::codex`]).
+    #[serde(borrow)]
+    pub payload: Option<&'a RawValue>,
     #[serde(borrow)]
     pub message: Option<MessageField<'a>>,
     /// String (`isApiErrorMessage`) or object (system `api_error`).

@@ -108,6 +108,15 @@ pub fn record_usage(json: &str) -> Option<UsageEntry<'_>> {
 /// Lines that cannot hold usage are skipped with one substring search; malformed lines are
 /// skipped silently (the normalizer reports them).
 pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
+    // Codex rollouts: their own records, read with a little state per input.
+    if crate::codex::usage::may_matter(line) {
+        if let Ok(text) = simdutf8::basic::from_utf8(line)
+            && let Some(entry) = crate::codex::usage::scan(text, &mut ledger.codex)
+        {
+            ledger.add(&entry);
+        }
+        return;
+    }
     if memchr::memmem::find(line, b"\"usage\"").is_none() {
         return;
     }
@@ -160,6 +169,8 @@ pub struct Ledger {
     /// Records with no message id: nothing to deduplicate them by, each counts.
     loose: Vec<Kept>,
     source: u32,
+    /// What the Codex lines of the input so far said (model, session).
+    codex: crate::codex::usage::CodexScan,
 }
 
 impl Ledger {

@@ -8,34 +8,18 @@ use familiar_transcript::{Diagnostic, Event, NormalizerConfig, normalize_bytes};
 
 /// `fixtures/` of this repository: small transcripts the project writes, one per edge case.
 pub fn own_fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures")
-        .join(name);
+    let path = familiar_testkit::own_fixture(name);
     std::fs::read(&path).unwrap_or_else(|err| panic!("fixture {}: {err}", path.display()))
 }
 
 /// `shared/fixtures/real/` beside the clone (override with `FAMILIAR_REAL_FIXTURES`).
 pub fn real_fixture_dir() -> PathBuf {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real")
-        });
-    assert!(
-        dir.is_dir(),
-        "real transcripts not found at {} (set FAMILIAR_REAL_FIXTURES)",
-        dir.display()
-    );
-    dir
+    familiar_testkit::real_fixtures_dir()
 }
 
+/// Every real transcript (at least the ten the tests were written against).
 pub fn real_fixtures() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(real_fixture_dir())
-        .expect("read the real fixture dir")
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    files.sort();
+    let files = familiar_testkit::real_fixtures();
     assert!(
         files.len() >= 10,
         "expected the real transcripts, found {files:?}"

@@ -412,9 +412,9 @@ pub(super) fn module_text(dir: Option<&Path>, module: &str) -> Option<(String, S
 }
 
 fn read(path: &Path) -> Result<String, ScriptError> {
-    std::fs::read_to_string(path).map_err(|source| ScriptError::Io {
+    std::fs::read_to_string(path).map_err(|cause| ScriptError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     })
 }
 

@@ -41,10 +41,11 @@ impl std::fmt::Debug for HostConfig {
 /// Why a script could not be loaded or reloaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
-    #[error("{}: cannot read script: {source}", path.display())]
+    /// The I/O cause is part of the message, not a `source`: printed once.
+    #[error("{}: cannot read script: {cause}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A compile error, or a runtime error in the script body or `init()`; rendered with its
     /// position and source excerpt.

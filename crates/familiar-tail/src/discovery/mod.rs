@@ -10,6 +10,10 @@
 //!   `sessionId`) and last record time. The record fields are parsed by
 //!   [`familiar_transcript::head`]; nothing here knows the record format.
 //!
+//! Codex rollouts live under [`codex_home`] (`$CODEX_HOME` or `~/.codex`):
+//! `sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl`, placed in a project by the `cwd` of
+//! their `session_meta` record, named after the UUID ([`Matcher::agents`] adds them).
+//!
 //! Layouts handled (all under the config dir, `$CLAUDE_CONFIG_DIR` or `~/.claude`):
 //! - `projects/<encoded project>/<sessionId>.jsonl`, the project encoded either with the dash
 //!   scheme (every byte that is not an ASCII letter or digit becomes `-`, which is lossy, so the
@@ -36,8 +40,8 @@ pub use paths::{
     describe, meta_path, read_agent_type, transcript_of_meta,
 };
 pub use scan::{
-    HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, last_record_time, parse_timestamp,
-    read_head, read_head_of, walk,
+    HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, discover_with, last_record_time,
+    parse_timestamp, read_head, read_head_of, walk,
 };
 pub use select::{Head, Matcher, Selector, Verdict, WatchRoot};
 
@@ -87,6 +91,22 @@ pub fn config_dir() -> Result<PathBuf, DiscoveryError> {
     std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(|home| PathBuf::from(home).join(".claude"))
+        .ok_or(DiscoveryError::NoConfigDir)
+}
+
+/// The OpenAI Codex CLI's home: `$CODEX_HOME` when set and not empty, else `~/.codex`. Its
+/// rollouts are `sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl`.
+pub fn codex_home() -> Result<PathBuf, DiscoveryError> {
+    if let Some(dir) = std::env::var_os("CODEX_HOME").filter(|dir| !dir.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return Ok(std::path::absolute(&dir).unwrap_or(dir));
+    }
+    if let Some(base) = directories::BaseDirs::new() {
+        return Ok(base.home_dir().join(".codex"));
+    }
+    std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(|home| PathBuf::from(home).join(".codex"))
         .ok_or(DiscoveryError::NoConfigDir)
 }
 

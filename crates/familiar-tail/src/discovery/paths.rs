@@ -95,10 +95,20 @@ pub fn classify(path: &Path) -> Option<TranscriptInfo> {
     Some(TranscriptInfo {
         path: path.to_path_buf(),
         kind: TranscriptKind::Session,
-        session_id: Some(stem.to_owned()),
+        session_id: Some(codex_session_id(stem).unwrap_or(stem).to_owned()),
         agent_id: None,
         agent_type: None,
     })
+}
+
+/// The session id in a Codex rollout's name, `rollout-<timestamp>-<uuid>`: its last 36
+/// characters when they are a UUID (8-4-4-4-12 hex digits).
+fn codex_session_id(stem: &str) -> Option<&str> {
+    let rest = stem.strip_prefix("rollout-")?;
+    let id = rest.get(rest.len().checked_sub(36)?..)?;
+    let groups: Vec<usize> = id.split('-').map(str::len).collect();
+    let hex = id.chars().all(|c| c == '-' || c.is_ascii_hexdigit());
+    (hex && groups == [8, 4, 4, 4, 12]).then_some(id)
 }
 
 /// `agent-<id>.meta.json` beside a subagent transcript.
@@ -160,6 +170,22 @@ mod tests {
         assert!(!encoded.contains('='));
         assert_eq!(base64url_decode(&encoded).as_deref(), Some(path));
         assert_eq!(base64url_decode(&dash_encode(path)), None);
+    }
+
+    #[test]
+    fn a_codex_rollout_is_named_after_its_session() {
+        let rollout = classify(Path::new(
+            "/h/.codex/sessions/2026/11/23/rollout-2026-11-23T16-21-59-01a20936-daa5-7031-9c10-cb9fc41a4f8e.jsonl",
+        ))
+        .expect("a transcript");
+        assert_eq!(rollout.kind, TranscriptKind::Session);
+        assert_eq!(
+            rollout.session_id.as_deref(),
+            Some("01a20936-daa5-7031-9c10-cb9fc41a4f8e")
+        );
+        // Not a UUID at the end: the whole stem, as for any other file.
+        let odd = classify(Path::new("/h/rollout-notes.jsonl")).expect("a transcript");
+        assert_eq!(odd.session_id.as_deref(), Some("rollout-notes"));
     }
 
     #[test]

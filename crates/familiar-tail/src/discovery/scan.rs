@@ -1,5 +1,5 @@
 //! The bounded reads discovery needs: walking the watched directories for `*.jsonl` files,
-//! a file's first records (for [`Matcher`](super::Matcher) when the path cannot tell) and the
+//! a file's first records (for [`super::Matcher`] when the path cannot tell) and the
 //! time of its last record (`familiar doctor`'s liveness). The record fields come from
 //! [`familiar_transcript::head`], which owns the format.
 
@@ -102,7 +102,11 @@ fn walk_at(
 
 /// The transcripts the selectors mean right now (a one-shot scan, no watching).
 pub fn discover(config_dir: &Path, selectors: &[Selector]) -> Vec<TranscriptInfo> {
-    let matcher = Matcher::new(config_dir, selectors);
+    discover_with(&Matcher::new(config_dir, selectors))
+}
+
+/// Every transcript `matcher` selects (with [`Matcher::agents`], Codex rollouts too).
+pub fn discover_with(matcher: &Matcher) -> Vec<TranscriptInfo> {
     let mut found = Vec::new();
     for root in matcher.roots() {
         walk(

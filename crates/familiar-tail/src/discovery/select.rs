@@ -57,6 +57,10 @@ pub enum Verdict {
 pub struct Matcher {
     projects: PathBuf,
     sessions: PathBuf,
+    /// Claude Code's dirs are watched (not with `--agent codex`).
+    claude: bool,
+    /// `$CODEX_HOME/sessions`, when Codex rollouts are watched too.
+    codex_sessions: Option<PathBuf>,
     selectors: Vec<Compiled>,
 }
 
@@ -88,46 +92,42 @@ enum Place<'a> {
 
 impl Matcher {
     pub fn new(config_dir: &Path, selectors: &[Selector]) -> Matcher {
-        let selectors = selectors
-            .iter()
-            .map(|selector| match selector {
-                Selector::All => Compiled::All,
-                Selector::Project(dir) => {
-                    let mut dirs = vec![absolute(dir)];
-                    if let Ok(canonical) = fs::canonicalize(dir)
-                        && !dirs.contains(&canonical)
-                    {
-                        dirs.push(canonical);
-                    }
-                    let dash = dirs.iter().map(|dir| dash_encode(dir)).collect();
-                    let base64 = dirs
-                        .iter()
-                        .flat_map(|dir| {
-                            let bytes = dir.as_os_str().as_bytes();
-                            [URL_SAFE_NO_PAD.encode(bytes), URL_SAFE.encode(bytes)]
-                        })
-                        .collect();
-                    Compiled::Project { dirs, dash, base64 }
-                }
-                Selector::Session(id) => Compiled::Session(id.clone()),
-                Selector::File(path) => {
-                    let path = absolute(path);
-                    let stem = path
-                        .file_name()
-                        .and_then(OsStr::to_str)
-                        .and_then(|name| name.strip_suffix(".jsonl"))
-                        .unwrap_or_default()
-                        .to_owned();
-                    let subagents = path.with_file_name(stem).join("subagents");
-                    Compiled::File { path, subagents }
-                }
-            })
-            .collect();
         Matcher {
             projects: config_dir.join(PROJECTS_DIR),
             sessions: config_dir.join(SESSIONS_DIR),
-            selectors,
+            claude: true,
+            codex_sessions: None,
+            selectors: selectors.iter().map(compile).collect(),
         }
+    }
+
+    /// Select one more file at run time (a hook's `transcript_path`), with its subagents:
+    /// the directories to watch for it, or `None` if a `File` selector named it already.
+    pub fn add_file(&mut self, path: &Path) -> Option<Vec<WatchRoot>> {
+        let compiled = compile(&Selector::File(path.to_path_buf()));
+        let known = self
+            .selectors
+            .iter()
+            .any(|selector| match (selector, &compiled) {
+                (Compiled::File { path: old, .. }, Compiled::File { path: new, .. }) => old == new,
+                _ => false,
+            });
+        if known {
+            return None;
+        }
+        let roots = file_roots(&compiled);
+        self.selectors.push(compiled);
+        Some(roots)
+
+    }
+
+    /// Which agents' sessions the selectors look at: Claude Code's (under the config dir) or
+    /// not, and Codex's (`<codex_home>/sessions/YYYY/MM/DD/rollout-*.jsonl`, placed in a
+    /// project by the `cwd` of their `session_meta`) or not.
+    pub fn agents(mut self, claude: bool, codex_home: Option<&Path>) -> Matcher {
+        self.claude = claude;
+        self.codex_sessions = codex_home.map(|home| home.join(SESSIONS_DIR));
+        self
     }
 
     /// The directories to watch for these selectors.
@@ -143,31 +143,31 @@ impl Matcher {
         for selector in &self.selectors {
             match selector {
                 Compiled::All | Compiled::Project { .. } | Compiled::Session(_) => {
-                    for dir in [&self.projects, &self.sessions] {
+                    let claude = Some([&self.projects, &self.sessions]).filter(|_| self.claude);
+                    for dir in claude.into_iter().flatten().chain(&self.codex_sessions) {
                         add(WatchRoot {
                             path: dir.clone(),
                             recursive: true,
                         });
                     }
                 }
-                Compiled::File { path, subagents } => {
-                    if let Some(parent) = path.parent() {
-                        add(WatchRoot {
-                            path: parent.to_path_buf(),
-                            recursive: false,
-                        });
-                    }
-                    add(WatchRoot {
-                        path: subagents.clone(),
-                        recursive: false,
-                    });
-                }
+                Compiled::File { .. } => file_roots(selector).into_iter().for_each(&mut add),
             }
         }
         roots
     }
 
     fn place<'p>(&self, path: &'p Path) -> Place<'p> {
+        if self
+            .codex_sessions
+            .as_ref()
+            .is_some_and(|dir| path.starts_with(dir))
+        {
+            return Place::Flat;
+        }
+        if !self.claude {
+            return Place::Elsewhere;
+        }
         if let Ok(rest) = path.strip_prefix(&self.projects) {
             let mut components = rest.components();
             let first = components.next();
@@ -277,6 +277,61 @@ impl Matcher {
     }
 }
 
+/// A `File` selector's directories: the file's own (not recursively) and its `subagents/`.
+fn file_roots(selector: &Compiled) -> Vec<WatchRoot> {
+    let Compiled::File { path, subagents } = selector else {
+        return Vec::new();
+    };
+    let mut roots: Vec<WatchRoot> = path
+        .parent()
+        .map(|parent| WatchRoot {
+            path: parent.to_path_buf(),
+            recursive: false,
+        })
+        .into_iter()
+        .collect();
+    roots.push(WatchRoot {
+        path: subagents.clone(),
+        recursive: false,
+    });
+    roots
+}
+
+fn compile(selector: &Selector) -> Compiled {
+    match selector {
+        Selector::All => Compiled::All,
+        Selector::Project(dir) => {
+            let mut dirs = vec![absolute(dir)];
+            if let Ok(canonical) = fs::canonicalize(dir)
+                && !dirs.contains(&canonical)
+            {
+                dirs.push(canonical);
+            }
+            let dash = dirs.iter().map(|dir| dash_encode(dir)).collect();
+            let base64 = dirs
+                .iter()
+                .flat_map(|dir| {
+                    let bytes = dir.as_os_str().as_bytes();
+                    [URL_SAFE_NO_PAD.encode(bytes), URL_SAFE.encode(bytes)]
+                })
+                .collect();
+            Compiled::Project { dirs, dash, base64 }
+        }
+        Selector::Session(id) => Compiled::Session(id.clone()),
+        Selector::File(path) => {
+            let path = absolute(path);
+            let stem = path
+                .file_name()
+                .and_then(OsStr::to_str)
+                .and_then(|name| name.strip_suffix(".jsonl"))
+                .unwrap_or_default()
+                .to_owned();
+            let subagents = path.with_file_name(stem).join("subagents");
+            Compiled::File { path, subagents }
+        }
+    }
+}
+
 fn bool_verdict(yes: bool) -> Verdict {
     if yes { Verdict::Yes } else { Verdict::No }
 }
@@ -321,6 +376,67 @@ mod tests {
 
         let elsewhere = classify(Path::new("/cfg/projects/-x/s4.jsonl")).expect("transcript");
         assert_eq!(matcher.decide(&elsewhere, None), Verdict::No);
+    }
+
+    #[test]
+    fn codex_rollouts_are_placed_by_their_cwd_and_narrowed_by_agent() {
+        let config = Path::new("/cfg");
+        let codex = Path::new("/h/.codex");
+        let rollout = classify(Path::new(
+            "/h/.codex/sessions/2026/11/23/rollout-2026-11-23T16-21-59-01a20936-daa5-7031-9c10-cb9fc41a4f8e.jsonl",
+        ))
+        .expect("a rollout");
+        let claude = classify(Path::new("/cfg/projects/-a-b/s1.jsonl")).expect("transcript");
+        let mine = Head {
+            cwd: Some("/a/b".into()),
+            session_id: Some("01a20936-daa5-7031-9c10-cb9fc41a4f8e".into()),
+            exhausted: true,
+        };
+        let other = Head {
+            cwd: Some("/elsewhere".into()),
+            ..mine.clone()
+        };
+        let project = [Selector::Project(PathBuf::from("/a/b"))];
+
+        let both = Matcher::new(config, &project).agents(true, Some(codex));
+        assert_eq!(both.decide(&rollout, None), Verdict::NeedRecords);
+        assert_eq!(both.decide(&rollout, Some(&mine)), Verdict::Yes);
+        assert_eq!(both.decide(&rollout, Some(&other)), Verdict::No);
+        assert_eq!(both.decide(&claude, Some(&mine)), Verdict::Yes);
+        let roots: Vec<PathBuf> = both.roots().into_iter().map(|r| r.path).collect();
+        assert_eq!(
+            roots,
+            [
+                PathBuf::from("/cfg/projects"),
+                PathBuf::from("/cfg/sessions"),
+                PathBuf::from("/h/.codex/sessions")
+            ]
+        );
+
+        // `--agent codex`: Claude Code's dirs are neither watched nor matched.
+        let codex_only = Matcher::new(config, &project).agents(false, Some(codex));
+        assert_eq!(codex_only.decide(&rollout, Some(&mine)), Verdict::Yes);
+        assert_eq!(codex_only.decide(&claude, Some(&mine)), Verdict::No);
+        assert_eq!(
+            codex_only.roots(),
+            [WatchRoot {
+                path: "/h/.codex/sessions".into(),
+                recursive: true
+            }]
+        );
+
+        // `--agent claude` (and every matcher before Codex): rollouts are elsewhere.
+        let claude_only = Matcher::new(config, &[Selector::All]);
+        assert_eq!(claude_only.decide(&rollout, Some(&mine)), Verdict::No);
+        // A session id selects a rollout by its name.
+        let by_id = Matcher::new(
+            config,
+            &[Selector::Session(
+                "01a20936-daa5-7031-9c10-cb9fc41a4f8e".into(),
+            )],
+        )
+        .agents(true, Some(codex));
+        assert_eq!(by_id.decide(&rollout, None), Verdict::Yes);
     }
 
     #[test]

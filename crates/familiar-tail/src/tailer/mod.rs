@@ -4,8 +4,8 @@
 //!
 //! - this module: the public surface: [`TailerConfig`], [`spawn`], the [`TailerHandle`] and
 //!   its [`Stopper`] and counters.
-//! - [`run`]: the loop: waking on changes, batching, the outbox and the bounded channel.
-//! - [`paths`]: what a changed path means: roots to watch, directories to scan, files to
+//! - `run`: the loop: waking on changes, batching, the outbox and the bounded channel.
+//! - `paths`: what a changed path means: roots to watch, directories to scan, files to
 //!   follow (with the [`crate::discovery::Matcher`]) and to poll.
 //!
 //! Change detection: with [`WatchMode::Inotify`] a `notify` watcher (no debouncer) marks
@@ -83,6 +83,10 @@ impl WatchMode {
 pub struct TailerConfig {
     /// Claude Code's config dir (`projects/` and `sessions/` live there).
     pub config_dir: PathBuf,
+    /// Follow Claude Code's transcripts under `config_dir` (not with `--agent codex`).
+    pub claude: bool,
+    /// The Codex CLI's home, when its rollouts are followed too (`sessions/` lives there).
+    pub codex_home: Option<PathBuf>,
     pub selectors: Vec<Selector>,
     /// Send existing files from their first line, as new lines (`backlog: false`), instead of
     /// their last [`TailerConfig::prime_bytes`] as backlog.
@@ -102,6 +106,8 @@ impl TailerConfig {
     pub fn new(config_dir: PathBuf, selectors: Vec<Selector>) -> TailerConfig {
         TailerConfig {
             config_dir,
+            claude: true,
+            codex_home: None,
             selectors,
             from_start: false,
             mode: WatchMode::Inotify,
@@ -201,6 +207,7 @@ impl Stopper {
 #[derive(Debug)]
 pub struct TailerHandle {
     receiver: Receiver<TailMessage>,
+    inbox: Arc<Mutex<Inbox>>,
     stopper: Stopper,
     stats: Arc<TailStats>,
     thread: Option<JoinHandle<()>>,
@@ -217,6 +224,19 @@ impl TailerHandle {
 
     pub fn stats(&self) -> TailStatsSnapshot {
         self.stats.snapshot()
+    }
+
+    /// Follow one more transcript from now on, wherever it is, with its subagents (a hook's
+    /// `transcript_path`): the tailer watches its directories and reads what is on disk
+    /// already as backlog (then sends [`TailMessage::CaughtUp`] again), or reads it from its
+    /// first line once it appears. A path followed already is left as it is.
+    pub fn follow(&self, path: PathBuf) {
+        self.inbox
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .follow
+            .push(path);
+        let _ = self.stopper.wake.try_send(());
     }
 
     /// `true` once the thread ended (stopped, or its receiver went away).
@@ -252,6 +272,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let (sender, receiver) = crossbeam_channel::bounded(config.channel_capacity.max(1));
     let (wake_tx, wake_rx) = crossbeam_channel::bounded(1);
     let inbox = Arc::new(Mutex::new(Inbox::default()));
+    let handle_inbox = Arc::clone(&inbox);
     let watcher = match config.mode {
         WatchMode::Inotify => {
             let inbox = Arc::clone(&inbox);
@@ -273,7 +294,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     };
     let now = Instant::now();
     let tailer = Tailer {
-        matcher: Matcher::new(&config.config_dir, &config.selectors),
+        matcher: Matcher::new(&config.config_dir, &config.selectors)
+            .agents(config.claude, config.codex_home.as_deref()),
         roots: Vec::new(),
         watched: HashMap::new(),
         watcher,
@@ -309,6 +331,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let _ = ready_rx.recv();
     Ok(TailerHandle {
         receiver,
+        inbox: handle_inbox,
         stopper,
         stats,
         thread: Some(thread),

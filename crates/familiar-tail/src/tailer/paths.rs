@@ -12,7 +12,7 @@ use std::sync::Arc;
 use notify::{RecursiveMode, Watcher as _};
 
 use super::bump;
-use super::run::{Found, Tailer};
+use super::run::{Found, RootState, Tailer};
 use crate::discovery::{
     TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_of,
     transcript_of_meta, walk,
@@ -76,6 +76,43 @@ impl Tailer {
                     self.check_vanished_roots();
                 }
             }
+        }
+    }
+
+    /// A file named at run time (a hook's `transcript_path`): select it and its subagents,
+    /// watch the directories they live in, and follow them as if they had existed at start:
+    /// what is on disk now is read silently as backlog, then [`TailMessage::CaughtUp`] is
+    /// sent again. A file that does not exist yet is read from its first line once it
+    /// appears, like any new transcript.
+    pub(super) fn add_file(&mut self, path: &Path) {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        if self.files.contains_key(&path) {
+            return;
+        }
+        // A file selected already is followed, or will be once it appears.
+        let Some(roots) = self.matcher.add_file(&path) else {
+            return;
+        };
+        tracing::info!("following {} as a hook named it", path.display());
+        // What was turned down may be selected now.
+        self.rejected.clear();
+        for root in &roots {
+            if !self.roots.iter().any(|r| r.root.path == root.path) {
+                self.roots.push(RootState {
+                    root: root.clone(),
+                    active: false,
+                });
+            }
+        }
+        self.activate_roots(Found::AtStart);
+        // Its directories may have been watched already, for other selectors.
+        for root in roots {
+            if root.path.is_dir() {
+                self.scan(&root.path, false, Found::AtStart);
+            }
+        }
+        if self.files.values().any(FileTail::in_backlog) {
+            self.catching_up = true;
         }
     }
 

@@ -25,6 +25,8 @@ pub(super) struct Inbox {
     /// Changed paths; `true` when more than data changed (created, removed, renamed, chmod).
     pub dirty: HashMap<PathBuf, bool>,
     pub rescan: bool,
+    /// Files named at run time ([`super::TailerHandle::follow`]), in order.
+    pub follow: Vec<PathBuf>,
 }
 
 /// The `notify` callback's part: remember what changed, cheaply, under a short lock.
@@ -208,7 +210,7 @@ impl Tailer {
                     .inbox
                     .lock()
                     .unwrap_or_else(|poison| poison.into_inner());
-                !inbox.dirty.is_empty() || inbox.rescan
+                !inbox.dirty.is_empty() || inbox.rescan || !inbox.follow.is_empty()
             };
             if pending {
                 let since = self.last_batch.elapsed();
@@ -242,7 +244,7 @@ impl Tailer {
     }
 
     fn take_changes(&mut self) {
-        let (dirty, rescan) = {
+        let (dirty, rescan, follow) = {
             let mut inbox = self
                 .inbox
                 .lock()
@@ -250,8 +252,12 @@ impl Tailer {
             (
                 std::mem::take(&mut inbox.dirty),
                 std::mem::take(&mut inbox.rescan),
+                std::mem::take(&mut inbox.follow),
             )
         };
+        for path in follow {
+            self.add_file(&path);
+        }
         if rescan {
             tracing::debug!("watcher asked for a rescan");
             self.poll_everything();

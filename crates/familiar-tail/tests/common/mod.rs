@@ -16,28 +16,9 @@ use familiar_tail::{OpenReason, Selector, TailMessage, TailerConfig, TailerHandl
 /// How long to wait for something that should happen (generous: a shared 2-core machine).
 pub const WAIT: Duration = Duration::from_secs(10);
 
-/// `shared/fixtures/real/` beside the clone (override with `FAMILIAR_REAL_FIXTURES`).
-pub fn real_fixture_dir() -> PathBuf {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real")
-        });
-    assert!(
-        dir.is_dir(),
-        "real transcripts not found at {} (set FAMILIAR_REAL_FIXTURES)",
-        dir.display()
-    );
-    dir
-}
-
+/// Every real transcript (at least the ten the tests were written against).
 pub fn real_fixtures() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(real_fixture_dir())
-        .expect("read the real fixture dir")
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    files.sort();
+    let files = familiar_testkit::real_fixtures();
     assert!(
         files.len() >= 10,
         "expected the real transcripts, found {files:?}"
@@ -46,7 +27,7 @@ pub fn real_fixtures() -> Vec<PathBuf> {
 }
 
 pub fn real(name: &str) -> Vec<u8> {
-    let path = real_fixture_dir().join(name);
+    let path = familiar_testkit::real_fixture(name);
     fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 

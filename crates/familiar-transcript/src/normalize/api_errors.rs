@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use super::parse::cap_text;
 use super::{Normalizer, Origin};
+use crate::error_message;
 use crate::record::{self, Record};
 
 impl Normalizer {
@@ -70,6 +71,7 @@ impl Normalizer {
         event.retry_in_ms = record.retry_in_ms;
         event.retry_attempt = record.retry_attempt;
         event.max_retries = record.max_retries;
+        event.message = Some(error_message::api_error(&event));
         self.emit(event, out);
     }
 
@@ -109,6 +111,7 @@ impl Normalizer {
         };
         event.text = Some(cap_text(&text));
         event.duration_ms = duration;
+        event.message = Some(error_message::api_error(&event));
         self.emit(event, out);
     }
 
@@ -138,6 +141,7 @@ impl Normalizer {
         event.retry_in_ms = record.retry_delay_ms;
         event.retry_attempt = record.attempt;
         event.max_retries = record.max_retries_snake;
+        event.message = Some(error_message::api_error(&event));
         self.emit(event, out);
     }
 }

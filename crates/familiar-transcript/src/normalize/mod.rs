@@ -129,6 +129,8 @@ pub struct Normalizer {
     /// `stop_hook_summary`) until `turn_duration` gives its `duration_ms`. Any other event
     /// lets it out first; so does [`Normalizer::flush`] (end of input, or a quiet pause).
     deferred_success: Option<Event>,
+    /// A Codex rollout's state, once a record of the Codex shape was read.
+    codex: Option<Box<crate::codex::Rollout>>,
 }
 
 impl Normalizer {
@@ -138,6 +140,7 @@ impl Normalizer {
             chains: Vec::new(),
             metrics: Metrics::default(),
             deferred_success: None,
+            codex: None,
         }
     }
 
@@ -151,23 +154,44 @@ impl Normalizer {
 
     /// Context of the main chain (or the only chain, for a subagent transcript).
     pub fn context_used(&self) -> Option<u64> {
+        if let Some(codex) = &self.codex {
+            return codex.context_used();
+        }
         self.primary_chain()
             .and_then(|(_, chain)| chain.context_used)
     }
 
     pub fn context_limit(&self) -> u64 {
+        if let Some(codex) = &self.codex {
+            return codex.context_limit(self.config.context_limit);
+        }
         self.primary_chain()
             .map(|(_, chain)| self.limit_of(chain))
             .unwrap_or_else(|| self.config.context_limit.unwrap_or(DEFAULT_CONTEXT_LIMIT))
     }
 
+    /// The CLI that wrote the input: Codex once a record of its shape was read.
+    pub fn agent_kind(&self) -> familiar_model::AgentKind {
+        if self.codex.is_some() {
+            familiar_model::AgentKind::Codex
+        } else {
+            familiar_model::AgentKind::ClaudeCode
+        }
+    }
+
     /// Session id of the main chain (or the only chain).
     pub fn session(&self) -> Option<&str> {
+        if let Some(codex) = &self.codex {
+            return codex.session();
+        }
         self.primary_chain()
             .and_then(|(_, chain)| chain.session.as_deref())
     }
 
     pub fn status(&self) -> Status {
+        if let Some(codex) = &self.codex {
+            return codex.status();
+        }
         self.primary_chain()
             .map(|(_, chain)| chain.status)
             .unwrap_or_default()
@@ -262,6 +286,23 @@ impl Normalizer {
         if let Some(ts) = record.timestamp.as_deref() {
             self.metrics.see_timestamp(ts);
         }
+        // Codex rollouts: a state machine of their own (`crate::codex`).
+        if let Some(payload) = record
+            .payload
+            .filter(|_| crate::codex::is_record_type(kind))
+        {
+            let first = out.len();
+            let meta = crate::codex::Meta {
+                line,
+                ts: record.timestamp.as_deref(),
+                raw,
+            };
+            let limit = self.config.context_limit;
+            let rollout = self.codex.get_or_insert_with(Default::default);
+            rollout.push(kind, payload.get(), &meta, limit, &mut self.metrics, out);
+            self.count_events(first, out);
+            return;
+        }
         let origin = Origin {
             line,
             ts: record.timestamp.as_deref(),
@@ -312,6 +353,10 @@ impl Normalizer {
             }
             _ => {}
         }
+        self.count_events(first, out);
+    }
+
+    fn count_events(&mut self, first: usize, out: &[Event]) {
         for event in &out[first..] {
             self.metrics.count_event(event.kind);
             if let Some(error) = event.error {

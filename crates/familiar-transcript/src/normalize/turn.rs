@@ -177,6 +177,7 @@ impl Normalizer {
             event.error = Some(ErrorKind::Api);
             event.error_code = error_code;
             event.text = first_text(message.content.as_ref()).map(|text| cap_text(text.trim()));
+            event.message = Some(crate::error_message::api_error(&event));
             self.emit(event, out);
             return;
         }

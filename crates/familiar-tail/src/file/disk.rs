@@ -1,0 +1,117 @@
+//! Positioned reads of a followed file itself, apart from the line stream: its identity
+//! (device and inode), whether its first bytes still match the generation's fingerprint, and
+//! where a primed start-up read begins ([`prime_start`]).
+
+use std::fs::{File, Metadata};
+use std::io;
+use std::os::unix::fs::{FileExt as _, MetadataExt as _};
+
+use super::FINGERPRINT_BYTES;
+
+pub(super) fn identity(meta: &Metadata) -> (u64, u64) {
+    (meta.dev(), meta.ino())
+}
+
+/// Do the file's first bytes still equal `prefix`?
+pub(super) fn prefix_matches(file: &File, prefix: &[u8]) -> io::Result<bool> {
+    if prefix.is_empty() {
+        return Ok(true);
+    }
+    let mut head = [0u8; FINGERPRINT_BYTES];
+    let head = &mut head[..prefix.len()];
+    let read = read_at_most(file, head)?;
+    Ok(read == prefix.len() && head == prefix)
+}
+
+/// Fill `buf` from the file's start as far as the file goes.
+pub(super) fn read_at_most(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(filled)
+}
+
+/// Where a primed read of a `size`-byte file starts, and that line's number: the first line
+/// start within the last `prime` bytes (or the start of the one line that spans them), the
+/// newlines before it counted so line numbers stay exact.
+pub fn prime_start(
+    file: &File,
+    size: u64,
+    prime: u64,
+    scratch: &mut [u8],
+) -> io::Result<(u64, u64)> {
+    let target = size.saturating_sub(prime);
+    if target == 0 {
+        return Ok((0, 1));
+    }
+    let mut newlines = 0u64;
+    let mut last_newline: Option<u64> = None;
+    let mut at = 0u64;
+    while at < target {
+        let want = ((target - at) as usize).min(scratch.len());
+        let read = match file.read_at(&mut scratch[..want], at) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        let chunk = &scratch[..read];
+        newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        if let Some(last) = memchr::memrchr(b'\n', chunk) {
+            last_newline = Some(at + last as u64);
+        }
+        at += read as u64;
+    }
+    if last_newline == Some(target - 1) {
+        return Ok((target, newlines + 1));
+    }
+    // The next line start at or after the target.
+    let mut at = target;
+    while at < size {
+        let want = ((size - at) as usize).min(scratch.len());
+        let read = match file.read_at(&mut scratch[..want], at) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if let Some(newline) = memchr::memchr(b'\n', &scratch[..read]) {
+            return Ok((at + newline as u64 + 1, newlines + 2));
+        }
+        at += read as u64;
+    }
+    // One unfinished line spans the whole window: start where it starts.
+    Ok((last_newline.map_or(0, |at| at + 1), newlines + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn prime(content: &[u8], prime: u64) -> (u64, u64) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, content).expect("write");
+        let file = File::open(&path).expect("open");
+        let mut scratch = vec![0; 3]; // tiny chunks: every boundary case is crossed
+        prime_start(&file, content.len() as u64, prime, &mut scratch).expect("read")
+    }
+
+    #[test]
+    fn a_primed_start_lands_on_a_line_start_with_its_exact_number() {
+        let content = b"aaaa\nbbbb\ncccc\ndddd\n";
+        assert_eq!(prime(content, 100), (0, 1));
+        assert_eq!(prime(content, 10), (10, 3)); // exactly at a line start
+        assert_eq!(prime(content, 8), (15, 4)); // mid-line: the next line
+        assert_eq!(prime(content, 1), (20, 5)); // nothing whole in the window
+        assert_eq!(prime(b"aaaa\nbbbbbbbbbb", 3), (5, 2)); // one unfinished line spans it
+        assert_eq!(prime(b"bbbbbbbbbb", 3), (0, 1));
+    }
+}

@@ -1,0 +1,312 @@
+//! One followed transcript path: the open descriptor, its device and inode, the byte offset,
+//! the partial-line buffer ([`LineSplitter`]), the generation and the first bytes read of it.
+//! The [`crate::tailer`] thread owns one [`FileTail`] per path and calls [`FileTail::poll`]
+//! whenever inotify (or the poll loop) says the path may have changed; `poll` works out what
+//! happened from the files themselves, so a missed, late or doubled notification never loses
+//! or repeats a line. This is the one place where bytes become lines.
+//!
+//! What `poll` does, in this order:
+//! 1. **Truncation of the open file** (same inode): the file is shorter than the offset, or
+//!    its first bytes differ from the ones read (truncated and rewritten past the offset, even
+//!    before a whole line was read). A new generation starts at byte 0 and line 1
+//!    ([`OpenReason::Truncated`], with the bytes that could not be read counted).
+//! 2. **Drain** the open descriptor to its end (within the byte budget). The first bytes are
+//!    compared again after every read, so a truncate-and-rewrite that lands between the check
+//!    and the read cannot slip new bytes into the old generation: the chunk is dropped (and
+//!    counted as cut) and step 1 runs again.
+//! 3. **Rename or delete**: only then is the path looked at. Gone: [`TailMessage::Removed`].
+//!    Another device or inode: the new file is opened as the next generation
+//!    ([`OpenReason::Replaced`]) and read. A deleted or renamed file stays readable through
+//!    the descriptor held, so nothing written before the rename or delete is lost.
+//!
+//! - this module: [`FileTail`], its [`Start`] and [`Polled`] counts, opening a generation and
+//!   noticing a rename or delete ([`FileTail::poll`]);
+//! - `read`: draining the open descriptor into numbered lines, and truncation noticed on
+//!   the way;
+//! - `disk`: positioned reads of the file itself: the generation's fingerprint (its first
+//!   bytes) and where a primed start-up read begins ([`prime_start`]).
+
+mod disk;
+mod read;
+
+use std::fs::{self, File};
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use familiar_transcript::LineSplitter;
+
+use crate::discovery::{TranscriptInfo, open_nonblocking};
+use crate::message::{OpenReason, TailMessage};
+pub use disk::prime_start;
+use disk::{identity, read_at_most};
+
+/// Bytes at the start of a generation remembered to notice a rewrite in place.
+const FINGERPRINT_BYTES: usize = 4096;
+/// Bytes read per `read` call (the size of the shared scratch buffer).
+pub const CHUNK: usize = 64 * 1024;
+/// A `Lines` message holds at most this many lines...
+const BATCH_LINES: usize = 1024;
+/// ... or about this many bytes (one longer line still goes alone).
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// Where the first generation of a path starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// The file existed when the tailer started and was `size` bytes long then. With
+    /// `prime: Some(n)`, reading starts at the first line start within the last `n` bytes
+    /// and every line already complete at `size` is backlog; with `None` (`--from-start`)
+    /// everything is read, none of it backlog.
+    Existing { size: u64, prime: Option<u64> },
+    /// The file appeared while the tailer ran: read it all, none of it backlog.
+    Appeared,
+}
+
+/// Why a path cannot be followed (any more).
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("not a regular file")]
+    NotRegular,
+    #[error("cannot read")]
+    Unreadable(#[from] io::Error),
+}
+
+/// What one [`FileTail::poll`] did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Polled {
+    /// The byte budget ran out before the end: poll again soon.
+    pub more: bool,
+    /// The path is gone (deleted or renamed away, and its descriptor drained): drop the tail.
+    pub removed: bool,
+    pub bytes: u64,
+    pub lines: u64,
+    pub too_long: u64,
+    /// Generations started (first open, truncation, replacement).
+    pub generations: u64,
+    /// Bytes lost to truncations noticed in this poll (see [`OpenReason::Truncated`]).
+    pub lost_bytes: u64,
+}
+
+/// The open generation.
+#[derive(Debug)]
+struct Open {
+    file: File,
+    identity: (u64, u64),
+    offset: u64,
+    /// Largest size seen in a `stat` of this generation.
+    seen_size: u64,
+    /// Lines whose newline lies before this offset are backlog.
+    backlog_until: u64,
+    /// The size at start-up of a file that existed then (0 otherwise): reading up to here
+    /// is catching up, with or without `--from-start`.
+    catch_up_until: u64,
+    /// The generation's first bytes, as read (up to [`FINGERPRINT_BYTES`]).
+    prefix: Vec<u8>,
+}
+
+/// One followed path.
+#[derive(Debug)]
+pub struct FileTail {
+    pub info: TranscriptInfo,
+    pub path: Arc<Path>,
+    start: Option<Start>,
+    generation: u32,
+    open: Option<Open>,
+    splitter: LineSplitter,
+    max_line_bytes: usize,
+}
+
+impl FileTail {
+    /// A path to follow; nothing is opened until the first [`FileTail::poll`].
+    /// `last_generation` is the last generation this path had in this tailer (0 if none),
+    /// so a path that comes back never repeats a `(path, generation)` pair.
+    pub fn new(
+        info: TranscriptInfo,
+        start: Start,
+        last_generation: u32,
+        max_line_bytes: usize,
+    ) -> FileTail {
+        FileTail {
+            path: Arc::from(info.path.as_path()),
+            info,
+            start: Some(start),
+            generation: last_generation,
+            open: None,
+            splitter: LineSplitter::new(max_line_bytes),
+            max_line_bytes,
+        }
+    }
+
+    /// The current (or last) generation number; 0 before the first open.
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+
+    /// `true` once a generation was opened (an `Opened` was sent).
+    pub fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// `true` while lines already on disk at start-up remain to be read.
+    pub fn in_backlog(&self) -> bool {
+        match (&self.open, self.start) {
+            (Some(open), _) => open.offset < open.catch_up_until,
+            (None, Some(Start::Existing { size, .. })) => size > 0,
+            (None, _) => false,
+        }
+    }
+
+    /// Read what is new, at most about `budget` bytes, through `scratch` (a read buffer
+    /// shared by all files). `check_path` looks at the path too (deleted? another inode?),
+    /// not only at the open descriptor: needed unless the watcher reported nothing but data
+    /// changes. Messages for this path go to `out`, in order.
+    pub fn poll(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        budget: u64,
+        check_path: bool,
+        out: &mut Vec<TailMessage>,
+    ) -> Result<Polled, FileError> {
+        let mut polled = Polled::default();
+        if scratch.len() < CHUNK {
+            scratch.resize(CHUNK, 0);
+        }
+        if self.open.is_none() {
+            let Some(start) = self.start.take() else {
+                polled.removed = true;
+                return Ok(polled);
+            };
+            let reason = match start {
+                Start::Existing { .. } => OpenReason::Existing,
+                Start::Appeared => OpenReason::Appeared,
+            };
+            if !self.open_path(reason, Some(start), scratch, out)? {
+                polled.removed = true; // gone before it could be opened: nothing was sent
+                return Ok(polled);
+            }
+            polled.generations += 1;
+            self.drain(scratch, budget, &mut polled, out)?;
+            return Ok(polled);
+        }
+        // Looked at before draining: a rename after this look is seen on the next poll.
+        let at_path = check_path.then(|| fs::metadata(&self.path));
+        self.drain(scratch, budget, &mut polled, out)?;
+        if polled.more {
+            return Ok(polled);
+        }
+        let at_path = match at_path {
+            None => return Ok(polled),
+            Some(Ok(meta)) => Some(meta),
+            Some(Err(err)) if err.kind() == io::ErrorKind::NotFound => None,
+            Some(Err(err)) => {
+                // Drained, but the path cannot be looked at any more (a directory's mode).
+                self.remove(out);
+                return Err(err.into());
+            }
+        };
+        let same = match (&at_path, &self.open) {
+            (Some(meta), Some(open)) => identity(meta) == open.identity,
+            _ => false,
+        };
+        if same {
+            return Ok(polled);
+        }
+        // The old file is drained: say so, then follow whatever holds the path now.
+        if at_path.is_none() {
+            self.remove(out);
+            polled.removed = true;
+            return Ok(polled);
+        }
+        match self.open_path(OpenReason::Replaced, None, scratch, out) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.remove(out);
+                polled.removed = true;
+                return Ok(polled);
+            }
+            Err(err) => {
+                self.remove(out);
+                return Err(err);
+            }
+        }
+        polled.generations += 1;
+        self.drain(scratch, budget, &mut polled, out)?;
+        Ok(polled)
+    }
+
+    fn remove(&mut self, out: &mut Vec<TailMessage>) {
+        self.open = None;
+        self.splitter.reset();
+        out.push(TailMessage::Removed {
+            path: Arc::clone(&self.path),
+            generation: self.generation,
+        });
+    }
+
+    /// Open the path as the next generation; `false` when it is gone.
+    fn open_path(
+        &mut self,
+        reason: OpenReason,
+        start: Option<Start>,
+        scratch: &mut [u8],
+        out: &mut Vec<TailMessage>,
+    ) -> Result<bool, FileError> {
+        let file = match open_nonblocking(&self.path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(err) => return Err(err.into()),
+        };
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(FileError::NotRegular);
+        }
+        let size = meta.len();
+        let catch_up_until = match start {
+            Some(Start::Existing { size: at_start, .. }) => at_start.min(size),
+            _ => 0,
+        };
+        let (offset, first_line, backlog_until) = match start {
+            Some(Start::Existing {
+                size: at_start,
+                prime,
+            }) => {
+                let on_disk = at_start.min(size);
+                match prime {
+                    Some(prime) => {
+                        let (offset, first) = prime_start(&file, on_disk, prime, scratch)?;
+                        (offset, first, on_disk)
+                    }
+                    None => (0, 1, 0),
+                }
+            }
+            _ => (0, 1, 0),
+        };
+        let mut prefix = vec![0; (offset as usize).min(FINGERPRINT_BYTES)];
+        let read = read_at_most(&file, &mut prefix)?;
+        prefix.truncate(read);
+        self.generation += 1;
+        self.splitter = LineSplitter::new(self.max_line_bytes).with_first_line(first_line);
+        self.open = Some(Open {
+            file,
+            identity: identity(&meta),
+            offset,
+            seen_size: size,
+            backlog_until,
+            catch_up_until,
+            prefix,
+        });
+        if offset > 0 {
+            tracing::debug!(
+                "{}: starting at byte {offset} (line {first_line}) of {size}",
+                self.path.display()
+            );
+        }
+        out.push(TailMessage::Opened {
+            path: Arc::clone(&self.path),
+            info: self.info.clone(),
+            generation: self.generation,
+            reason,
+        });
+        Ok(true)
+    }
+}

@@ -1,0 +1,213 @@
+//! Reading a followed file's open generation: [`FileTail`]'s drain loop, which turns bytes
+//! into numbered [`Line`]s through the [`LineSplitter`](familiar_transcript::LineSplitter),
+//! batches them into `Lines` messages, and starts a new generation when the file was
+//! truncated or rewritten in place under it (see the steps in [`super`]).
+
+use std::io;
+use std::os::unix::fs::FileExt as _;
+use std::path::Path;
+use std::sync::Arc;
+
+use familiar_transcript::LineSplitter;
+
+use super::disk::prefix_matches;
+use super::{BATCH_BYTES, BATCH_LINES, FINGERPRINT_BYTES, FileError, FileTail, Polled};
+use crate::message::{Line, OpenReason, TailMessage};
+
+/// A batch of lines on its way into a `Lines` message.
+struct Batch<'a> {
+    path: &'a Arc<Path>,
+    generation: u32,
+    lines: Vec<Line>,
+    bytes: usize,
+    backlog: bool,
+    out: &'a mut Vec<TailMessage>,
+}
+
+impl Batch<'_> {
+    fn push(&mut self, line: Line, backlog: bool) {
+        if backlog != self.backlog
+            || self.lines.len() >= BATCH_LINES
+            || self.bytes + line.bytes.len() > BATCH_BYTES
+        {
+            self.flush();
+        }
+        self.backlog = backlog;
+        self.bytes += line.bytes.len();
+        self.lines.push(line);
+    }
+
+    fn flush(&mut self) {
+        if self.lines.is_empty() {
+            return;
+        }
+        self.bytes = 0;
+        self.out.push(TailMessage::Lines {
+            path: Arc::clone(self.path),
+            generation: self.generation,
+            lines: std::mem::take(&mut self.lines),
+            backlog: self.backlog,
+        });
+    }
+}
+
+impl FileTail {
+    /// A new generation in the same inode when it was truncated (or rewritten in place).
+    fn check_truncation(
+        &mut self,
+        polled: &mut Polled,
+        out: &mut Vec<TailMessage>,
+    ) -> Result<(), FileError> {
+        let Some(open) = self.open.as_mut() else {
+            return Ok(());
+        };
+        let size = open.file.metadata()?.len();
+        let rewritten = size < open.offset || !prefix_matches(&open.file, &open.prefix)?;
+        if !rewritten {
+            open.seen_size = open.seen_size.max(size);
+            return Ok(());
+        }
+        let lost = self.splitter.pending_len() + open.seen_size.saturating_sub(open.offset);
+        if lost > 0 {
+            tracing::info!(
+                "{}: truncated; {lost} bytes were cut before they could be read",
+                self.path.display()
+            );
+        } else {
+            tracing::debug!("{}: truncated; nothing unread was cut", self.path.display());
+        }
+        open.offset = 0;
+        open.seen_size = size;
+        open.backlog_until = 0;
+        open.catch_up_until = 0;
+        open.prefix.clear();
+        self.generation += 1;
+        self.splitter = LineSplitter::new(self.max_line_bytes);
+        polled.generations += 1;
+        polled.lost_bytes += lost;
+        out.push(TailMessage::Opened {
+            path: Arc::clone(&self.path),
+            info: self.info.clone(),
+            generation: self.generation,
+            reason: OpenReason::Truncated { lost_bytes: lost },
+        });
+        Ok(())
+    }
+
+    /// Read the open descriptor to its end (or until the budget is spent), starting a new
+    /// generation first if it was truncated, and again if it is truncated while being read.
+    pub(super) fn drain(
+        &mut self,
+        scratch: &mut [u8],
+        budget: u64,
+        polled: &mut Polled,
+        out: &mut Vec<TailMessage>,
+    ) -> Result<(), FileError> {
+        // A writer that truncates faster than this is read gets the rest on the next poll.
+        for _ in 0..4 {
+            self.check_truncation(polled, out)?;
+            let budget = budget.saturating_sub(polled.bytes);
+            if !self.read(scratch, budget, polled, out)? {
+                return Ok(());
+            }
+        }
+        polled.more = true;
+        Ok(())
+    }
+
+    /// Read the open generation to its end (or until the budget is spent). `Ok(true)` when
+    /// reading stopped because the first bytes changed under it: the last chunk read may
+    /// belong to a new generation, so it was not used.
+    fn read(
+        &mut self,
+        scratch: &mut [u8],
+        budget: u64,
+        polled: &mut Polled,
+        out: &mut Vec<TailMessage>,
+    ) -> Result<bool, FileError> {
+        let Some(open) = self.open.as_mut() else {
+            return Ok(false);
+        };
+        let mut batch = Batch {
+            path: &self.path,
+            generation: self.generation,
+            lines: Vec::new(),
+            bytes: 0,
+            backlog: false,
+            out,
+        };
+        let max_line_bytes = self.max_line_bytes;
+        let splitter = &mut self.splitter;
+        let mut spent = 0u64;
+        let result = loop {
+            if spent >= budget {
+                polled.more = true;
+                break Ok(false);
+            }
+            let read = match open.file.read_at(scratch, open.offset) {
+                Ok(0) => break Ok(false),
+                Ok(read) => read,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => break Err(FileError::Unreadable(err)),
+            };
+            // Truncated and rewritten between the last check and this read: the chunk may
+            // come from the new content at the old offset. Checked after the read, so an
+            // unchanged prefix proves the chunk is the old generation's.
+            match prefix_matches(&open.file, &open.prefix) {
+                Ok(true) => {}
+                Ok(false) => {
+                    // Counted as cut before it could be read (it may have been).
+                    open.seen_size = open.seen_size.max(open.offset + read as u64);
+                    break Ok(true);
+                }
+                Err(err) => break Err(FileError::Unreadable(err)),
+            }
+            let chunk = &scratch[..read];
+            if open.prefix.len() < FINGERPRINT_BYTES && open.offset == open.prefix.len() as u64 {
+                let take = (FINGERPRINT_BYTES - open.prefix.len()).min(read);
+                open.prefix.extend_from_slice(&chunk[..take]);
+            }
+            // Lines whose newline lies before `backlog_until` were on disk at start-up.
+            let backlog = open
+                .backlog_until
+                .saturating_sub(open.offset)
+                .min(read as u64) as usize;
+            for (part, is_backlog) in [(&chunk[..backlog], true), (&chunk[backlog..], false)] {
+                splitter.push(part, |line| match line {
+                    familiar_transcript::Line::Complete { bytes, number } => {
+                        polled.lines += 1;
+                        batch.push(
+                            Line {
+                                number,
+                                bytes: bytes.to_vec(),
+                            },
+                            is_backlog,
+                        );
+                    }
+                    familiar_transcript::Line::TooLong { len, number } => {
+                        polled.too_long += 1;
+                        batch.flush();
+                        tracing::warn!(
+                            "{}:{number}: line of {len} bytes is over the {}-byte cap; skipped",
+                            batch.path.display(),
+                            max_line_bytes
+                        );
+                        batch.out.push(TailMessage::TooLong {
+                            path: Arc::clone(batch.path),
+                            generation: batch.generation,
+                            number,
+                            len,
+                            backlog: is_backlog,
+                        });
+                    }
+                });
+            }
+            open.offset += read as u64;
+            open.seen_size = open.seen_size.max(open.offset);
+            spent += read as u64;
+            polled.bytes += read as u64;
+        };
+        batch.flush();
+        result
+    }
+}

@@ -1,0 +1,164 @@
+//! Typed, borrowed serde views of a Codex rollout record's `payload`: only the fields
+//! [`super::Rollout`] reads, everything else (instructions, histories, world state) skipped by
+//! serde. One struct covers every payload type, since they share few field names and each
+//! field is optional.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+type Str<'a> = Option<Cow<'a, str>>;
+
+/// The `payload` of any record (`session_meta`, `turn_context`, `response_item`, `event_msg`,
+/// `compacted`, `token_usage_record`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Payload<'a> {
+    /// `response_item` and `event_msg` say what they are.
+    #[serde(rename = "type", borrow)]
+    pub kind: Str<'a>,
+    /// `session_meta`: the session id.
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    /// `turn_context`.
+    #[serde(borrow)]
+    pub model: Str<'a>,
+    /// `message`: `user`, `assistant`, `developer`.
+    #[serde(borrow)]
+    pub role: Str<'a>,
+    /// `function_call`, `custom_tool_call`.
+    #[serde(borrow)]
+    pub name: Str<'a>,
+    /// `function_call`: the arguments as a JSON string.
+    #[serde(borrow)]
+    pub arguments: Str<'a>,
+    /// `custom_tool_call`: the freeform input (an `apply_patch` patch).
+    #[serde(borrow)]
+    pub input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub call_id: Str<'a>,
+    /// `*_call_output`: a string, or content items in some versions.
+    #[serde(borrow)]
+    pub output: Option<&'a RawValue>,
+    /// Old `user_message` / `agent_message` text (`compacted`: the summary, unread).
+    #[serde(borrow)]
+    pub message: Option<&'a RawValue>,
+    /// Old `agent_reasoning` text.
+    #[serde(borrow)]
+    pub text: Str<'a>,
+    /// `item_completed`.
+    #[serde(borrow)]
+    pub item: Option<Item<'a>>,
+    /// `token_count`.
+    pub info: Option<TokenInfo>,
+    /// `token_usage_record`.
+    pub usage: Option<TokenUsage>,
+    /// `token_usage_record`: the API response it counts.
+    #[serde(borrow)]
+    pub response_id: Str<'a>,
+    /// `task_complete` of a failed turn.
+    pub error: Option<TaskError>,
+    /// `task_complete`.
+    pub duration_ms: Option<u64>,
+    /// Old `exec_command_end`.
+    pub exit_code: Option<i64>,
+    #[serde(borrow)]
+    pub aggregated_output: Str<'a>,
+    /// Old `patch_apply_end`.
+    pub success: Option<bool>,
+    #[serde(borrow)]
+    pub stderr: Str<'a>,
+}
+
+/// The `item` of an `item_completed` event.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Item<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Str<'a>,
+    /// The call id, for CommandExecution and FileChange.
+    #[serde(borrow)]
+    pub id: Str<'a>,
+    /// UserMessage (`text`) and AgentMessage (`Text`) parts.
+    pub content: Vec<Part>,
+    /// Reasoning.
+    pub summary_text: Vec<String>,
+    /// CommandExecution.
+    pub exit_code: Option<i64>,
+    #[serde(borrow)]
+    pub aggregated_output: Str<'a>,
+    /// CommandExecution and FileChange: `completed`, `failed`.
+    #[serde(borrow)]
+    pub status: Str<'a>,
+    /// FileChange.
+    #[serde(borrow)]
+    pub stderr: Str<'a>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Part {
+    pub text: Option<String>,
+}
+
+impl Item<'_> {
+    /// The text parts, joined by newlines.
+    pub fn text(&self) -> String {
+        let parts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|part| part.text.as_deref())
+            .collect();
+        parts.join("\n")
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct TokenInfo {
+    pub last_token_usage: Option<TokenUsage>,
+    pub total_token_usage: Option<TokenUsage>,
+    pub model_context_window: Option<u64>,
+}
+
+/// Tokens of one request (`last_token_usage`, `token_usage_record.usage`). `input_tokens`
+/// includes `cached_input_tokens`; `output_tokens` includes `reasoning_output_tokens`.
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(default)]
+pub(super) struct TokenUsage {
+    pub input_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub output_tokens: u64,
+    pub total_tokens: u64,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct TaskError {
+    pub message: Option<String>,
+    /// `{"response_too_many_failed_attempts": {"http_status_code": 429}}`, or a bare name.
+    pub codex_error_info: Option<serde_json::Value>,
+}
+
+impl TaskError {
+    /// A short code for the failure: `rate_limit` for HTTP 429, `server_error` for 5xx, else
+    /// the name Codex gives it.
+    pub fn code(&self) -> Option<String> {
+        let info = self.codex_error_info.as_ref()?;
+        if let Some(name) = info.as_str() {
+            return Some(name.to_owned());
+        }
+        let (name, detail) = info.as_object()?.iter().next()?;
+        Some(match detail["http_status_code"].as_u64() {
+            Some(429) => "rate_limit".to_owned(),
+            Some(500..=599) => "server_error".to_owned(),
+            _ => name.clone(),
+        })
+    }
+}
+
+/// A JSON string value's text (`None` for anything else).
+pub(super) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+}

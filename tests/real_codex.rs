@@ -1,0 +1,611 @@
+//! The real OpenAI Codex CLI as a test partner: the pinned npm package in `tests/agents/codex/`
+//! (`npm ci --prefix tests/agents/codex`) runs scripted `codex exec` sessions against the mock
+//! Responses API in `tests/real_codex/mock.rs`, while `familiar watch --headless --events`
+//! follows the project (the rollouts matched by their `session_meta.cwd`). Checked: every
+//! scripted fact in the rollouts the CLI wrote, as records and through `familiar events`, and
+//! live equal to offline.
+//!
+//! `FAMILIAR_CODEX_BIN=/path/to/codex` runs it against another CLI (the newest:
+//! `npm install --prefix /tmp/cx @openai/codex@latest`, then
+//! `FAMILIAR_CODEX_BIN=/tmp/cx/node_modules/.bin/codex cargo test --test real_codex`).
+//! `FAMILIAR_UPDATE_FIXTURES=1` copies the rollouts to `fixtures/codex-<version>/`, where the
+//! normalizer's snapshot tests read them (`crates/familiar-transcript/tests/codex_cli.rs`).
+
+mod common;
+#[path = "real_codex/mock.rs"]
+mod mock;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::watch::{
+    Watch, append, encoded_project_dir, familiar_events, sentinel, without_status,
+};
+use mock::{Answer, Mock, custom_tool_call, function_call, reasoning, text};
+use serde_json::{Value, json};
+
+/// The version `tests/agents/codex/package.json` pins.
+const PINNED: &str = "0.169.0";
+/// Past this many tokens Codex compacts (`model_auto_compact_token_limit`).
+const COMPACT_LIMIT: u64 = 5_000;
+/// The patch the script applies: one file updated, one added.
+const PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+bye\n*** Add File: b.txt\n+new file\n*** End Patch\n";
+
+fn agent_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/agents/codex")
+}
+
+fn codex_bin() -> PathBuf {
+    if let Some(bin) = std::env::var_os("FAMILIAR_CODEX_BIN") {
+        return PathBuf::from(bin);
+    }
+    let bin = agent_dir().join("node_modules/.bin/codex");
+    assert!(
+        bin.exists(),
+        "{} is missing: run `npm ci --prefix tests/agents/codex` first",
+        bin.display()
+    );
+    bin
+}
+
+fn scripts() -> HashMap<&'static str, Vec<Answer>> {
+    let mut scripts = HashMap::new();
+    scripts.insert(
+        "main",
+        vec![
+            Answer::Items(
+                vec![
+                    reasoning("rs_1", "I should read the file first."),
+                    function_call("call_read", "exec_command", json!({"cmd": "cat a.txt"})),
+                ],
+                1_200,
+            ),
+            Answer::Items(
+                vec![
+                    text("msg_2", "Now a command that fails."),
+                    function_call("call_fail", "exec_command", json!({"cmd": "exit 3"})),
+                ],
+                1_400,
+            ),
+            Answer::Items(
+                vec![function_call("call_unknown", "not_a_tool", json!({}))],
+                1_500,
+            ),
+            // Past the compaction limit: Codex compacts before its next request.
+            Answer::Items(
+                vec![custom_tool_call("call_patch", "apply_patch", PATCH)],
+                9_000,
+            ),
+            Answer::Items(vec![text("msg_5", "All done.")], 1_600),
+        ],
+    );
+    scripts.insert(
+        "after",
+        vec![Answer::Items(vec![text("msg_after", "Back again.")], 900)],
+    );
+    scripts.insert("ratelimit", vec![Answer::Error(429, "rate_limit_exceeded")]);
+    scripts
+}
+
+struct Partner {
+    bin: PathBuf,
+    home: PathBuf,
+    codex_home: PathBuf,
+    project: PathBuf,
+}
+
+impl Partner {
+    /// `codex exec` with `args` and stdin from /dev/null; returns its stdout and stderr.
+    fn exec(&self, name: &str, args: &[&str]) -> String {
+        let child = Command::new(&self.bin)
+            .arg("exec")
+            .args([
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+            ])
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("CODEX_HOME", &self.codex_home)
+            .env("OPENAI_API_KEY", "sk-familiar-test-dummy")
+            .current_dir(&self.project)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start codex");
+        let output = wait_bounded(child, Duration::from_secs(180), name);
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    }
+}
+
+fn wait_bounded(
+    mut child: std::process::Child,
+    limit: Duration,
+    name: &str,
+) -> std::process::Output {
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait codex").is_some() {
+            return child.wait_with_output().expect("codex output");
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{name}: codex did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A throwaway config: the mock as a Responses provider, compaction early, and nothing that
+/// reaches the internet (plugins, remote plugins, apps, analytics, OpenTelemetry, updates).
+fn config(url: &str) -> String {
+    format!(
+        r#"model = "gpt-5.5"
+model_provider = "mock"
+model_auto_compact_token_limit = {COMPACT_LIMIT}
+check_for_update_on_startup = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "{url}"
+wire_api = "responses"
+env_key = "OPENAI_API_KEY"
+request_max_retries = 1
+stream_max_retries = 1
+
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+
+[analytics]
+enabled = false
+
+[otel]
+exporter = "none"
+trace_exporter = "none"
+metrics_exporter = "none"
+"#
+    )
+}
+
+/// Every rollout under `sessions/`.
+fn rollouts(codex_home: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&codex_home.join("sessions"), &mut out);
+    out.sort();
+    out
+}
+
+fn records(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .expect("read rollout")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("rollout line is JSON"))
+        .collect()
+}
+
+/// The `session id: …` line `codex exec` prints.
+fn session_id(output: &str) -> String {
+    output
+        .lines()
+        .find_map(|line| line.strip_prefix("session id: "))
+        .unwrap_or_else(|| panic!("no session id in:\n{output}"))
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
+    let bin = codex_bin();
+    let version = Command::new(&bin)
+        .arg("--version")
+        .output()
+        .expect("codex --version");
+    // "codex-cli 0.169.0"
+    let version = String::from_utf8_lossy(&version.stdout)
+        .split_whitespace()
+        .last()
+        .unwrap_or("")
+        .to_owned();
+    if std::env::var_os("FAMILIAR_CODEX_BIN").is_none() {
+        assert_eq!(
+            version, PINNED,
+            "tests/agents/codex is not at the pinned version"
+        );
+    }
+
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let home = tmp.path().join("home");
+    let codex_home = home.join(".codex");
+    let project = tmp.path().join("project");
+    for dir in [&codex_home, &project] {
+        fs::create_dir_all(dir).expect("mkdir");
+    }
+    fs::write(project.join("a.txt"), "hello\n").expect("a.txt");
+    // A git repository with a branch, for the session's `git` record.
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args([
+                "-c",
+                "user.name=familiar",
+                "-c",
+                "user.email=familiar@localhost",
+            ])
+            .args(args)
+            .current_dir(&project)
+            .env("HOME", &home)
+            .stdout(Stdio::null())
+            .status()
+            .expect("run git");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "init"]);
+    let mock = Mock::start(scripts());
+    fs::write(codex_home.join("config.toml"), config(&mock.url)).expect("config.toml");
+    let partner = Partner {
+        bin,
+        home: home.clone(),
+        codex_home: codex_home.clone(),
+        project: project.clone(),
+    };
+    // The project's sessions, live: with HOME at `home`, Codex's home is `home/.codex`. The
+    // session `zz-sentinel` is a Claude Code file that says when to stop reading.
+    fs::create_dir_all(home.join("projects")).expect("projects dir");
+    let project_arg = project.to_str().expect("UTF-8 temp dir");
+    let mut watch = Watch::start(
+        &home,
+        &project,
+        &["--project", project_arg, "--session", "zz-sentinel"],
+    );
+
+    let main = partner.exec("main", &["FAMILIAR-SCRIPT main"]);
+    let id = session_id(&main);
+    let after = partner.exec("after", &["resume", &id, "FAMILIAR-SCRIPT after"]);
+    let ratelimit = partner.exec("ratelimit", &["FAMILIAR-SCRIPT ratelimit"]);
+
+    // Name each rollout after its script.
+    let files: BTreeMap<&str, PathBuf> = [("main", &id), ("ratelimit", &session_id(&ratelimit))]
+        .into_iter()
+        .map(|(name, id)| {
+            let path = rollouts(&codex_home)
+                .into_iter()
+                .find(|path| path.to_string_lossy().ends_with(&format!("{id}.jsonl")))
+                .unwrap_or_else(|| panic!("{name}: no rollout for session {id}"));
+            (name, path)
+        })
+        .collect();
+    for path in files.values() {
+        let relative = path
+            .strip_prefix(codex_home.join("sessions"))
+            .expect("under sessions");
+        // sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl
+        assert_eq!(relative.components().count(), 4, "{}", relative.display());
+    }
+
+    // Saved before any check, so a failing run can be looked at.
+    if std::env::var_os("FAMILIAR_UPDATE_FIXTURES").is_some() {
+        let out = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(format!("codex-{version}"));
+        fs::create_dir_all(&out).expect("fixtures dir");
+        for (name, path) in &files {
+            // The temporary directory changes on every run: it becomes /tmp/familiar-codex.
+            let text = fs::read_to_string(path).expect("rollout");
+            let tmp_path = tmp.path().to_str().expect("UTF-8 temp dir");
+            fs::write(
+                out.join(format!("{name}.jsonl")),
+                text.replace(tmp_path, "/tmp/familiar-codex"),
+            )
+            .expect("write fixture");
+        }
+    }
+
+    assert_eq!(session_id(&after), id, "resume continues the session");
+    assert!(
+        mock.requests.load(std::sync::atomic::Ordering::SeqCst) >= 8,
+        "the CLI did not talk to the mock"
+    );
+    assert!(
+        mock.compactions.load(std::sync::atomic::Ordering::SeqCst) >= 1,
+        "the CLI did not compact; it printed:\n{main}"
+    );
+    assert_eq!(
+        fs::read_to_string(project.join("a.txt")).expect("a.txt"),
+        "bye\n"
+    );
+    check_records(
+        &records(&files["main"]),
+        &records(&files["ratelimit"]),
+        &project,
+    );
+
+    // Live: everything the watcher printed, up to the sentinel (both agents are followed).
+    let claude_dir = encoded_project_dir(&home, &project);
+    fs::create_dir_all(&claude_dir).expect("claude project dir");
+    append(
+        &claude_dir.join("zz-sentinel.jsonl"),
+        sentinel("real-codex-end").as_bytes(),
+    );
+    let live_lines = watch.events_until("real-codex-end");
+    watch.interrupt();
+    let first_live: Value = live_lines
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|event| event["session"] == id.as_str() && event["kind"] != "snapshot")
+        .expect("a live event of the main session");
+    assert_eq!(first_live["cwd"], project.to_string_lossy().as_ref());
+    assert_eq!(first_live["git_branch"], "main");
+
+    let offline: BTreeMap<&str, Vec<Value>> = files
+        .iter()
+        .map(|(name, path)| (*name, events(path)))
+        .collect();
+    check_events(&offline);
+
+    // Live equals offline, file by file (`status` events left out on both sides: live ones
+    // also come from timers).
+    let live: Vec<Value> = without_status(live_lines)
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("live event JSON"))
+        .collect();
+    for (name, want) in &offline {
+        let got: Vec<&Value> = live
+            .iter()
+            .filter(|event| event["session"] == want[0]["session"])
+            .collect();
+        let want: Vec<&Value> = want.iter().filter(|e| e["kind"] != "status").collect();
+        assert_eq!(got, want, "{name}: live differs from offline");
+    }
+
+    check_commands(&home, &project, &files);
+}
+
+/// `familiar sessions`, `stats` and `doctor` on what the CLI wrote.
+fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str, PathBuf>) {
+    let familiar = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
+            .args(args)
+            .env("HOME", home)
+            .env("CLAUDE_CONFIG_DIR", home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env_remove("CODEX_HOME")
+            .env_remove("FAMILIAR_CONFIG")
+            .env("NO_COLOR", "1")
+            .current_dir(project)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run familiar");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // The project's sessions: both rollouts, as Codex's, finished.
+    let sessions: Vec<Value> =
+        serde_json::from_str(&familiar(&["sessions", "--json"])).expect("sessions JSON");
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    for session in &sessions {
+        assert_eq!(session["agent_kind"], "codex");
+        assert_eq!(session["cwd"], project.to_string_lossy().as_ref());
+        assert_eq!(session["status"], "waiting_for_input");
+        assert_eq!(session["git_branch"], "main");
+    }
+    let claude_only: Vec<Value> =
+        serde_json::from_str(&familiar(&["sessions", "--json", "--agent", "claude"]))
+            .expect("sessions JSON");
+    assert!(
+        claude_only.iter().all(|s| s["agent_kind"].is_null()),
+        "--agent claude: {claude_only:?}"
+    );
+
+    let main = files["main"].to_str().expect("UTF-8 path");
+    let stats: Value =
+        serde_json::from_str(&familiar(&["stats", "--json", main])).expect("stats JSON");
+    // One file: one summary object.
+    let row = &stats;
+    assert_eq!(row["tool_calls"]["exec_command"], 2);
+    assert_eq!(row["compactions"], 1);
+    assert!(
+        row["tokens"]["cache_read"].as_u64().unwrap_or(0) > 0,
+        "{row}"
+    );
+    assert!(row["cost_usd"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
+
+    let doctor = familiar(&["doctor"]);
+    assert!(
+        doctor.contains("Codex dir") && doctor.contains("2 session(s)"),
+        "{doctor}"
+    );
+}
+
+fn events(path: &Path) -> Vec<Value> {
+    familiar_events(path)
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("event JSON"))
+        .collect()
+}
+
+fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["kind"] == kind).collect()
+}
+
+/// The scripted facts, on `familiar events` of each rollout.
+fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
+    let main = &files["main"];
+    assert!(main.iter().all(|e| e["agent_kind"] == "codex"));
+    let tools: Vec<(&str, &str, &str)> = main
+        .iter()
+        .filter(|e| e["tool"].is_string() && e["kind"] != "error")
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap_or(""),
+                e["tool"].as_str().unwrap_or(""),
+                e["target"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            ("reading", "exec_command", "cat a.txt"),
+            ("bash", "exec_command", "exit 3"),
+            ("tool", "not_a_tool", ""),
+            ("writing", "apply_patch", "a.txt"),
+            ("writing", "apply_patch", "b.txt"),
+        ]
+    );
+    let errors: Vec<(&str, &str)> = of_kind(main, "error")
+        .iter()
+        .map(|e| {
+            (
+                e["error"].as_str().unwrap_or(""),
+                e["tool"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(errors, [("tool", "exec_command"), ("tool", "not_a_tool")]);
+    assert_eq!(
+        of_kind(main, "thinking")[0]["text"],
+        "I should read the file first."
+    );
+    let texts: Vec<&Value> = of_kind(main, "text").iter().map(|e| &e["text"]).collect();
+    assert_eq!(
+        texts,
+        ["Now a command that fails.", "All done.", "Back again."],
+        "the compaction summary is no reply"
+    );
+    let prompts: Vec<&Value> = of_kind(main, "prompt").iter().map(|e| &e["text"]).collect();
+    assert_eq!(prompts, ["FAMILIAR-SCRIPT main", "FAMILIAR-SCRIPT after"]);
+    let boundary = of_kind(main, "compact_boundary");
+    assert_eq!(boundary.len(), 1);
+    // The apply_patch request put the context past the limit; the summary request's own
+    // usage is not the conversation's.
+    assert!(boundary[0]["pre_tokens"].as_u64().unwrap_or(0) > COMPACT_LIMIT);
+    assert!(boundary[0]["post_tokens"].as_u64().unwrap_or(0) > 0);
+    assert_eq!(of_kind(main, "success").len(), 2);
+    let last = main.last().expect("events");
+    assert_eq!(last["status"], "waiting_for_input");
+    assert!(last["context_limit"].as_u64().unwrap_or(0) > 100_000);
+
+    let ratelimit = &files["ratelimit"];
+    let errors = of_kind(ratelimit, "error");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["error"], "api");
+    assert_eq!(errors[0]["error_code"], "rate_limit");
+    assert!(of_kind(ratelimit, "success").is_empty());
+}
+
+fn payloads<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    records
+        .iter()
+        .filter(|r| r["type"] == kind)
+        .map(|r| &r["payload"])
+        .collect()
+}
+
+/// The scripted facts, as the CLI wrote them (the shapes the normalizer reads).
+fn check_records(main: &[Value], ratelimit: &[Value], project: &Path) {
+    let meta = payloads(main, "session_meta");
+    assert_eq!(meta.len(), 1);
+    assert_eq!(meta[0]["cwd"], project.to_string_lossy().as_ref());
+    let items = payloads(main, "response_item");
+    let calls: Vec<(&str, &str)> = items
+        .iter()
+        .filter(|p| p["type"] == "function_call" || p["type"] == "custom_tool_call")
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap_or(""),
+                p["call_id"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("exec_command", "call_read"),
+            ("exec_command", "call_fail"),
+            ("not_a_tool", "call_unknown"),
+            ("apply_patch", "call_patch"),
+        ]
+    );
+    let unsupported = items
+        .iter()
+        .find(|p| p["type"] == "function_call_output" && p["call_id"] == "call_unknown")
+        .expect("the unsupported call's output");
+    assert_eq!(unsupported["output"], "unsupported call: not_a_tool");
+    let events = payloads(main, "event_msg");
+    let completed: Vec<&Value> = events
+        .iter()
+        .filter(|p| p["type"] == "item_completed")
+        .map(|p| &p["item"])
+        .collect();
+    let failed = completed
+        .iter()
+        .find(|item| item["type"] == "CommandExecution" && item["id"] == "call_fail")
+        .expect("the failing command");
+    assert_eq!(failed["exit_code"], 3);
+    let change = completed
+        .iter()
+        .find(|item| item["type"] == "FileChange")
+        .expect("the patch");
+    assert_eq!(change["changes"].as_object().map(|c| c.len()), Some(2));
+    assert!(
+        completed
+            .iter()
+            .any(|item| item["type"] == "ContextCompaction")
+    );
+    assert_eq!(payloads(main, "compacted").len(), 1);
+    // The summary comes back as an assistant message with no AgentMessage of its own.
+    let agent_messages: Vec<&str> = completed
+        .iter()
+        .filter(|item| item["type"] == "AgentMessage")
+        .filter_map(|item| item["content"][0]["text"].as_str())
+        .collect();
+    assert_eq!(
+        agent_messages,
+        ["Now a command that fails.", "All done.", "Back again."]
+    );
+    let complete = payloads(main, "event_msg")
+        .into_iter()
+        .filter(|p| p["type"] == "task_complete")
+        .count();
+    assert_eq!(complete, 2, "two turns, each complete");
+    let windows: Vec<&Value> = events
+        .iter()
+        .filter(|p| p["type"] == "token_count")
+        .map(|p| &p["info"]["model_context_window"])
+        .collect();
+    assert!(
+        windows
+            .iter()
+            .all(|w| w.as_u64().is_some_and(|w| w > 100_000))
+    );
+
+    let complete: Vec<&Value> = payloads(ratelimit, "event_msg")
+        .into_iter()
+        .filter(|p| p["type"] == "task_complete")
+        .collect();
+    assert_eq!(complete.len(), 1);
+    assert_eq!(
+        complete[0]["error"]["codex_error_info"]["response_too_many_failed_attempts"]["http_status_code"],
+        429
+    );
+}
