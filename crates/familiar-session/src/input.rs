@@ -59,13 +59,15 @@ pub enum Input<'a> {
         path: &'a Path,
         agent_type: Option<&'a str>,
     },
-    /// The file is gone (deleted or renamed away, after its last line was read).
+    /// The file is gone (deleted or renamed away, after its last line was read). What its
+    /// normalizer held for a later record (a `success` waiting for `turn_duration`) goes out.
     Removed { path: &'a Path },
     /// Every file that existed at start has delivered its backlog: sessions not yet shown get
     /// their `snapshot` event now.
     CaughtUp,
-    /// The time is now this. The model's only clock: timers fire on ticks, and lines are
-    /// dated by the last tick before them.
+    /// The time is now this. The model's only clock: timers fire on ticks, lines are dated
+    /// by the last tick before them, and a `success` held for its `turn_duration` goes out
+    /// without it once its file has been quiet for the quiet-turn time.
     Tick(SystemTime),
     /// A hook's status signal (`familiar-hook`): a `status` event with its session and
     /// status; the model fills in the rest of the session's state.

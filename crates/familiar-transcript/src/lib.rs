@@ -24,8 +24,8 @@
 
 use std::io::Read as _;
 
-pub mod error_message;
 pub mod codex;
+pub mod error_message;
 pub mod head;
 pub mod lines;
 pub mod links;

@@ -118,7 +118,6 @@ impl Matcher {
         let roots = file_roots(&compiled);
         self.selectors.push(compiled);
         Some(roots)
-
     }
 
     /// Which agents' sessions the selectors look at: Claude Code's (under the config dir) or
