@@ -34,7 +34,7 @@ use familiar_model::{Action, Event, ReplayControl};
 
 pub use logic::GameLogicPlugin;
 pub use probe::{Renderer, window_available};
-pub use view::{BAR_EMPTY, Layout, band_color, layout};
+pub use view::{BAR_EMPTY, Layout, PLATE_BG, band_color, layout};
 pub use window_memory::{WindowMemory, default_window_memory_path};
 
 /// What the pipeline sends the game.
@@ -86,7 +86,7 @@ impl Default for GameOptions {
             continuous: false,
             window_memory: default_window_memory_path(),
             title: "Familiar".to_string(),
-            max_familiars: 4,
+            max_familiars: 10,
             frame_counter: None,
         }
     }

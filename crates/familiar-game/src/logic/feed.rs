@@ -5,10 +5,10 @@ use bevy::prelude::*;
 use familiar_model::{Action, ActionKind, Event, EventKind, Status};
 
 use super::state::CompanionSeq;
-use super::text::{session_label, short_target, trimmed};
+use super::text::{project_of, session_label, short_target, trimmed};
 use super::{
     Animation, Companion, Familiar, FeedChannel, FeedMessage, Floater, Focus, GameConfig, LogStrip,
-    MAX_PER_FRAME, Mana, Mark, Progress, Quest, Speech,
+    MAX_PER_FRAME, Mana, Mark, Progress, Quest, SessionInfo, Speech,
 };
 use crate::GameFeed;
 use crate::anim::{Anim, AnimMachine};
@@ -103,6 +103,10 @@ pub(crate) fn familiar_for(world: &mut World, session: Option<&str>, now: f32) -
             Mark::default(),
             Speech::default(),
             Quest::default(),
+            SessionInfo {
+                status_since: now,
+                ..SessionInfo::default()
+            },
         ))
         .id();
     world.resource_mut::<Focus>().0 = Some(e);
@@ -170,12 +174,18 @@ pub(crate) fn observe_state(
     used: Option<u64>,
     limit: u64,
     status: Status,
+    now: f32,
 ) {
     if let Some(mut mana) = world.get_mut::<Mana>(e) {
         mana.observe(used, limit);
     }
-    if let Some(mut mark) = world.get_mut::<Mark>(e) {
+    if let Some(mut mark) = world.get_mut::<Mark>(e)
+        && mark.0 != status
+    {
         mark.0 = status;
+        if let Some(mut info) = world.get_mut::<SessionInfo>(e) {
+            info.status_since = now;
+        }
     }
     if let Some(mut anim) = world.get_mut::<Animation>(e) {
         match status {
@@ -192,6 +202,14 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         && let Some(mut familiar) = world.get_mut::<Familiar>(e)
     {
         familiar.label = session_label(cwd, ev.session.as_deref());
+    }
+    if let Some(mut info) = world.get_mut::<SessionInfo>(e) {
+        if let Some(cwd) = ev.cwd.as_deref() {
+            info.project = Some(project_of(cwd));
+        }
+        if let Some(branch) = ev.git_branch.as_deref().filter(|b| !b.trim().is_empty()) {
+            info.branch = Some(trimmed(branch, 40));
+        }
     }
     if ev.kind == EventKind::Snapshot
         && ev.status == Status::Idle
@@ -218,12 +236,28 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
     {
         mana.compact(ev.pre_tokens, ev.post_tokens);
     }
-    observe_state(world, e, ev.context_used, ev.context_limit, ev.status);
+    observe_state(world, e, ev.context_used, ev.context_limit, ev.status, now);
+    if ev.kind == EventKind::Snapshot
+        && let Some(mut info) = world.get_mut::<SessionInfo>(e)
+    {
+        let held = ev.duration_ms.unwrap_or(0) as f32 / 1000.0;
+        info.status_since = now - held;
+    }
     let floats = matches!(
         ev.kind,
         EventKind::Reading | EventKind::Writing | EventKind::Bash | EventKind::Tool
     );
     if floats && let Some(target) = ev.target.as_deref().filter(|t| !t.trim().is_empty()) {
+        // One floater per familiar: a burst of tools stacked them into unreadable text.
+        let mut q = world.query::<(Entity, &Floater)>();
+        let old: Vec<Entity> = q
+            .iter(world)
+            .filter(|(_, f)| f.owner == e)
+            .map(|(x, _)| x)
+            .collect();
+        for x in old {
+            world.despawn(x);
+        }
         world.spawn(Floater {
             owner: e,
             text: short_target(target),

@@ -24,7 +24,7 @@ pub use feed::ingest;
 pub use state::{
     Activity, Animation, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Compaction, Companion,
     FLOATER_SECS, Familiar, Floater, Focus, LogStrip, Mana, ManaBand, Mark, Progress, Quest,
-    Speech, tokens,
+    SessionInfo, Speech, tokens,
 };
 pub use text::session_label;
 pub use tick::advance;

@@ -106,12 +106,22 @@ impl Mana {
         });
     }
 
-    /// Compact label: `150k/200k`, or `?/200k` when unknown.
+    /// The bar's label, in tokens *used* like the compaction note (`rest 152k -> 40k`), and
+    /// saying so: `used 50k / 200k`, or `used ? / 200k` when unknown. (It once showed tokens
+    /// left with nothing to say which.)
     pub fn label(&self) -> String {
-        match self.remaining() {
-            Some(r) => format!("{}/{}", tokens(r), tokens(self.limit)),
-            None => format!("?/{}", tokens(self.limit)),
+        match self.used {
+            Some(u) => format!("used {} / {}", tokens(u), tokens(self.limit)),
+            None => format!("used ? / {}", tokens(self.limit)),
         }
+    }
+
+    /// Whether the "rest pre -> post" note still has something to say: for `secs` after a
+    /// compaction, and no longer once the context is known again when the compaction did
+    /// not say its size (the note's `?` would be stale).
+    pub fn compaction_note(&self, secs: f32) -> Option<Compaction> {
+        self.compaction
+            .filter(|c| c.age < secs && (c.post.is_some() || self.used.is_none()))
     }
 }
 
@@ -169,6 +179,17 @@ impl Progress {
         let hi = Progress::xp_for_level(self.level.max(1) + 1);
         ((self.xp - lo) as f32 / (hi - lo).max(1) as f32).clamp(0.0, 1.0)
     }
+}
+
+/// What the session's plate says besides mana and XP: its project and branch (from the
+/// session model's `cwd` and `git_branch`), and since when it has had its status (game clock,
+/// set back by a snapshot's `duration_ms`).
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct SessionInfo {
+    pub project: Option<String>,
+    pub branch: Option<String>,
+    /// `Time::elapsed_secs` when the current status began (may be negative after a snapshot).
+    pub status_since: f32,
 }
 
 /// Status mark over the familiar's head.

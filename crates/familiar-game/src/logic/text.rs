@@ -51,10 +51,16 @@ pub(crate) fn short_target(target: &str) -> String {
 /// `my-project 258c72`: the project (the session's `cwd`) and the session's first characters,
 /// so several familiars can be told apart.
 pub fn session_label(cwd: &str, session: Option<&str>) -> String {
+    let project = project_of(cwd);
+    let short: String = session.unwrap_or("").chars().take(6).collect();
+    trimmed(format!("{project} {short}").trim(), 40)
+}
+
+/// The project's name: the last component of the session's `cwd`.
+pub(crate) fn project_of(cwd: &str) -> String {
     let project = std::path::Path::new(cwd)
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| cwd.to_owned());
-    let short: String = session.unwrap_or("").chars().take(6).collect();
-    trimmed(format!("{project} {short}").trim(), 40)
+    trimmed(&project, 40)
 }

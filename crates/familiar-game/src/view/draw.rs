@@ -5,16 +5,18 @@
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
+use super::layout::PAD;
 use super::spawn::companion_tint;
 use super::{
     Background, COMPACTION_NOTE_SECS, CompanionLabel, FamiliarParts, HudVisible, PixelScale,
-    band_color, rgb, row, window_size,
+    band_color, fit, rgb, row, window_size,
 };
 use crate::logic::{
     self, Animation, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Companion, FLOATER_SECS, Familiar,
-    Floater, Mana, ManaBand, Mark, Progress, Speech,
+    Floater, Mana, ManaBand, Mark, Progress, SessionInfo, Speech,
 };
 use crate::sheet::{self, COMPANION_SHEET, SHEET};
+use familiar_model::Status;
 
 #[allow(clippy::type_complexity)]
 pub(super) fn place_familiars(
@@ -61,18 +63,21 @@ pub(super) fn draw_familiars(
         &Progress,
         &Mark,
         &Speech,
+        &SessionInfo,
         &FamiliarParts,
     )>,
     mut sprites: Query<(&mut Sprite, &mut Transform, &mut Visibility), Without<Familiar>>,
     mut nodes: Query<(&mut Node, &mut Visibility), (Without<Sprite>, Without<Familiar>)>,
     mut texts: Query<&mut Text>,
     mut colors: Query<&mut BackgroundColor>,
+    mut text_colors: Query<&mut TextColor>,
+    mut images: Query<&mut ImageNode>,
     hud_visible: Res<HudVisible>,
 ) {
     let size = window_size(&window);
     let (order, l) = row(&all, size);
     let t = time.elapsed_secs();
-    for (e, familiar, anim, mana, progress, mark, speech, parts) in &familiars {
+    for (e, familiar, anim, mana, progress, mark, speech, info, parts) in &familiars {
         let index = order.iter().position(|x| *x == e).unwrap_or(0);
         let current = anim.0.current();
         let (frames, fps) = SHEET.rows[current.row()];
@@ -118,23 +123,73 @@ pub(super) fn draw_familiars(
             };
         }
 
-        // HUD block.
-        let hud_rect = l.hud_rect(index);
-        if let Ok((mut node, mut vis)) = nodes.get_mut(parts.hud) {
-            node.left = px(hud_rect.min.x);
-            node.top = px(hud_rect.min.y);
-            node.width = px(hud_rect.width());
-            *vis = if hud_visible.0 {
-                Visibility::Inherited
+        // The plate.
+        let plate = l.plate_rect(index);
+        let shown = if hud_visible.0 {
+            Visibility::Inherited
+        } else {
+            Visibility::Hidden
+        };
+        if let Ok((mut node, mut vis)) = nodes.get_mut(parts.plate) {
+            node.left = px(plate.min.x);
+            node.top = px(plate.min.y);
+            node.width = px(plate.width());
+            node.height = px(plate.height());
+            *vis = shown;
+        }
+        let inner = plate.width() - 2.0 * PAD;
+        let compact_row = PAD + 15.0; // after the icon
+        let status = status_line(mark.0, t - info.status_since);
+        let note = note(mana, progress);
+        if let Ok(mut text) = texts.get_mut(parts.name) {
+            let name = match (&info.project, &info.branch) {
+                (Some(p), Some(b)) => format!("{p} ({b})"),
+                (Some(p), None) => p.clone(),
+                _ => familiar.label.clone(),
+            };
+            let want = if l.compact {
+                // The icon says the status; the time and the name share the line.
+                let held = duration(t - info.status_since);
+                fit(&format!("{held} {name}"), inner - 15.0, 10.0)
             } else {
-                Visibility::Hidden
+                fit(&name, inner, 10.0)
+            };
+            set(&mut text, want);
+        }
+        if let Ok((mut node, _)) = nodes.get_mut(parts.name) {
+            node.left = px(if l.compact { compact_row } else { PAD });
+        }
+        if let Ok((mut node, mut vis)) = nodes.get_mut(parts.status_icon) {
+            node.top = px(if l.compact { 1.0 } else { 15.0 });
+            *vis = match status_icon(mark.0) {
+                Some(_) => Visibility::Inherited,
+                None => Visibility::Hidden,
             };
         }
-        if let Ok(mut text) = texts.get_mut(parts.label) {
-            let want = format!("{}  Lv {}", familiar.label, progress.level.max(1));
-            if text.0 != want {
-                text.0 = want;
-            }
+        if let Some(icon) = status_icon(mark.0)
+            && let Ok(mut image) = images.get_mut(parts.status_icon)
+            && let Some(atlas) = image.texture_atlas.as_mut()
+            && atlas.index != icon
+        {
+            atlas.index = icon;
+        }
+        if let Ok(mut text) = texts.get_mut(parts.status_text) {
+            let want = if l.compact {
+                String::new()
+            } else {
+                fit(note.as_deref().unwrap_or(&status), inner - 15.0, 10.0)
+            };
+            set(&mut text, want);
+        }
+        if let Ok(mut color) = text_colors.get_mut(parts.status_text) {
+            color.0 = if note.is_some() {
+                rgb([255, 230, 140])
+            } else {
+                rgb([200, 196, 230])
+            };
+        }
+        if let Ok((mut node, _)) = nodes.get_mut(parts.mana_bar) {
+            node.top = px(l.mana_bar_rect(index).min.y - plate.min.y);
         }
         let band = mana.band();
         if let Ok((mut node, _)) = nodes.get_mut(parts.mana_fill) {
@@ -149,48 +204,36 @@ pub(super) fn draw_familiars(
             color.0 = rgb(band_color(band));
         }
         if let Ok(mut text) = texts.get_mut(parts.mana_text) {
-            let want = mana.label();
-            if text.0 != want {
-                text.0 = want;
+            // In a compact plate the note takes the bar's label.
+            let want = match (&note, l.compact) {
+                (Some(n), true) => n.clone(),
+                _ => mana.label(),
+            };
+            set(&mut text, fit(&want, inner - 2.0, 9.0));
+        }
+        for part in [parts.level_text, parts.xp_bar] {
+            if let Ok((_, mut vis)) = nodes.get_mut(part) {
+                *vis = if l.compact {
+                    Visibility::Hidden
+                } else {
+                    Visibility::Inherited
+                };
             }
+        }
+        if let Ok(mut text) = texts.get_mut(parts.level_text) {
+            set(&mut text, format!("Lv {}", progress.level.max(1)));
         }
         if let Ok((mut node, _)) = nodes.get_mut(parts.xp_fill) {
             node.width = percent(progress.fraction() * 100.0);
         }
-        if let Ok(mut text) = texts.get_mut(parts.note) {
-            let want = if let Some(age) = progress.level_up_age
-                && age < 2.0
-            {
-                format!("LEVEL UP! Lv {}", progress.level)
-            } else if let Some(c) = mana.compaction
-                && c.age < COMPACTION_NOTE_SECS
-            {
-                let side = |v: Option<u64>| v.map(logic::tokens).unwrap_or_else(|| "?".into());
-                format!("rest {} -> {}", side(c.pre), side(c.post))
-            } else {
-                String::new()
-            };
-            if text.0 != want {
-                text.0 = want;
-            }
-        }
-        // Speech bubble beside the head.
-        let head = l.to_screen(l.sprite_center(index) + Vec2::new(16.0 * l.scale, 8.0 * l.scale));
+        // Speech bubble, in the room the layout keeps for it.
         if let Ok((mut node, mut vis)) = nodes.get_mut(parts.bubble) {
-            match &speech.0 {
-                Some(_) if hud_visible.0 => {
-                    if l.count == 1 {
-                        // Alone: beside the head.
-                        node.left = px(head.x.min(size.x - 200.0).max(4.0));
-                        node.max_width = px(190);
-                        node.bottom = px(size.y - head.y);
-                    } else {
-                        // In a row: inside the familiar's own column, above its HUD block.
-                        let spacing = size.x / l.count as f32;
-                        node.left = px(spacing * index as f32 + 6.0);
-                        node.max_width = px(spacing - 12.0);
-                        node.bottom = px(size.y - hud_rect.min.y + 16.0);
-                    }
+            match (&speech.0, l.bubble_rect(index)) {
+                (Some(_), Some(r)) if hud_visible.0 => {
+                    node.left = px(r.min.x);
+                    node.top = px(r.min.y);
+                    node.max_width = px(r.width());
+                    node.max_height = px(r.height());
                     *vis = Visibility::Inherited;
                 }
                 _ => *vis = Visibility::Hidden,
@@ -203,6 +246,60 @@ pub(super) fn draw_familiars(
             text.0 = said.clone();
         }
     }
+}
+
+fn set(text: &mut Text, want: String) {
+    if text.0 != want {
+        text.0 = want;
+    }
+}
+
+/// Icon of a status on the plate (`None`: nothing known).
+fn status_icon(status: Status) -> Option<usize> {
+    match status {
+        Status::Working => Some(sheet::ICON_STAR),
+        Status::WaitingForApproval => Some(sheet::ICON_EXCLAIM),
+        Status::WaitingForInput => Some(sheet::ICON_QUESTION),
+        Status::Idle => Some(sheet::ICON_Z),
+        _ => None,
+    }
+}
+
+/// `working 2m`, `approve? 12s`, `your turn 5s`, `idle 1h`.
+pub(crate) fn status_line(status: Status, secs: f32) -> String {
+    let what = match status {
+        Status::Working => "working",
+        Status::WaitingForApproval => "needs approval",
+        Status::WaitingForInput => "your turn",
+        Status::Idle => "idle",
+        _ => return "status unknown".to_string(),
+    };
+    format!("{what} {}", duration(secs))
+}
+
+/// `12s`, `4m`, `2h05`.
+pub(crate) fn duration(secs: f32) -> String {
+    let s = secs.max(0.0) as u64;
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m", s / 60)
+    } else {
+        format!("{}h{:02}", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// The plate's note, in place of the status while it lasts: a level-up, or a compaction
+/// (`rest 152k -> 40k`, tokens used like the bar's label) until the context is known again.
+fn note(mana: &Mana, progress: &Progress) -> Option<String> {
+    if let Some(age) = progress.level_up_age
+        && age < 2.0
+    {
+        return Some(format!("LEVEL UP! Lv {}", progress.level));
+    }
+    let c = mana.compaction_note(COMPACTION_NOTE_SECS)?;
+    let side = |v: Option<u64>| v.map(logic::tokens).unwrap_or_else(|| "?".into());
+    Some(format!("rest {} -> {}", side(c.pre), side(c.post)))
 }
 
 /// Level-up stars orbit the familiar while the effect plays.
@@ -310,5 +407,21 @@ pub(super) fn draw_floaters(
         );
         let alpha = (1.0 - f.age / FLOATER_SECS).clamp(0.0, 1.0);
         color.0 = color.0.with_alpha(alpha);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_says_what_and_for_how_long() {
+        assert_eq!(status_line(Status::Working, 5.4), "working 5s");
+        assert_eq!(
+            status_line(Status::WaitingForApproval, 130.0),
+            "needs approval 2m"
+        );
+        assert_eq!(status_line(Status::Idle, 7_500.0), "idle 2h05");
+        assert_eq!(status_line(Status::WaitingForInput, -3.0), "your turn 0s");
     }
 }

@@ -3,22 +3,62 @@
 
 use bevy::prelude::*;
 
-use super::{HudOf, HudVisible, LogPanel, LogText, QuestBanner, QuestText, Replay, StatusText};
+use bevy::window::PrimaryWindow;
+
+use super::layout::LOG_LINES;
+use super::{
+    HudOf, HudVisible, LogPanel, LogText, QuestBanner, QuestText, Replay, StatusPlate, StatusText,
+    fit, row, window_size,
+};
 use crate::logic::{Familiar, Focus, LogStrip, Quest};
+
+/// The three window-wide boxes, each in its own rectangle of the layout.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Box3 {
+    Banner,
+    Log,
+    Status,
+}
+
+/// Which of the three window-wide boxes a UI root is.
+#[allow(clippy::type_complexity)]
+fn which(
+    banner: Option<&QuestBanner>,
+    panel: Option<&LogPanel>,
+    status: Option<&StatusPlate>,
+) -> Option<Box3> {
+    match (banner, panel, status) {
+        (Some(_), _, _) => Some(Box3::Banner),
+        (_, Some(_), _) => Some(Box3::Log),
+        (_, _, Some(_)) => Some(Box3::Status),
+        _ => None,
+    }
+}
 
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn draw_hud(
+    window: Query<&Window, With<PrimaryWindow>>,
     focus: Res<Focus>,
+    all: Query<(Entity, &Familiar)>,
     familiars: Query<(&Familiar, &Quest)>,
     log: Res<LogStrip>,
     replay: Res<Replay>,
     hud_visible: Res<HudVisible>,
-    mut banner: Query<&mut Visibility, (With<QuestBanner>, Without<LogPanel>)>,
-    mut panel: Query<&mut Visibility, (With<LogPanel>, Without<QuestBanner>)>,
+    mut boxes: Query<
+        (
+            &mut Node,
+            &mut Visibility,
+            Option<&QuestBanner>,
+            Option<&LogPanel>,
+            Option<&StatusPlate>,
+        ),
+        Or<(With<QuestBanner>, With<LogPanel>, With<StatusPlate>)>,
+    >,
     mut quest_text: Query<&mut Text, (With<QuestText>, Without<LogText>, Without<StatusText>)>,
     mut log_text: Query<&mut Text, (With<LogText>, Without<QuestText>, Without<StatusText>)>,
     mut status: Query<&mut Text, (With<StatusText>, Without<QuestText>, Without<LogText>)>,
 ) {
+    let (_, l) = row(&all, window_size(&window));
     let several = familiars.iter().count() > 1;
     let quest = focus
         .0
@@ -32,37 +72,59 @@ pub(super) fn draw_hud(
                 }
             })
         });
-    if let Ok(mut vis) = banner.single_mut() {
-        *vis = if quest.is_some() && hud_visible.0 {
+    let speed = match &replay.0 {
+        Some(r) if r.paused() => format!("PAUSED x{}", speed_label(r.speed())),
+        Some(r) => format!("x{}", speed_label(r.speed())),
+        None => String::new(),
+    };
+    for (mut node, mut vis, b, p, s) in &mut boxes {
+        let Some(kind) = which(b, p, s) else {
+            continue;
+        };
+        let (rect, show) = match kind {
+            Box3::Banner => (l.banner_rect(), quest.is_some()),
+            Box3::Log => match l.log_rect() {
+                Some(r) => (r, !log.lines.is_empty()),
+                None => (Rect::default(), false),
+            },
+            Box3::Status => (l.status_rect(), !speed.is_empty()),
+        };
+        node.left = px(rect.min.x);
+        node.top = px(rect.min.y);
+        node.width = px(rect.width());
+        node.height = px(rect.height());
+        let want = if show && hud_visible.0 {
             Visibility::Inherited
         } else {
             Visibility::Hidden
         };
+        if *vis != want {
+            *vis = want;
+        }
     }
-    if let (Some(q), Ok(mut text)) = (quest, quest_text.single_mut())
-        && text.0 != q
-    {
-        text.0 = q;
+    let banner_chars = l.banner_rect().width() - 14.0;
+    if let (Some(q), Ok(mut text)) = (quest, quest_text.single_mut()) {
+        let q = fit(&q, banner_chars, 11.0);
+        if text.0 != q {
+            text.0 = q;
+        }
     }
-    if let Ok(mut vis) = panel.single_mut() {
-        *vis = if !log.lines.is_empty() && hud_visible.0 {
-            Visibility::Inherited
-        } else {
-            Visibility::Hidden
-        };
-    }
-    if log.is_changed()
-        && let Ok(mut text) = log_text.single_mut()
-    {
-        text.0 = log.lines.iter().cloned().collect::<Vec<_>>().join("\n");
+    if let Ok(mut text) = log_text.single_mut() {
+        let width = l.log_rect().map_or(0.0, |r| r.width() - 10.0);
+        let skip = log.lines.len().saturating_sub(LOG_LINES);
+        let want = log
+            .lines
+            .iter()
+            .skip(skip)
+            .map(|line| fit(line, width, 10.0))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if text.0 != want {
+            text.0 = want;
+        }
     }
     if let Ok(mut text) = status.single_mut() {
-        let want = match &replay.0 {
-            Some(r) if r.paused() => format!("PAUSED  x{}", speed_label(r.speed())),
-            Some(r) => format!("x{}", speed_label(r.speed())),
-            None => String::new(),
-        };
-        let want = if hud_visible.0 { want } else { String::new() };
+        let want = fit(&speed, l.status_rect().width() - 8.0, 11.0);
         if text.0 != want {
             text.0 = want;
         }

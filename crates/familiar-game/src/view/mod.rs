@@ -32,7 +32,8 @@ use crate::GameOptions;
 use crate::logic::{Familiar, LogicSet, ManaBand};
 
 pub use bridge::add_feed_bridge;
-pub use layout::{BAR_HEIGHT, Layout, layout};
+pub(crate) use layout::fit;
+pub use layout::{Layout, layout};
 pub use power::idle_settings;
 
 /// Mana colour of each band (the screenshot test checks these).
@@ -49,6 +50,10 @@ pub fn band_color(band: ManaBand) -> [u8; 3] {
 pub const BAR_EMPTY: [u8; 3] = [34, 26, 54];
 pub(crate) const BAR_BORDER: [u8; 3] = [12, 8, 22];
 pub(crate) const XP_FILL: [u8; 3] = [120, 230, 120];
+/// The plates' background: opaque, so the sky's stars never show through the text.
+pub const PLATE_BG: [u8; 3] = [24, 18, 44];
+/// Where the XP bar starts in a plate, after "Lv 12".
+pub(crate) const XP_BAR_LEFT: f32 = 40.0;
 
 pub(crate) fn rgb(c: [u8; 3]) -> Color {
     Color::srgb_u8(c[0], c[1], c[2])
@@ -84,12 +89,16 @@ pub(crate) struct FamiliarParts {
     pub(crate) sprite: Entity,
     pub(crate) mark: Entity,
     pub(crate) stars: Entity,
-    pub(crate) hud: Entity,
-    pub(crate) label: Entity,
+    pub(crate) plate: Entity,
+    pub(crate) name: Entity,
+    pub(crate) status_icon: Entity,
+    pub(crate) status_text: Entity,
+    pub(crate) mana_bar: Entity,
     pub(crate) mana_fill: Entity,
     pub(crate) mana_text: Entity,
+    pub(crate) level_text: Entity,
+    pub(crate) xp_bar: Entity,
     pub(crate) xp_fill: Entity,
-    pub(crate) note: Entity,
     pub(crate) bubble: Entity,
     pub(crate) bubble_text: Entity,
 }
@@ -122,6 +131,8 @@ pub(crate) struct LogPanel;
 pub(crate) struct LogText;
 #[derive(Component)]
 pub(crate) struct StatusText;
+#[derive(Component)]
+pub(crate) struct StatusPlate;
 
 pub struct ViewPlugin {
     pub options: GameOptions,

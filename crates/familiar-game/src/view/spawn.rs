@@ -3,13 +3,14 @@
 //! `draw` updates them every frame.
 
 use bevy::prelude::*;
-use bevy::sprite::{Anchor, Text2dShadow};
+use bevy::sprite::Anchor;
+use bevy::text::LineBreak;
 
-use super::layout::HUD_HEIGHT;
+use super::layout::{BAR_HEIGHT, PAD};
 use super::{
-    Art, BAR_BORDER, BAR_EMPTY, BAR_HEIGHT, Background, CompanionLabel, FamiliarParts, HudOf,
-    HudRoot, LogPanel, LogText, QuestBanner, QuestText, StatusText, XP_FILL, band_color, rgb,
-    text_font,
+    Art, BAR_BORDER, BAR_EMPTY, Background, CompanionLabel, FamiliarParts, HudOf, HudRoot,
+    LogPanel, LogText, PLATE_BG, QuestBanner, QuestText, StatusPlate, StatusText, XP_BAR_LEFT,
+    XP_FILL, band_color, rgb, text_font,
 };
 use crate::assets;
 use crate::logic::{Companion, Familiar, Floater, ManaBand};
@@ -46,89 +47,73 @@ pub(super) fn setup(
     ));
     commands.insert_resource(art);
 
-    // Quest banner, top centre.
+    // The top row, the log strip: placed each frame by `hud` from the layout, clipped to it.
+    let clip = |node: Node| Node {
+        position_type: PositionType::Absolute,
+        overflow: Overflow::clip(),
+        ..node
+    };
     commands
         .spawn((
-            Node {
-                position_type: PositionType::Absolute,
-                top: px(6),
-                left: px(0),
-                right: px(0),
-                justify_content: JustifyContent::Center,
+            clip(Node {
+                padding: UiRect::axes(px(6), px(2)),
+                border: UiRect::all(px(1)),
+                border_radius: BorderRadius::all(px(3)),
                 ..default()
-            },
+            }),
+            BackgroundColor(rgb([246, 226, 176])),
+            BorderColor::all(rgb([120, 72, 36])),
             HudRoot,
             QuestBanner,
             Visibility::Hidden,
         ))
-        .with_children(|p| {
-            p.spawn((
-                Node {
-                    padding: UiRect::axes(px(8), px(3)),
-                    border: UiRect::all(px(2)),
-                    border_radius: BorderRadius::all(px(4)),
-                    max_width: percent(92),
-                    ..default()
-                },
-                BackgroundColor(rgb([246, 226, 176])),
-                BorderColor::all(rgb([120, 72, 36])),
-            ))
-            .with_child((
-                Text::new(""),
-                TextFont {
-                    font_size: FontSize::Px(12.0),
-                    ..default()
-                },
-                TextColor(rgb([70, 40, 20])),
-                QuestText,
-            ));
-        });
-
-    // Log strip (emit / log actions), top left under the banner: the floor belongs to the
-    // familiars.
+        .with_child((
+            Text::new(""),
+            text_font(11.0),
+            TextLayout::linebreak(LineBreak::NoWrap),
+            TextColor(rgb([70, 40, 20])),
+            QuestText,
+        ));
     commands
         .spawn((
-            Node {
-                position_type: PositionType::Absolute,
-                top: px(50),
-                left: px(4),
-                max_width: percent(60),
+            clip(Node {
                 padding: UiRect::axes(px(5), px(2)),
                 border_radius: BorderRadius::all(px(3)),
                 ..default()
-            },
-            BackgroundColor(Color::srgba(0.05, 0.03, 0.1, 0.7)),
+            }),
+            BackgroundColor(Color::srgba(0.05, 0.03, 0.1, 0.85)),
             HudRoot,
             LogPanel,
             Visibility::Hidden,
         ))
         .with_child((
             Text::new(""),
-            TextFont {
-                font_size: FontSize::Px(10.0),
-                ..default()
-            },
+            text_font(10.0),
+            TextLayout::linebreak(LineBreak::NoWrap),
             TextColor(rgb([210, 220, 255])),
             LogText,
         ));
-
-    // Replay status, top right.
-    commands.spawn((
-        Node {
-            position_type: PositionType::Absolute,
-            top: px(6),
-            right: px(8),
-            ..default()
-        },
-        Text::new(""),
-        TextFont {
-            font_size: FontSize::Px(11.0),
-            ..default()
-        },
-        TextColor(rgb([255, 230, 140])),
-        StatusText,
-        HudRoot,
-    ));
+    // Replay status, top right, on its own dark plate (the moon is behind it).
+    commands
+        .spawn((
+            clip(Node {
+                padding: UiRect::axes(px(4), px(2)),
+                border_radius: BorderRadius::all(px(3)),
+                justify_content: JustifyContent::Center,
+                ..default()
+            }),
+            BackgroundColor(rgb(PLATE_BG)),
+            HudRoot,
+            StatusPlate,
+            Visibility::Hidden,
+        ))
+        .with_child((
+            Text::new(""),
+            text_font(11.0),
+            TextLayout::linebreak(LineBreak::NoWrap),
+            TextColor(rgb([255, 230, 140])),
+            StatusText,
+        ));
 }
 
 pub(super) fn attach_familiars(
@@ -184,18 +169,47 @@ pub(super) fn attach_familiars(
             .insert((Transform::default(), Visibility::default()))
             .add_children(&[sprite, mark, stars]);
 
-        // HUD block: label, mana bar, XP bar, note (compaction / level-up).
-        let label = commands
+        // The plate: name, status, mana bar, level and XP; every part at a fixed place
+        // (`layout`), clipped to the plate.
+        let at = |left: f32, top: f32| Node {
+            position_type: PositionType::Absolute,
+            left: px(left),
+            top: px(top),
+            ..default()
+        };
+        let name = commands
             .spawn((
                 Text::new(familiar.label.clone()),
-                text_font(11.0),
+                text_font(10.0),
+                TextLayout::linebreak(LineBreak::NoWrap),
                 TextColor(rgb([235, 228, 255])),
-                TextShadow::default(),
-                // Fixed height, so the bars sit where `Layout::mana_bar_rect` says.
+                at(PAD, 1.0),
+            ))
+            .id();
+        let status_icon = commands
+            .spawn((
+                ImageNode::from_atlas_image(
+                    art.icons.clone(),
+                    TextureAtlas {
+                        layout: art.icons_layout.clone(),
+                        index: sheet::ICON_STAR,
+                    },
+                ),
                 Node {
-                    height: px(14),
-                    ..default()
+                    width: px(12),
+                    height: px(12),
+                    ..at(PAD, 15.0)
                 },
+                Visibility::Hidden,
+            ))
+            .id();
+        let status_text = commands
+            .spawn((
+                Text::new(""),
+                text_font(10.0),
+                TextLayout::linebreak(LineBreak::NoWrap),
+                TextColor(rgb([200, 196, 230])),
+                at(PAD + 15.0, 15.0),
             ))
             .id();
         let mana_fill = commands
@@ -220,24 +234,37 @@ pub(super) fn attach_familiars(
                 },
                 Text::new(""),
                 text_font(9.0),
-                TextColor(Color::WHITE),
                 TextLayout::justify(Justify::Center),
-                TextShadow::default(),
+                // One dark pixel under each glyph, legible on every band colour.
+                TextShadow {
+                    offset: Vec2::splat(1.0),
+                    color: Color::srgba(0.0, 0.0, 0.0, 0.8),
+                },
+                TextColor(Color::WHITE),
             ))
             .id();
         let mana_bar = commands
             .spawn((
                 Node {
-                    width: percent(100),
                     height: px(BAR_HEIGHT),
-                    border: UiRect::all(px(2)),
-                    margin: UiRect::top(px(2)),
-                    ..default()
+                    right: px(PAD),
+                    border: UiRect::all(px(1)),
+                    overflow: Overflow::clip(),
+                    ..at(PAD, 30.0)
                 },
                 BackgroundColor(rgb(BAR_EMPTY)),
                 BorderColor::all(rgb(BAR_BORDER)),
             ))
             .add_children(&[mana_fill, mana_text])
+            .id();
+        let level_text = commands
+            .spawn((
+                Text::new(""),
+                text_font(9.0),
+                TextLayout::linebreak(LineBreak::NoWrap),
+                TextColor(rgb(XP_FILL)),
+                at(PAD, 43.0),
+            ))
             .id();
         let xp_fill = commands
             .spawn((
@@ -252,46 +279,34 @@ pub(super) fn attach_familiars(
         let xp_bar = commands
             .spawn((
                 Node {
-                    width: percent(100),
                     height: px(6),
+                    right: px(PAD),
                     border: UiRect::all(px(1)),
-                    margin: UiRect::top(px(1)),
-                    ..default()
+                    ..at(XP_BAR_LEFT, 46.0)
                 },
                 BackgroundColor(rgb(BAR_EMPTY)),
                 BorderColor::all(rgb(BAR_BORDER)),
             ))
             .add_child(xp_fill)
             .id();
-        let note = commands
-            .spawn((
-                Text::new(""),
-                text_font(10.0),
-                TextColor(rgb([255, 230, 140])),
-                TextShadow::default(),
-                Node {
-                    position_type: PositionType::Absolute,
-                    top: px(-14),
-                    ..default()
-                },
-            ))
-            .id();
-        let hud = commands
+        let plate = commands
             .spawn((
                 Node {
                     position_type: PositionType::Absolute,
-                    flex_direction: FlexDirection::Column,
-                    align_items: AlignItems::Center,
-                    height: px(HUD_HEIGHT),
+                    border: UiRect::all(px(1)),
+                    border_radius: BorderRadius::all(px(3)),
+                    overflow: Overflow::clip(),
                     ..default()
                 },
+                BackgroundColor(rgb(PLATE_BG)),
+                BorderColor::all(rgb([70, 56, 110])),
                 HudOf(e),
                 HudRoot,
             ))
-            .add_children(&[note, label, mana_bar, xp_bar])
+            .add_children(&[name, status_icon, status_text, mana_bar, level_text, xp_bar])
             .id();
         let bubble_text = commands
-            .spawn((Text::new(""), text_font(11.0), TextColor(rgb([30, 20, 50]))))
+            .spawn((Text::new(""), text_font(10.0), TextColor(rgb([30, 20, 50]))))
             .id();
         let bubble = commands
             .spawn((
@@ -300,7 +315,7 @@ pub(super) fn attach_familiars(
                     padding: UiRect::axes(px(6), px(3)),
                     border: UiRect::all(px(2)),
                     border_radius: BorderRadius::all(px(6)),
-                    max_width: px(190),
+                    overflow: Overflow::clip(),
                     ..default()
                 },
                 BackgroundColor(rgb([252, 250, 255])),
@@ -314,12 +329,16 @@ pub(super) fn attach_familiars(
             sprite,
             mark,
             stars,
-            hud,
-            label,
+            plate,
+            name,
+            status_icon,
+            status_text,
+            mana_bar,
             mana_fill,
             mana_text,
+            level_text,
+            xp_bar,
             xp_fill,
-            note,
             bubble,
             bubble_text,
         });
@@ -381,7 +400,6 @@ pub(super) fn attach_floaters(
             text_font(11.0),
             TextColor(rgb([255, 250, 210])),
             Anchor::BOTTOM_RIGHT,
-            Text2dShadow::default(),
             Transform::from_xyz(0.0, 0.0, 10.0),
             Visibility::default(),
         ));

@@ -20,7 +20,7 @@ use familiar_game::GameFeed;
 use familiar_game::anim::Anim;
 use familiar_game::logic::{
     Activity, Animation, Companion, Familiar, FeedChannel, FeedMessage, Floater, GameConfig,
-    GameLogicPlugin, LogStrip, Mana, ManaBand, Mark, Progress, Quest, Speech,
+    GameLogicPlugin, LogStrip, Mana, ManaBand, Mark, Progress, Quest, SessionInfo, Speech,
 };
 use familiar_model::{Action, ActionKind, Event, EventKind, Status};
 
