@@ -72,6 +72,16 @@ pub(super) fn draw_familiars(
     mut colors: Query<&mut BackgroundColor>,
     mut text_colors: Query<&mut TextColor>,
     mut images: Query<&mut ImageNode>,
+    mut tags: Query<
+        (&mut Transform, &mut Visibility),
+        (
+            With<Text2d>,
+            Without<Familiar>,
+            Without<Sprite>,
+            Without<Node>,
+        ),
+    >,
+    mut text2ds: Query<&mut Text2d>,
     hud_visible: Res<HudVisible>,
 ) {
     let size = window_size(&window);
@@ -123,6 +133,21 @@ pub(super) fn draw_familiars(
             };
         }
 
+        // The number under the feet, matching the plate's, while plates stand in a grid.
+        if let Ok((mut tr, mut vis)) = tags.get_mut(parts.tag) {
+            tr.translation = Vec3::new(0.0, -(SHEET.frame as f32 / 2.0 - 3.0) * l.scale, 6.0);
+            *vis = if l.grid() && hud_visible.0 {
+                Visibility::Inherited
+            } else {
+                Visibility::Hidden
+            };
+        }
+        if let Ok(mut text) = text2ds.get_mut(parts.tag) {
+            let want = (index + 1).to_string();
+            if text.0 != want {
+                text.0 = want;
+            }
+        }
         // The plate.
         let plate = l.plate_rect(index);
         let shown = if hud_visible.0 {
@@ -142,15 +167,21 @@ pub(super) fn draw_familiars(
         let status = status_line(mark.0, t - info.status_since);
         let note = note(mana, progress);
         if let Ok(mut text) = texts.get_mut(parts.name) {
+            // A compact plate has room for the project only.
             let name = match (&info.project, &info.branch) {
-                (Some(p), Some(b)) => format!("{p} ({b})"),
+                (Some(p), Some(b)) if !l.compact => format!("{p} ({b})"),
                 (Some(p), None) => p.clone(),
                 _ => familiar.label.clone(),
             };
             let want = if l.compact {
                 // The icon says the status; the time and the name share the line.
                 let held = duration(t - info.status_since);
-                fit(&format!("{held} {name}"), inner - 15.0, 10.0)
+                let number = if l.grid() {
+                    format!("{} ", index + 1)
+                } else {
+                    String::new()
+                };
+                fit(&format!("{number}{held} {name}"), inner - 15.0, 10.0)
             } else {
                 fit(&name, inner, 10.0)
             };

@@ -98,6 +98,12 @@ impl Layout {
         }
     }
 
+    /// Whether the plates stand in a grid (numbered, like their familiars) rather than each
+    /// above its own familiar.
+    pub fn grid(&self) -> bool {
+        self.rows() > 1
+    }
+
     fn rows(&self) -> usize {
         self.count.div_ceil(self.columns)
     }

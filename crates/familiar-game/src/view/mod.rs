@@ -89,6 +89,7 @@ pub(crate) struct FamiliarParts {
     pub(crate) sprite: Entity,
     pub(crate) mark: Entity,
     pub(crate) stars: Entity,
+    pub(crate) tag: Entity,
     pub(crate) plate: Entity,
     pub(crate) name: Entity,
     pub(crate) status_icon: Entity,

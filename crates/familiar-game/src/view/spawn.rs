@@ -164,10 +164,21 @@ pub(super) fn attach_familiars(
                 }
             })
             .id();
+        // The familiar's number, under its feet, when the plates stand in a grid away from it.
+        let tag = commands
+            .spawn((
+                Text2d::new(""),
+                text_font(10.0),
+                TextColor(rgb([235, 228, 255])),
+                Anchor::TOP_CENTER,
+                Transform::default(),
+                Visibility::Hidden,
+            ))
+            .id();
         commands
             .entity(e)
             .insert((Transform::default(), Visibility::default()))
-            .add_children(&[sprite, mark, stars]);
+            .add_children(&[sprite, mark, stars, tag]);
 
         // The plate: name, status, mana bar, level and XP; every part at a fixed place
         // (`layout`), clipped to the plate.
@@ -329,6 +340,7 @@ pub(super) fn attach_familiars(
             sprite,
             mark,
             stars,
+            tag,
             plate,
             name,
             status_icon,
