@@ -14,7 +14,7 @@ use crate::logic::{Familiar, Focus, LogStrip, Quest};
 
 /// The three window-wide boxes, each in its own rectangle of the layout.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Box3 {
+pub(crate) enum HudBox {
     Banner,
     Log,
     Status,
@@ -26,11 +26,11 @@ fn which(
     banner: Option<&QuestBanner>,
     panel: Option<&LogPanel>,
     status: Option<&StatusPlate>,
-) -> Option<Box3> {
+) -> Option<HudBox> {
     match (banner, panel, status) {
-        (Some(_), _, _) => Some(Box3::Banner),
-        (_, Some(_), _) => Some(Box3::Log),
-        (_, _, Some(_)) => Some(Box3::Status),
+        (Some(_), _, _) => Some(HudBox::Banner),
+        (_, Some(_), _) => Some(HudBox::Log),
+        (_, _, Some(_)) => Some(HudBox::Status),
         _ => None,
     }
 }
@@ -82,12 +82,12 @@ pub(super) fn draw_hud(
             continue;
         };
         let (rect, show) = match kind {
-            Box3::Banner => (l.banner_rect(), quest.is_some()),
-            Box3::Log => match l.log_rect() {
+            HudBox::Banner => (l.banner_rect(), quest.is_some()),
+            HudBox::Log => match l.log_rect() {
                 Some(r) => (r, !log.lines.is_empty()),
                 None => (Rect::default(), false),
             },
-            Box3::Status => (l.status_rect(), !speed.is_empty()),
+            HudBox::Status => (l.status_rect(), !speed.is_empty()),
         };
         node.left = px(rect.min.x);
         node.top = px(rect.min.y);
