@@ -7,16 +7,16 @@
 //!   companions, marks), tested headless with `MinimalPlugins`;
 //! - `anim` is the animation state machine as plain data;
 //! - `view` draws that state (sprites, text, UI) and handles keys;
-//! - `art` draws the pixel art procedurally (the `gen-sprites` binary writes it to `assets/`),
-//!   and `assets` embeds those PNGs into the binary;
+//! - `sheet` holds the sprite-sheet layouts, and `assets` embeds the sheets (PNGs drawn by the
+//!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs.
 
 pub mod anim;
-pub mod art;
 mod assets;
 pub mod logic;
 mod probe;
+pub mod sheet;
 mod view;
 mod window_memory;
 
@@ -34,7 +34,7 @@ use familiar_model::{Action, Event, ReplayControl};
 
 pub use logic::GameLogicPlugin;
 pub use probe::{Renderer, window_available};
-pub use view::{BAR_EMPTY, Layout, band_color, layout};
+pub use view::{BAR_EMPTY, Layout, PLATE_BG, band_color, layout};
 pub use window_memory::{WindowMemory, default_window_memory_path};
 
 /// What the pipeline sends the game.
@@ -86,7 +86,7 @@ impl Default for GameOptions {
             continuous: false,
             window_memory: default_window_memory_path(),
             title: "Familiar".to_string(),
-            max_familiars: 4,
+            max_familiars: 10,
             frame_counter: None,
         }
     }

@@ -232,9 +232,11 @@ fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
             line: 0,
         })
         .collect();
-    for s in &mut sessions {
+    let branches = ["main", "fix/flaky-parser", "feature/hud"];
+    for (i, s) in sessions.iter_mut().enumerate() {
         let mut ev = s.event(EventKind::SessionStart, Status::Working);
         ev.cwd = Some(format!("/home/demo/{}", s.id));
+        ev.git_branch = Some(branches[i % branches.len()].to_string());
         if tx.send(GameFeed::Event(ev)).is_err() {
             return;
         }

@@ -1,0 +1,168 @@
+//! The window-wide HUD: the quest banner of the focused familiar, the log strip and the replay
+//! status; and the clean-up of HUD nodes whose familiar left.
+
+use bevy::prelude::*;
+
+use bevy::window::PrimaryWindow;
+
+use super::layout::LOG_LINES;
+use super::{
+    HudOf, HudVisible, LogPanel, LogText, QuestBanner, QuestText, Replay, StatusPlate, StatusText,
+    fit, row, window_size,
+};
+use crate::logic::{Familiar, Focus, LogStrip, Quest};
+
+/// The three window-wide boxes, each in its own rectangle of the layout.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum HudBox {
+    Banner,
+    Log,
+    Status,
+}
+
+/// Which of the three window-wide boxes a UI root is.
+#[allow(clippy::type_complexity)]
+fn which(
+    banner: Option<&QuestBanner>,
+    panel: Option<&LogPanel>,
+    status: Option<&StatusPlate>,
+) -> Option<HudBox> {
+    match (banner, panel, status) {
+        (Some(_), _, _) => Some(HudBox::Banner),
+        (_, Some(_), _) => Some(HudBox::Log),
+        (_, _, Some(_)) => Some(HudBox::Status),
+        _ => None,
+    }
+}
+
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub(super) fn draw_hud(
+    window: Query<&Window, With<PrimaryWindow>>,
+    focus: Res<Focus>,
+    all: Query<(Entity, &Familiar)>,
+    familiars: Query<(&Familiar, &Quest)>,
+    log: Res<LogStrip>,
+    replay: Res<Replay>,
+    hud_visible: Res<HudVisible>,
+    mut boxes: Query<
+        (
+            &mut Node,
+            &mut Visibility,
+            Option<&QuestBanner>,
+            Option<&LogPanel>,
+            Option<&StatusPlate>,
+        ),
+        Or<(With<QuestBanner>, With<LogPanel>, With<StatusPlate>)>,
+    >,
+    mut quest_text: Query<&mut Text, (With<QuestText>, Without<LogText>, Without<StatusText>)>,
+    mut log_text: Query<&mut Text, (With<LogText>, Without<QuestText>, Without<StatusText>)>,
+    mut status: Query<&mut Text, (With<StatusText>, Without<QuestText>, Without<LogText>)>,
+) {
+    let (_, l) = row(&all, window_size(&window));
+    let several = familiars.iter().count() > 1;
+    let quest = focus
+        .0
+        .and_then(|e| familiars.get(e).ok())
+        .and_then(|(f, q)| {
+            q.0.as_ref().map(|text| {
+                if several {
+                    format!("Quest ({}): {text}", f.label)
+                } else {
+                    format!("Quest: {text}")
+                }
+            })
+        });
+    let speed = match &replay.0 {
+        Some(r) if r.paused() => format!("PAUSED x{}", speed_label(r.speed())),
+        Some(r) => format!("x{}", speed_label(r.speed())),
+        None => String::new(),
+    };
+    for (mut node, mut vis, b, p, s) in &mut boxes {
+        let Some(kind) = which(b, p, s) else {
+            continue;
+        };
+        let (rect, show) = match kind {
+            HudBox::Banner => (l.banner_rect(), quest.is_some()),
+            HudBox::Log => match l.log_rect() {
+                Some(r) => (r, !log.lines.is_empty()),
+                None => (Rect::default(), false),
+            },
+            HudBox::Status => (l.status_rect(), !speed.is_empty()),
+        };
+        node.left = px(rect.min.x);
+        node.top = px(rect.min.y);
+        node.width = px(rect.width());
+        node.height = px(rect.height());
+        let want = if show && hud_visible.0 {
+            Visibility::Inherited
+        } else {
+            Visibility::Hidden
+        };
+        if *vis != want {
+            *vis = want;
+        }
+    }
+    let banner_chars = l.banner_rect().width() - 14.0;
+    if let (Some(q), Ok(mut text)) = (quest, quest_text.single_mut()) {
+        let q = fit(&q, banner_chars, 11.0);
+        if text.0 != q {
+            text.0 = q;
+        }
+    }
+    if let Ok(mut text) = log_text.single_mut() {
+        let width = l.log_rect().map_or(0.0, |r| r.width() - 10.0);
+        let skip = log.lines.len().saturating_sub(LOG_LINES);
+        let want = log
+            .lines
+            .iter()
+            .skip(skip)
+            .map(|line| fit(line, width, 10.0))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if text.0 != want {
+            text.0 = want;
+        }
+    }
+    if let Ok(mut text) = status.single_mut() {
+        let want = fit(&speed, l.status_rect().width() - 8.0, 11.0);
+        if text.0 != want {
+            text.0 = want;
+        }
+    }
+}
+
+pub(super) fn speed_label(speed: f64) -> String {
+    if speed >= 10.0 {
+        format!("{speed:.0}")
+    } else {
+        format!("{speed:.2}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+pub(super) fn despawn_orphan_huds(
+    mut commands: Commands,
+    huds: Query<(Entity, &HudOf)>,
+    familiars: Query<(), With<Familiar>>,
+) {
+    for (e, of) in &huds {
+        if familiars.get(of.0).is_err() {
+            commands.entity(e).despawn();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_read_well() {
+        assert_eq!(speed_label(1.0), "1");
+        assert_eq!(speed_label(0.5), "0.5");
+        assert_eq!(speed_label(0.25), "0.25");
+        assert_eq!(speed_label(64.0), "64");
+    }
+}
