@@ -13,7 +13,9 @@ cd "$(dirname "$0")/.."
 copies=${1:-20}
 runs=${RUNS:-7}
 real=${FAMILIAR_REAL_FIXTURES:-../shared/fixtures/real}
-[ -x bench/node/node_modules/.bin/ccusage ] || npm ci --prefix bench/node --no-audit --no-fund >/dev/null
+# `npm install` (not `npm ci`): the lock names only the linux-x64 binary package, and npm ci
+# refuses a lock without every platform's optional package; install still honours the lock.
+[ -x bench/node/node_modules/.bin/ccusage ] || npm install --prefix bench/node --no-audit --no-fund >/dev/null
 ccusage=bench/node/node_modules/.bin/ccusage
 cargo build --release --quiet --bin familiar
 bin=target/release/familiar
