@@ -12,6 +12,7 @@ for size in 10 100 1000; do
   corpus=bench/out/corpus-$size.jsonl
   [ -f "$corpus" ] || bench/make-corpus.sh "$corpus" "$size" >/dev/null
   /usr/bin/time -f "events, $size MB: %e s, peak RSS %M KB" "$bin" events "$corpus" >/dev/null
-  /usr/bin/time -f "replay --headless (scripts + sinks), $size MB: %e s, peak RSS %M KB" \
-    "$bin" replay --headless --max-gap 0 --no-notify "$corpus" >/dev/null 2>/dev/null
+  # time appends its report to fd 3 (our stderr); the command's own stderr is silenced.
+  /usr/bin/time -a -o /dev/fd/3 -f "replay --headless (scripts + sinks), $size MB: %e s, peak RSS %M KB" \
+    "$bin" replay --headless --max-gap 0 --no-notify "$corpus" 3>&2 >/dev/null 2>/dev/null
 done

@@ -16,6 +16,10 @@ bin=target/release/familiar
 /usr/bin/time -f "familiar run scripts/default.rhai: %e s" "$bin" run scripts/default.rhai \
   --input bench/out/corpus-100.jsonl >/dev/null
 /usr/bin/time -f "familiar events: %e s" "$bin" events bench/out/corpus-100.jsonl >/dev/null
+section "events -> actions end to end on an event-dense transcript (bench/events-to-actions.sh)"
+bench/events-to-actions.sh
+section "familiar stats vs ccusage 20 on a many-file tree (bench/stats-vs-ccusage.sh)"
+bench/stats-vs-ccusage.sh
 section "normalizer in memory (criterion)"
 cargo bench -q -p familiar-transcript 2>&1 | grep -E "time:|thrpt:"
 section "events -> actions through default.rhai (criterion)"

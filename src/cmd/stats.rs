@@ -1,8 +1,8 @@
 //! `familiar stats`: a summary per transcript (events, errors, tools, tokens, estimated cost)
 //! and a total across them.
 //!
-//! Files are read in parallel, one per core; each goes through the normalizer (counts) and a
-//! usage tap ([`familiar_transcript::usage`]) that sees the same bytes. The per-file usage
+//! Files are read in parallel, one per core; each line of a file goes through the normalizer
+//! (counts) and the usage scan ([`familiar_transcript::usage`]), both reading it in place. The per-file usage
 //! ledgers are merged in input order, so an API message found in several files (a resumed
 //! session, a subagent's file and its `progress` records) counts once, for the file whose record
 //! was kept. The rows therefore add up to the total.
@@ -19,8 +19,8 @@ use anyhow::Context as _;
 use familiar_model::text::printable_line;
 use familiar_transcript::usage::scan_line;
 use familiar_transcript::{
-    Ledger, LineSplitter, Normalizer, NormalizerConfig, PriceFile, PriceTable, Summary, Tokens,
-    round_cost,
+    Diagnostic, DiagnosticKind, Ledger, Normalizer, NormalizerConfig, PriceFile, PriceTable,
+    ReadLine, Summary, Tokens, round_cost,
 };
 
 use super::style::{HEADING, Paint};
@@ -293,107 +293,69 @@ fn read_one(
     } else {
         Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
     };
-    let mut tap = UsageTap::new(reader, source, config.max_line_bytes, progress);
     let mut normalizer = Normalizer::new(config.clone());
-    familiar_transcript::normalize_read(
-        &mut tap,
-        &mut normalizer,
-        |_| Ok(()),
-        |diagnostic| {
-            progress.suspend(|| {
-                eprintln!(
-                    "familiar: {}:{}: {}",
-                    printable_line(&name),
-                    diagnostic.line,
-                    diagnostic.kind
-                )
-            });
+    let mut ledger = Ledger::new();
+    ledger.set_source(source);
+    let cap = config.max_line_bytes;
+    let report = |diagnostic: Diagnostic| {
+        progress.suspend(|| {
+            eprintln!(
+                "familiar: {}:{}: {}",
+                printable_line(&name),
+                diagnostic.line,
+                diagnostic.kind
+            )
+        });
+    };
+    // One pass over each line, on this thread: the files already keep every core busy, and
+    // both the usage scan and the normalizer read the line where it lies in the read buffer.
+    let mut events = Vec::new();
+    familiar_transcript::read_lines(
+        Counted {
+            inner: reader,
+            progress,
+        },
+        cap,
+        |line| {
+            match line {
+                ReadLine::Line { number, bytes } => {
+                    scan_line(bytes, &mut ledger);
+                    if let Err(diagnostic) = normalizer.push_line(bytes, number, &mut events) {
+                        report(diagnostic);
+                    }
+                    events.clear();
+                }
+                ReadLine::TooLong { number, len } => {
+                    normalizer.skipped_line();
+                    report(Diagnostic {
+                        line: number,
+                        kind: DiagnosticKind::TooLong {
+                            len,
+                            cap: cap as u64,
+                        },
+                    });
+                }
+                ReadLine::Unfinished { number, len } => report(Diagnostic {
+                    line: number,
+                    kind: DiagnosticKind::Unfinished { len },
+                }),
+            }
+            Ok(())
         },
     )
     .with_context(|| format!("reading {name}"))?;
-    Ok(FileResult {
-        normalizer,
-        ledger: tap.finish(),
-    })
+    Ok(FileResult { normalizer, ledger })
 }
 
-/// A reader that lets the bytes it passes on through a usage scan (and counts them on the
-/// progress bar), so one read of the file feeds both the normalizer and the ledger.
-struct UsageTap<'p, R> {
+/// A reader that counts the bytes it passes on, on the progress bar.
+struct Counted<'p, R> {
     inner: R,
-    splitter: LineSplitter,
-    ledger: Ledger,
-    /// Bytes of the first line while it is still incomplete: it decides between JSONL and one
-    /// pretty-printed JSON array.
-    head: Option<Vec<u8>>,
-    /// The whole input, when it is one pretty-printed JSON array.
-    whole: Option<Vec<u8>>,
-    cap: usize,
     progress: &'p indicatif::ProgressBar,
 }
 
-impl<'p, R: Read> UsageTap<'p, R> {
-    fn new(inner: R, source: u32, cap: usize, progress: &'p indicatif::ProgressBar) -> Self {
-        let mut ledger = Ledger::new();
-        ledger.set_source(source);
-        UsageTap {
-            inner,
-            splitter: LineSplitter::new(cap),
-            ledger,
-            head: Some(Vec::new()),
-            whole: None,
-            cap,
-            progress,
-        }
-    }
-
-    fn lines(&mut self, bytes: &[u8]) {
-        let ledger = &mut self.ledger;
-        self.splitter.push(bytes, |line| {
-            if let familiar_transcript::Line::Complete { bytes, .. } = line {
-                scan_line(bytes, ledger);
-            }
-        });
-    }
-
-    fn see(&mut self, bytes: &[u8]) {
-        if let Some(whole) = &mut self.whole {
-            if whole.len() + bytes.len() <= self.cap {
-                whole.extend_from_slice(bytes);
-            }
-            return;
-        }
-        let Some(mut head) = self.head.take() else {
-            self.lines(bytes);
-            return;
-        };
-        head.extend_from_slice(bytes);
-        match head.iter().position(|&b| b == b'\n') {
-            Some(newline) => {
-                let first = head[..newline].trim_ascii();
-                if first.starts_with(b"[") && !first.ends_with(b"]") {
-                    self.whole = Some(head);
-                } else {
-                    self.lines(&head);
-                }
-            }
-            None if head.len() > self.cap => self.lines(&head),
-            None => self.head = Some(head),
-        }
-    }
-
-    fn finish(mut self) -> Ledger {
-        if let Some(whole) = self.whole.take() {
-            scan_line(whole.trim_ascii(), &mut self.ledger);
-        }
-        self.ledger
-    }
-}
-
-impl<R: Read> Read for UsageTap<'_, R> {
+impl<R: Read> Read for Counted<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let read = self.inner.read(buf)?;
-        self.see(&buf[..read]);
         self.progress.inc(read as u64);
         Ok(read)
     }

@@ -7,7 +7,8 @@
 //! event carries (context-window use, status) and the metrics behind `familiar stats`.
 //! It opens no file and keeps no clock: callers hand it bytes ([`LineSplitter`],
 //! [`Normalizer::push_line`]) or a reader they opened ([`normalize_read`], [`read_lines`]);
-//! `normalize_read` parses batches of lines on two scoped threads and applies them in order.
+//! `normalize_read` parses the lines of each read where they lie, on two scoped threads, and
+//! applies them in order.
 //!
 //! - [`lines`]: byte chunks → complete lines, bounded memory.
 //! - [`head`]: the `cwd`, session id and timestamp of a record, for the tailer's discovery.
@@ -248,78 +249,112 @@ pub fn read_lines<R: std::io::Read>(
     Ok(())
 }
 
-/// Bytes of complete lines gathered before they are parsed as one batch.
+/// Bytes read at a time; the complete lines of each read are parsed as one batch, in place.
 const BATCH_BYTES: usize = 4 << 20;
 /// Below this a batch is parsed on the calling thread alone.
 const PARALLEL_MIN_BYTES: usize = 256 << 10;
 
-/// One item of a batch, in line order.
-enum BatchItem {
-    Line {
-        range: std::ops::Range<usize>,
-        number: u64,
-    },
-    TooLong {
-        len: u64,
-        number: u64,
-    },
+/// Where the bytes of one line of a batch are.
+#[derive(Clone)]
+enum Place {
+    /// In the read buffer: nearly every line, parsed where it lies.
+    Read(std::ops::Range<usize>),
+    /// In [`Batch::carried`]: the line that began in the previous read.
+    Carried(std::ops::Range<usize>),
 }
 
-/// Complete lines waiting to be parsed, copied out of the read buffer so they can be parsed on
-/// two threads (parsing is stateless; applying them to the session state is not).
+/// One item of a batch, in line order.
+enum BatchItem {
+    Line { place: Place, number: u64 },
+    TooLong { len: u64, number: u64 },
+}
+
+/// The complete lines of one read, parsed on two threads (parsing is stateless; applying them
+/// to the session state is not), then applied in order.
 #[derive(Default)]
 struct Batch {
-    bytes: Vec<u8>,
+    /// Copies of the (rare) lines that straddle two reads.
+    carried: Vec<u8>,
     items: Vec<BatchItem>,
 }
 
 impl Batch {
+    /// Note a line the splitter completed; `read` is the buffer of the current read.
+    fn push(&mut self, read: &[u8], line: Line<'_>) {
+        match line {
+            Line::Complete { bytes, number } => {
+                let place = if read.as_ptr_range().contains(&bytes.as_ptr()) {
+                    let start = bytes.as_ptr() as usize - read.as_ptr() as usize;
+                    Place::Read(start..start + bytes.len())
+                } else {
+                    let start = self.carried.len();
+                    self.carried.extend_from_slice(bytes);
+                    Place::Carried(start..self.carried.len())
+                };
+                self.items.push(BatchItem::Line { place, number });
+            }
+            Line::TooLong { len, number } => self.items.push(BatchItem::TooLong { len, number }),
+        }
+    }
+
     fn flush(
         &mut self,
+        read: &[u8],
         normalizer: &mut Normalizer,
         on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
         on_diagnostic: &mut dyn FnMut(Diagnostic),
     ) -> std::io::Result<()> {
         let cap = normalizer.config().max_line_bytes;
-        let bytes = &self.bytes;
+        let carried = &self.carried;
+        let bytes_of = |place: &Place| -> &[u8] {
+            match place {
+                Place::Read(range) => &read[range.clone()],
+                Place::Carried(range) => &carried[range.clone()],
+            }
+        };
         let parse = |items: &[BatchItem]| -> Vec<Option<Result<ParsedLine<'_>, DiagnosticKind>>> {
             items
                 .iter()
                 .map(|item| match item {
-                    BatchItem::Line { range, .. } => Some(parse_line(&bytes[range.clone()], cap)),
+                    BatchItem::Line { place, .. } => Some(parse_line(bytes_of(place), cap)),
                     BatchItem::TooLong { .. } => None,
                 })
                 .collect()
         };
-        let parsed = if self.bytes.len() >= PARALLEL_MIN_BYTES {
+        let total = read.len() + carried.len();
+        // Two halves, chained rather than concatenated: a parsed record is large to move.
+        let (parsed, rest) = if total >= PARALLEL_MIN_BYTES {
             // Split where half the bytes are, not half the lines: line sizes vary wildly.
+            let mut seen = 0;
             let middle = self
                 .items
                 .iter()
-                .position(|item| matches!(item, BatchItem::Line { range, .. } if range.end >= bytes.len() / 2))
+                .position(|item| {
+                    if let BatchItem::Line { place, .. } = item {
+                        seen += bytes_of(place).len();
+                    }
+                    seen >= total / 2
+                })
                 .unwrap_or(self.items.len() / 2);
             let (front, back) = self.items.split_at(middle);
             std::thread::scope(|scope| {
                 let worker = scope.spawn(|| parse(back));
-                let mut parsed = parse(front);
-                match worker.join() {
-                    Ok(rest) => parsed.extend(rest),
-                    // A panic in the parser is a bug; parse the rest here so nothing is lost.
-                    Err(_) => parsed.extend(parse(back)),
-                }
-                parsed
+                let parsed = parse(front);
+                // A panic in the parser is a bug; parse the rest here so nothing is lost.
+                let rest = worker.join().unwrap_or_else(|_| parse(back));
+                (parsed, rest)
             })
         } else {
-            parse(&self.items)
+            (parse(&self.items), Vec::new())
         };
         let mut events = Vec::new();
-        for (item, parsed) in self.items.iter().zip(parsed) {
+        for (item, parsed) in self.items.iter().zip(parsed.into_iter().chain(rest)) {
             let (number, result) = match (item, parsed) {
                 (BatchItem::Line { number, .. }, Some(result)) => (*number, result),
                 (BatchItem::TooLong { number, .. }, _) | (BatchItem::Line { number, .. }, None) => {
                     let len = match item {
                         BatchItem::TooLong { len, .. } => *len,
-                        BatchItem::Line { range, .. } => range.len() as u64,
+                        BatchItem::Line { place, .. } => bytes_of(place).len() as u64,
                     };
                     normalizer.skipped_line();
                     on_diagnostic(Diagnostic {
@@ -343,7 +378,7 @@ impl Batch {
                 on_event(event)?;
             }
         }
-        self.bytes.clear();
+        self.carried.clear();
         self.items.clear();
         Ok(())
     }
@@ -360,8 +395,7 @@ pub fn normalize_read<R: std::io::Read>(
     mut on_event: impl FnMut(Event) -> std::io::Result<()>,
     mut on_diagnostic: impl FnMut(Diagnostic),
 ) -> std::io::Result<()> {
-    const CHUNK: usize = 1 << 20;
-    let mut chunk = vec![0u8; CHUNK];
+    let mut chunk = vec![0u8; BATCH_BYTES];
     let mut splitter = LineSplitter::new(normalizer.config().max_line_bytes);
     let mut batch = Batch::default();
     let cap = normalizer.config().max_line_bytes;
@@ -394,23 +428,11 @@ pub fn normalize_read<R: std::io::Read>(
                 Err(err) => return Err(err),
             },
         };
-        let short_read = bytes.len() < CHUNK;
-        splitter.push(bytes, |line| match line {
-            Line::Complete { bytes, number } => {
-                let start = batch.bytes.len();
-                batch.bytes.extend_from_slice(bytes);
-                batch.items.push(BatchItem::Line {
-                    range: start..batch.bytes.len(),
-                    number,
-                });
-            }
-            Line::TooLong { len, number } => batch.items.push(BatchItem::TooLong { len, number }),
-        });
-        if batch.bytes.len() >= BATCH_BYTES || short_read {
-            batch.flush(normalizer, &mut on_event, &mut on_diagnostic)?;
-        }
+        // Every read is parsed before the next one overwrites the buffer, so a short read (a
+        // pipe with nothing more yet) never holds live input back.
+        splitter.push(bytes, |line| batch.push(bytes, line));
+        batch.flush(bytes, normalizer, &mut on_event, &mut on_diagnostic)?;
     }
-    batch.flush(normalizer, &mut on_event, &mut on_diagnostic)?;
     // The input ended: what waited for a later record goes out as it is.
     let mut held = Vec::new();
     normalizer.flush(&mut held);

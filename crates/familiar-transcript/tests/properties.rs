@@ -129,6 +129,36 @@ fn bulk_reads_parsed_on_two_threads_keep_every_event_in_order() {
     );
 }
 
+#[test]
+fn lines_straddling_reads_of_any_size_are_parsed_like_the_others() {
+    // Lines are parsed where they lie in the read buffer; one that began in the previous read
+    // is carried. Reads of odd sizes above and below the two-thread threshold (256 KiB).
+    let mut input = Vec::new();
+    for path in common::real_fixtures() {
+        input.extend(std::fs::read(&path).expect("read fixture"));
+    }
+    let (whole, whole_diagnostics) = normalize_bytes(&input, &NormalizerConfig::default());
+    for step in [300_007, 65_521, 4093] {
+        let mut streamed = Vec::new();
+        let mut diagnostics = Vec::new();
+        normalize_read(
+            Trickle {
+                bytes: &input,
+                step,
+            },
+            &mut Normalizer::default(),
+            |event| {
+                streamed.push(event);
+                Ok(())
+            },
+            |diagnostic| diagnostics.push(diagnostic),
+        )
+        .expect("in-memory read");
+        assert_eq!(diagnostics, whole_diagnostics, "reads of {step} bytes");
+        assert!(streamed == whole, "reads of {step} bytes differ");
+    }
+}
+
 /// A pipe that hands out a few bytes per read.
 struct Trickle<'a> {
     bytes: &'a [u8],

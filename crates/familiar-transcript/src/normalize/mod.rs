@@ -16,6 +16,7 @@ mod tool_calls;
 mod turn;
 
 pub use context::{DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT};
+use parse::Records;
 pub use parse::{ParsedLine, parse_line, think_level};
 
 use std::sync::Arc;
@@ -262,9 +263,18 @@ impl Normalizer {
 
     /// Apply a line parsed by [`parse_line`] (possibly on another thread) to the session state.
     pub fn apply(&mut self, parsed: ParsedLine<'_>, line_no: u64, out: &mut Vec<Event>) {
-        for (record, json) in parsed.records {
+        let mut push = |record: &Record<'_>, json: &str| {
             let raw = self.config.keep_raw.then(|| Arc::<str>::from(json));
-            self.push_record(&record, line_no, raw, out);
+            self.push_record(record, line_no, raw, out);
+        };
+        match parsed.records {
+            Records::None => {}
+            Records::One(record, json) => push(&record, json),
+            Records::Many(records) => {
+                for (record, json) in &records {
+                    push(record, json);
+                }
+            }
         }
     }
 

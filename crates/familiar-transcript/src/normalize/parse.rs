@@ -12,7 +12,17 @@ use crate::record::{Content, Record, TextOr};
 #[derive(Debug)]
 pub struct ParsedLine<'a> {
     /// Each record with its own JSON text (a JSON-array line holds several).
-    pub(super) records: Vec<(Record<'a>, &'a str)>,
+    pub(super) records: Records<'a>,
+}
+
+/// The records of a line: nearly always one, kept inline (no allocation per line; a batch's
+/// parsed lines are one vector).
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Records<'a> {
+    None,
+    One(Record<'a>, &'a str),
+    Many(Vec<(Record<'a>, &'a str)>),
 }
 
 /// Parse one complete line: UTF-8 check, then the typed record envelope.
@@ -32,16 +42,17 @@ pub fn parse_line(line: &[u8], max_line_bytes: usize) -> Result<ParsedLine<'_>, 
     })?;
     let trimmed = text.trim_start();
     let records = match trimmed.as_bytes().first() {
-        None => Vec::new(),
+        None => Records::None,
         Some(b'[') => {
             let items: Vec<&RawValue> = serde_json::from_str(trimmed)
                 .map_err(|err| DiagnosticKind::Malformed(err.to_string()))?;
             items
                 .into_iter()
                 .map(|item| parse_record(item.get()).map(|record| (record, item.get())))
-                .collect::<Result<_, _>>()?
+                .collect::<Result<_, _>>()
+                .map(Records::Many)?
         }
-        Some(b'{') => vec![(parse_record(text)?, text)],
+        Some(b'{') => Records::One(parse_record(text)?, text),
         Some(_) => return Err(DiagnosticKind::NotAnObject),
     };
     Ok(ParsedLine { records })

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Events -> actions end to end: `familiar run scripts/default.rhai` on an event-dense transcript
+# (short real tool uses and tool results, about one event per line), against `familiar events`
+# on the same file. Reports events/s of both, best of RUNS (default 5), and the range.
+# The transcript is built from the real fixtures' own records (assistant records with a
+# tool_use block, user records with a tool_result block, under 2 KiB each), repeated to about
+# SIZE_MB (default 100) into bench/out/ (never committed).
+# Usage: bench/events-to-actions.sh [SIZE_MB]   (builds the release binary)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size_mb=${1:-100}
+runs=${RUNS:-5}
+real=${FAMILIAR_REAL_FIXTURES:-../shared/fixtures/real}
+corpus=bench/out/dense-$size_mb.jsonl
+if [ ! -f "$corpus" ]; then
+  mkdir -p bench/out
+  python3 - "$real" "$corpus" "$size_mb" <<'PY'
+import json, pathlib, sys
+real, out, size_mb = pathlib.Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+keep = []
+for path in sorted(real.glob("v*.jsonl")):
+    for line in path.read_bytes().splitlines(keepends=True):
+        if len(line) > 2048 or not line.endswith(b"\n"):
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        content = (record.get("message") or {}).get("content") if isinstance(record.get("message"), dict) else None
+        if not isinstance(content, list):
+            continue
+        kinds = {block.get("type") for block in content if isinstance(block, dict)}
+        if (record.get("type") == "assistant" and "tool_use" in kinds) or (
+                record.get("type") == "user" and "tool_result" in kinds):
+            keep.append(line)
+if not keep:
+    sys.exit(f"no short tool records under {real}")
+block = b"".join(keep)
+with open(out, "wb") as f:
+    written = 0
+    while written < size_mb * 1024 * 1024:
+        f.write(block)
+        written += len(block)
+PY
+fi
+cargo build --release --quiet --bin familiar
+bin=target/release/familiar
+events=$("$bin" events "$corpus" | wc -l)
+lines=$(wc -l <"$corpus")
+echo "$corpus: $(( $(stat -c %s "$corpus") / 1048576 )) MiB, $lines lines, $events events"
+now() { date +%s.%N; }
+declare -a t_run t_events
+for _ in $(seq "$runs"); do
+  start=$(now); "$bin" run scripts/default.rhai --input "$corpus" >/dev/null; end=$(now)
+  t_run+=("$(awk "BEGIN{print $end - $start}")")
+  start=$(now); "$bin" events "$corpus" >/dev/null; end=$(now)
+  t_events+=("$(awk "BEGIN{print $end - $start}")")
+done
+rate() { # label times...: best and worst as events/s
+  local label=$1; shift
+  printf '%s\n' "$@" | sort -g | awk -v n="$events" -v label="$label" '{ v[NR] = $1 } END {
+    printf "%-44s best %.3f s = %.0f events/s (range %.0f-%.0f events/s)\n", label, v[1], n / v[1], n / v[NR], n / v[1] }'
+}
+rate "familiar run scripts/default.rhai" "${t_run[@]}"
+rate "familiar events" "${t_events[@]}"
