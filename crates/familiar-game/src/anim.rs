@@ -6,7 +6,7 @@
 //! pending request is kept) until the current animation has shown for its minimum time. After
 //! its hold time an animation falls back to idle; a long quiet spell (or the tailer's `idle`
 //! status) puts the familiar to sleep. `logic.rs` owns one [`AnimMachine`] per familiar; `view.rs`
-//! turns [`AnimMachine::frame`] into a sprite-sheet index laid out by `art::SHEET`.
+//! turns [`AnimMachine::frame`] into a sprite-sheet index laid out by `sheet::SHEET`.
 
 /// The familiar's animations, in sprite-sheet row order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

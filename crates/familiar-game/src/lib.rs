@@ -7,16 +7,16 @@
 //!   companions, marks), tested headless with `MinimalPlugins`;
 //! - `anim` is the animation state machine as plain data;
 //! - `view` draws that state (sprites, text, UI) and handles keys;
-//! - `art` draws the pixel art procedurally (the `gen-sprites` binary writes it to `assets/`),
-//!   and `assets` embeds those PNGs into the binary;
+//! - `sheet` holds the sprite-sheet layouts, and `assets` embeds the sheets (PNGs drawn by the
+//!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs.
 
 pub mod anim;
-pub mod art;
 mod assets;
 pub mod logic;
 mod probe;
+pub mod sheet;
 mod view;
 mod window_memory;
 

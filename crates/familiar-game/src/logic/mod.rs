@@ -1,0 +1,81 @@
+//! Game logic as ECS components and systems, with no window and no rendering: what each
+//! familiar is doing, its mana (context), XP, status marks, companions, speech, quest and the
+//! log strip. `GameLogicPlugin` runs under `MinimalPlugins` in the tests; `view` reads the
+//! same components to draw them. The feed ([`crate::GameFeed`]) comes in as [`FeedMessage`]s
+//! (tests write them directly) or from the crossbeam channel in [`FeedChannel`], drained each
+//! frame by [`ingest`].
+//!
+//! - `state`: the components and resources (familiar, mana, progress, marks, companions, ...);
+//! - `feed`: [`ingest`] applies each event and action to them;
+//! - `tick`: [`advance`] runs the timers;
+//! - `text`: labels and the shortening of text for the screen.
+
+mod feed;
+mod state;
+mod text;
+mod tick;
+
+use bevy::prelude::*;
+use crossbeam_channel::Receiver;
+
+use crate::GameFeed;
+
+pub use feed::ingest;
+pub use state::{
+    Activity, Animation, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Compaction, Companion,
+    FLOATER_SECS, Familiar, Floater, Focus, LogStrip, Mana, ManaBand, Mark, Progress, Quest,
+    Speech, tokens,
+};
+pub use text::session_label;
+pub use tick::advance;
+
+/// One item of the feed, as a Bevy message.
+#[derive(Message, Debug, Clone)]
+pub struct FeedMessage(pub GameFeed);
+
+/// The pipeline's channel, drained each frame (at most [`MAX_PER_FRAME`] items, so a replay
+/// at high speed cannot stall a frame).
+#[derive(Resource)]
+pub struct FeedChannel(pub Receiver<GameFeed>);
+
+pub const MAX_PER_FRAME: usize = 2_000;
+
+/// Tunables of the scene.
+#[derive(Resource, Debug, Clone)]
+pub struct GameConfig {
+    /// Familiars on screen at once; the least recently active one leaves for a new session.
+    pub max_familiars: usize,
+    /// Companions shown per familiar.
+    pub max_companions: usize,
+    /// Lines kept in the log strip.
+    pub log_lines: usize,
+}
+
+impl Default for GameConfig {
+    fn default() -> GameConfig {
+        GameConfig {
+            max_familiars: 4,
+            max_companions: 5,
+            log_lines: 4,
+        }
+    }
+}
+
+/// Logic only: feed, state machines, mana, XP, companions. No rendering.
+pub struct GameLogicPlugin;
+
+impl Plugin for GameLogicPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<FeedMessage>()
+            .init_resource::<GameConfig>()
+            .init_resource::<LogStrip>()
+            .init_resource::<Activity>()
+            .init_resource::<Focus>()
+            .init_resource::<state::CompanionSeq>()
+            .add_systems(Update, (ingest, advance).chain().in_set(LogicSet));
+    }
+}
+
+/// The logic systems; view systems run after it.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LogicSet;

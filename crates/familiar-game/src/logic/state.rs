@@ -1,0 +1,263 @@
+//! The game state as ECS components and resources: one familiar per session with its mana,
+//! progress, mark, speech, quest and animation; companions, floaters, the log strip. `feed`
+//! changes them, `tick` ages them, the view draws them.
+
+use std::collections::VecDeque;
+
+use bevy::prelude::*;
+use familiar_model::Status;
+
+use crate::anim::AnimMachine;
+
+/// A familiar: one per session.
+#[derive(Component, Debug, Clone)]
+pub struct Familiar {
+    /// Session id (empty when the feed has none).
+    pub session: String,
+    pub label: String,
+    /// Position in the row of familiars (0 = leftmost free slot when it arrived).
+    pub slot: usize,
+    /// `Time::elapsed_secs` of the last feed item for this session.
+    pub last_active: f32,
+}
+
+/// Mana = context left. `used == None` means unknown, shown as such (never as empty).
+#[derive(Component, Debug, Clone, PartialEq)]
+pub struct Mana {
+    pub used: Option<u64>,
+    pub limit: u64,
+    /// Fraction drawn on screen; follows [`Mana::fraction`] smoothly.
+    pub shown: f32,
+    pub compaction: Option<Compaction>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Compaction {
+    pub pre: Option<u64>,
+    pub post: Option<u64>,
+    /// Seconds since it happened (the "pre → post" label shows for a while).
+    pub age: f32,
+}
+
+/// Mana colour bands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ManaBand {
+    Plenty,
+    Low,
+    Critical,
+    Unknown,
+}
+
+impl Default for Mana {
+    fn default() -> Mana {
+        Mana {
+            used: None,
+            limit: 200_000,
+            shown: 1.0,
+            compaction: None,
+        }
+    }
+}
+
+impl Mana {
+    /// Tokens left, `None` when unknown.
+    pub fn remaining(&self) -> Option<u64> {
+        self.used.map(|u| self.limit.saturating_sub(u))
+    }
+
+    /// Remaining fraction in 0..=1, `None` when unknown.
+    pub fn fraction(&self) -> Option<f32> {
+        let remaining = self.remaining()?;
+        if self.limit == 0 {
+            return Some(0.0);
+        }
+        Some((remaining as f64 / self.limit as f64).clamp(0.0, 1.0) as f32)
+    }
+
+    pub fn band(&self) -> ManaBand {
+        match self.fraction() {
+            None => ManaBand::Unknown,
+            Some(f) if f >= 0.5 => ManaBand::Plenty,
+            Some(f) if f >= 0.2 => ManaBand::Low,
+            Some(_) => ManaBand::Critical,
+        }
+    }
+
+    /// Takes the session state an event carries (the session model's, never an estimate of
+    /// the game's own).
+    pub fn observe(&mut self, used: Option<u64>, limit: u64) {
+        self.limit = limit;
+        let was_unknown = self.used.is_none();
+        self.used = used;
+        // The first known value shows at once; later changes ease in.
+        if was_unknown && let Some(f) = self.fraction() {
+            self.shown = f;
+        }
+    }
+
+    /// A compaction, for its "pre -> post" label; the bar itself follows the context the
+    /// compaction event carries.
+    pub fn compact(&mut self, pre: Option<u64>, post: Option<u64>) {
+        let pre = pre.or(self.used);
+        self.compaction = Some(Compaction {
+            pre,
+            post,
+            age: 0.0,
+        });
+    }
+
+    /// Compact label: `150k/200k`, or `?/200k` when unknown.
+    pub fn label(&self) -> String {
+        match self.remaining() {
+            Some(r) => format!("{}/{}", tokens(r), tokens(self.limit)),
+            None => format!("?/{}", tokens(self.limit)),
+        }
+    }
+}
+
+/// `153_400` → `153k`, `1_200_000` → `1.2M`.
+pub fn tokens(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1}M", n as f64 / 1_000_000.0)
+    } else if n >= 1_000 {
+        format!("{}k", n / 1_000)
+    } else {
+        n.to_string()
+    }
+}
+
+/// Experience and level, from `xp` actions.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct Progress {
+    pub xp: i64,
+    pub level: u32,
+    /// Seconds since the last level-up, while its effect plays.
+    pub level_up_age: Option<f32>,
+}
+
+impl Progress {
+    /// Total XP needed to reach `level` (level 1 at 0, 2 at 100, 3 at 300, 4 at 600, ...).
+    pub fn xp_for_level(level: u32) -> i64 {
+        let l = i64::from(level.max(1));
+        50 * l * (l - 1)
+    }
+
+    pub fn level_for(xp: i64) -> u32 {
+        let mut level = 1;
+        while level < 999 && xp >= Progress::xp_for_level(level + 1) {
+            level += 1;
+        }
+        level
+    }
+
+    /// Adds XP (negative amounts take some away, never below zero); true on a level-up.
+    pub fn add(&mut self, amount: i64) -> bool {
+        let before = self.level.max(1);
+        self.xp = self.xp.saturating_add(amount).max(0);
+        self.level = Progress::level_for(self.xp);
+        if self.level > before {
+            self.level_up_age = Some(0.0);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Progress within the current level, 0..1.
+    pub fn fraction(&self) -> f32 {
+        let lo = Progress::xp_for_level(self.level.max(1));
+        let hi = Progress::xp_for_level(self.level.max(1) + 1);
+        ((self.xp - lo) as f32 / (hi - lo).max(1) as f32).clamp(0.0, 1.0)
+    }
+}
+
+/// Status mark over the familiar's head.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mark(pub Status);
+
+impl Mark {
+    /// `!` waiting for approval, `?` waiting for input.
+    pub fn symbol(self) -> Option<char> {
+        match self.0 {
+            Status::WaitingForApproval => Some('!'),
+            Status::WaitingForInput => Some('?'),
+            _ => None,
+        }
+    }
+}
+
+/// Speech bubble from `say`.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct Speech(pub Option<(String, f32)>);
+
+/// Quest banner text from `quest`.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct Quest(pub Option<String>);
+
+/// The familiar's animation state.
+#[derive(Component, Debug, Clone)]
+pub struct Animation(pub AnimMachine);
+
+/// A subagent companion beside its familiar.
+#[derive(Component, Debug, Clone)]
+pub struct Companion {
+    pub owner: Entity,
+    /// Id from `companion_spawn(id, kind)`.
+    pub id: String,
+    pub kind: String,
+    /// Agent id of the subagent's own events, learnt from the first activity that does not
+    /// match any id (the scripts name companions by tool-use id, transcripts by agent id).
+    pub agent: Option<String>,
+    /// Arrival order (first companion = 0), to bind agents oldest first.
+    pub order: u64,
+    pub age: f32,
+    /// Seconds left of the working animation.
+    pub busy: f32,
+    /// Seconds since it started to leave.
+    pub leaving: Option<f32>,
+}
+
+pub const COMPANION_ENTER_SECS: f32 = 0.5;
+pub const COMPANION_LEAVE_SECS: f32 = 0.5;
+
+/// Counter behind [`Companion::order`].
+#[derive(Resource, Debug, Default)]
+pub(crate) struct CompanionSeq(pub(crate) u64);
+
+/// A tool target floating up from the familiar (file name, command).
+#[derive(Component, Debug, Clone)]
+pub struct Floater {
+    pub owner: Entity,
+    pub text: String,
+    pub age: f32,
+}
+
+pub const FLOATER_SECS: f32 = 1.8;
+
+/// Custom `emit` actions and `log` lines, newest last.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct LogStrip {
+    pub lines: VecDeque<String>,
+    /// Bumped on every change so the view redraws only then.
+    pub version: u64,
+}
+
+impl LogStrip {
+    pub(crate) fn push(&mut self, line: String, cap: usize) {
+        self.lines.push_back(line);
+        while self.lines.len() > cap.max(1) {
+            self.lines.pop_front();
+        }
+        self.version += 1;
+    }
+}
+
+/// Whether something on screen moves, so the window must draw at full rate.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Activity {
+    pub animating: bool,
+}
+
+/// The most recently active familiar (its quest shows in the banner).
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Focus(pub Option<Entity>);

@@ -1,0 +1,314 @@
+//! Every frame, places and animates what `spawn` created from the logic components: the row of
+//! familiars, their marks, level-up stars, HUD blocks and speech bubbles, the companions and
+//! the floaters.
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+
+use super::spawn::companion_tint;
+use super::{
+    Background, COMPACTION_NOTE_SECS, CompanionLabel, FamiliarParts, HudVisible, PixelScale,
+    band_color, rgb, row, window_size,
+};
+use crate::logic::{
+    self, Animation, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Companion, FLOATER_SECS, Familiar,
+    Floater, Mana, ManaBand, Mark, Progress, Speech,
+};
+use crate::sheet::{self, COMPANION_SHEET, SHEET};
+
+#[allow(clippy::type_complexity)]
+pub(super) fn place_familiars(
+    window: Query<&Window, With<PrimaryWindow>>,
+    familiars: Query<(Entity, &Familiar)>,
+    mut transforms: Query<&mut Transform, (With<Familiar>, Without<Background>)>,
+    mut background: Query<(&mut Sprite, &mut Transform), (With<Background>, Without<Familiar>)>,
+    mut scale: ResMut<PixelScale>,
+) {
+    let size = window_size(&window);
+    let (order, l) = row(&familiars, size);
+    scale.0 = l.scale;
+    for (i, e) in order.iter().enumerate() {
+        if let Ok(mut t) = transforms.get_mut(*e) {
+            let c = l.sprite_center(i);
+            t.translation = Vec3::new(c.x, c.y, i as f32);
+        }
+    }
+    // The backdrop covers the window, its floor under the familiars' feet.
+    if let Ok((mut sprite, mut t)) = background.single_mut() {
+        let scale = (size.x / 160.0).max(size.y / 100.0).ceil();
+        sprite.custom_size = Some(Vec2::new(160.0, 100.0) * scale);
+        let floor_from_bottom = (100.0 - 84.0) * scale;
+        let y = l.ground_y - floor_from_bottom + 50.0 * scale;
+        t.translation = Vec3::new(
+            0.0,
+            y.max(size.y / 2.0 - 50.0 * scale)
+                .min(-size.y / 2.0 + 50.0 * scale),
+            -100.0,
+        );
+    }
+}
+
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub(super) fn draw_familiars(
+    time: Res<Time>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    all: Query<(Entity, &Familiar)>,
+    familiars: Query<(
+        Entity,
+        &Familiar,
+        &Animation,
+        &Mana,
+        &Progress,
+        &Mark,
+        &Speech,
+        &FamiliarParts,
+    )>,
+    mut sprites: Query<(&mut Sprite, &mut Transform, &mut Visibility), Without<Familiar>>,
+    mut nodes: Query<(&mut Node, &mut Visibility), (Without<Sprite>, Without<Familiar>)>,
+    mut texts: Query<&mut Text>,
+    mut colors: Query<&mut BackgroundColor>,
+    hud_visible: Res<HudVisible>,
+) {
+    let size = window_size(&window);
+    let (order, l) = row(&all, size);
+    let t = time.elapsed_secs();
+    for (e, familiar, anim, mana, progress, mark, speech, parts) in &familiars {
+        let index = order.iter().position(|x| *x == e).unwrap_or(0);
+        let current = anim.0.current();
+        let (frames, fps) = SHEET.rows[current.row()];
+        let frame = if anim.0.sleeping() {
+            // Asleep the Zzz drift at a quarter of the rate: the window wakes every 2 s.
+            anim.0.frame(frames, 0.5)
+        } else if anim.0.calm() {
+            0
+        } else {
+            anim.0.frame(frames, fps)
+        };
+        if let Ok((mut sprite, mut tr, _)) = sprites.get_mut(parts.sprite) {
+            if let Some(atlas) = sprite.texture_atlas.as_mut() {
+                atlas.index = current.row() * SHEET.columns as usize + frame as usize;
+            }
+            tr.scale = Vec3::splat(l.scale);
+        }
+        // Status mark bobbing beside the hat.
+        if let Ok((mut sprite, mut tr, mut vis)) = sprites.get_mut(parts.mark) {
+            match Mark::symbol(*mark) {
+                Some(symbol) => {
+                    if let Some(atlas) = sprite.texture_atlas.as_mut() {
+                        atlas.index = if symbol == '!' {
+                            sheet::ICON_EXCLAIM
+                        } else {
+                            sheet::ICON_QUESTION
+                        };
+                    }
+                    let bob = if (t * 2.0) as i64 % 2 == 0 { 0.0 } else { 1.0 };
+                    tr.translation = Vec3::new(14.0 * l.scale, (14.0 + bob) * l.scale, 5.0);
+                    tr.scale = Vec3::splat((l.scale * 0.75).max(1.0));
+                    *vis = Visibility::Inherited;
+                }
+                None => *vis = Visibility::Hidden,
+            }
+        }
+        // Level-up stars circling.
+        if let Ok((_, _, mut vis)) = sprites.get_mut(parts.stars) {
+            *vis = if progress.level_up_age.is_some() {
+                Visibility::Inherited
+            } else {
+                Visibility::Hidden
+            };
+        }
+
+        // HUD block.
+        let hud_rect = l.hud_rect(index);
+        if let Ok((mut node, mut vis)) = nodes.get_mut(parts.hud) {
+            node.left = px(hud_rect.min.x);
+            node.top = px(hud_rect.min.y);
+            node.width = px(hud_rect.width());
+            *vis = if hud_visible.0 {
+                Visibility::Inherited
+            } else {
+                Visibility::Hidden
+            };
+        }
+        if let Ok(mut text) = texts.get_mut(parts.label) {
+            let want = format!("{}  Lv {}", familiar.label, progress.level.max(1));
+            if text.0 != want {
+                text.0 = want;
+            }
+        }
+        let band = mana.band();
+        if let Ok((mut node, _)) = nodes.get_mut(parts.mana_fill) {
+            let fill = if band == ManaBand::Unknown {
+                1.0
+            } else {
+                mana.shown
+            };
+            node.width = percent(fill * 100.0);
+        }
+        if let Ok(mut color) = colors.get_mut(parts.mana_fill) {
+            color.0 = rgb(band_color(band));
+        }
+        if let Ok(mut text) = texts.get_mut(parts.mana_text) {
+            let want = mana.label();
+            if text.0 != want {
+                text.0 = want;
+            }
+        }
+        if let Ok((mut node, _)) = nodes.get_mut(parts.xp_fill) {
+            node.width = percent(progress.fraction() * 100.0);
+        }
+        if let Ok(mut text) = texts.get_mut(parts.note) {
+            let want = if let Some(age) = progress.level_up_age
+                && age < 2.0
+            {
+                format!("LEVEL UP! Lv {}", progress.level)
+            } else if let Some(c) = mana.compaction
+                && c.age < COMPACTION_NOTE_SECS
+            {
+                let side = |v: Option<u64>| v.map(logic::tokens).unwrap_or_else(|| "?".into());
+                format!("rest {} -> {}", side(c.pre), side(c.post))
+            } else {
+                String::new()
+            };
+            if text.0 != want {
+                text.0 = want;
+            }
+        }
+        // Speech bubble beside the head.
+        let head = l.to_screen(l.sprite_center(index) + Vec2::new(16.0 * l.scale, 8.0 * l.scale));
+        if let Ok((mut node, mut vis)) = nodes.get_mut(parts.bubble) {
+            match &speech.0 {
+                Some(_) if hud_visible.0 => {
+                    if l.count == 1 {
+                        // Alone: beside the head.
+                        node.left = px(head.x.min(size.x - 200.0).max(4.0));
+                        node.max_width = px(190);
+                        node.bottom = px(size.y - head.y);
+                    } else {
+                        // In a row: inside the familiar's own column, above its HUD block.
+                        let spacing = size.x / l.count as f32;
+                        node.left = px(spacing * index as f32 + 6.0);
+                        node.max_width = px(spacing - 12.0);
+                        node.bottom = px(size.y - hud_rect.min.y + 16.0);
+                    }
+                    *vis = Visibility::Inherited;
+                }
+                _ => *vis = Visibility::Hidden,
+            }
+        }
+        if let Some((said, _)) = &speech.0
+            && let Ok(mut text) = texts.get_mut(parts.bubble_text)
+            && text.0 != *said
+        {
+            text.0 = said.clone();
+        }
+    }
+}
+
+/// Level-up stars orbit the familiar while the effect plays.
+pub(super) fn orbit_stars(
+    familiars: Query<(&Progress, &FamiliarParts)>,
+    children: Query<&Children>,
+    mut transforms: Query<&mut Transform, Without<Familiar>>,
+) {
+    for (progress, parts) in &familiars {
+        let Some(age) = progress.level_up_age else {
+            continue;
+        };
+        let Ok(kids) = children.get(parts.stars) else {
+            continue;
+        };
+        for (i, kid) in kids.iter().enumerate() {
+            if let Ok(mut t) = transforms.get_mut(kid) {
+                let a = age * 3.0 + i as f32 * std::f32::consts::TAU / 5.0;
+                let r = 70.0 + age * 20.0;
+                t.translation = Vec3::new(r * a.cos(), 10.0 + 0.5 * r * a.sin(), 2.0);
+                t.scale = Vec3::splat(2.0);
+            }
+        }
+    }
+}
+
+#[allow(clippy::type_complexity)]
+pub(super) fn draw_companions(
+    window: Query<&Window, With<PrimaryWindow>>,
+    all: Query<(Entity, &Familiar)>,
+    owners: Query<&Transform, (With<Familiar>, Without<Companion>)>,
+    mut companions: Query<
+        (&Companion, &Children, &mut Sprite, &mut Transform),
+        (Without<Familiar>, Without<CompanionLabel>),
+    >,
+    mut labels: Query<
+        &mut Transform,
+        (With<CompanionLabel>, Without<Companion>, Without<Familiar>),
+    >,
+) {
+    let size = window_size(&window);
+    let (_, l) = row(&all, size);
+    // Companions of each owner, oldest nearest.
+    let mut by_owner: Vec<(Entity, u64)> = companions
+        .iter()
+        .map(|(c, ..)| (c.owner, c.order))
+        .collect();
+    by_owner.sort_by_key(|(_, order)| *order);
+    for (c, children, mut sprite, mut t) in &mut companions {
+        let Ok(owner) = owners.get(c.owner) else {
+            continue;
+        };
+        let rank = by_owner
+            .iter()
+            .filter(|(o, _)| *o == c.owner)
+            .position(|(_, order)| *order == c.order)
+            .unwrap_or(0);
+        let side = if rank % 2 == 0 { 1.0 } else { -1.0 };
+        let step = (rank / 2) as f32;
+        let x = owner.translation.x + side * (26.0 + step * 16.0) * l.scale;
+        let y = l.ground_y + 10.0 * l.scale;
+        t.translation = Vec3::new(x, y, 3.0 + rank as f32 * 0.1);
+        sprite.custom_size = Some(Vec2::splat(COMPANION_SHEET.frame as f32 * l.scale));
+        for child in children.iter() {
+            if let Ok(mut lt) = labels.get_mut(child) {
+                lt.translation = Vec3::new(0.0, -9.0 * l.scale, 1.0);
+            }
+        }
+        let (row_i, frame) = if let Some(left) = c.leaving {
+            let f = ((1.0 - left / COMPANION_LEAVE_SECS) * 3.99).clamp(0.0, 3.0) as usize;
+            (2, f)
+        } else if c.age < COMPANION_ENTER_SECS {
+            (2, ((c.age / COMPANION_ENTER_SECS) * 4.0).min(3.0) as usize)
+        } else if c.busy > 0.0 {
+            (1, (c.age * COMPANION_SHEET.rows[1].1) as usize % 4)
+        } else {
+            (0, (c.age * COMPANION_SHEET.rows[0].1) as usize % 4)
+        };
+        if let Some(atlas) = sprite.texture_atlas.as_mut() {
+            atlas.index = row_i * COMPANION_SHEET.columns as usize + frame;
+        }
+        let alpha = c
+            .leaving
+            .map(|l| (1.0 - l / COMPANION_LEAVE_SECS).clamp(0.0, 1.0))
+            .unwrap_or(1.0);
+        sprite.color = companion_tint(&c.kind).with_alpha(alpha);
+    }
+}
+
+pub(super) fn draw_floaters(
+    scale: Res<PixelScale>,
+    owners: Query<&Transform, (With<Familiar>, Without<Floater>)>,
+    mut floaters: Query<(&Floater, &mut Transform, &mut TextColor), Without<Familiar>>,
+) {
+    for (f, mut t, mut color) in &mut floaters {
+        let Ok(owner) = owners.get(f.owner) else {
+            continue;
+        };
+        // Up the familiar's left side (companions stand on its right first), under the HUD.
+        let rise = f.age * 14.0;
+        t.translation = Vec3::new(
+            owner.translation.x - 12.0 * scale.0,
+            owner.translation.y + 2.0 * scale.0 + rise,
+            20.0,
+        );
+        let alpha = (1.0 - f.age / FLOATER_SECS).clamp(0.0, 1.0);
+        color.0 = color.0.with_alpha(alpha);
+    }
+}

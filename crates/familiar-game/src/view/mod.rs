@@ -1,0 +1,191 @@
+//! Drawing and input: turns the logic components of `logic` into sprites, text and UI,
+//! handles the keys, switches the window between full rate (while something moves) and a
+//! low-power reactive mode, bridges the pipeline's channel into the game with wake-ups, and
+//! takes the optional screenshot. Nothing here decides game state; it only shows it.
+//!
+//! - `layout`: where everything goes for a window size and a number of familiars (pure);
+//! - `spawn`: the entities and UI nodes created at start-up and when a familiar, companion or
+//!   floater arrives;
+//! - `draw`: places and animates them each frame from the logic components;
+//! - `hud`: the quest banner, the log strip and the replay status;
+//! - `input`: the keys;
+//! - `power`: full rate or low power, and the frame counter;
+//! - `capture`: the optional screenshot;
+//! - `bridge`: the pipeline's channel into the game, waking the event loop.
+//!
+//! This file holds what they share: the plugin, the marker components and the colours.
+
+mod bridge;
+mod capture;
+mod draw;
+mod hud;
+mod input;
+mod layout;
+mod power;
+mod spawn;
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use familiar_model::ReplayControl;
+
+use crate::GameOptions;
+use crate::logic::{Familiar, LogicSet, ManaBand};
+
+pub use bridge::add_feed_bridge;
+pub use layout::{BAR_HEIGHT, Layout, layout};
+pub use power::idle_settings;
+
+/// Mana colour of each band (the screenshot test checks these).
+pub fn band_color(band: ManaBand) -> [u8; 3] {
+    match band {
+        ManaBand::Plenty => [74, 163, 255],
+        ManaBand::Low => [240, 180, 41],
+        ManaBand::Critical => [255, 77, 94],
+        ManaBand::Unknown => [120, 116, 140],
+    }
+}
+
+/// The empty part of the mana bar.
+pub const BAR_EMPTY: [u8; 3] = [34, 26, 54];
+pub(crate) const BAR_BORDER: [u8; 3] = [12, 8, 22];
+pub(crate) const XP_FILL: [u8; 3] = [120, 230, 120];
+
+pub(crate) fn rgb(c: [u8; 3]) -> Color {
+    Color::srgb_u8(c[0], c[1], c[2])
+}
+
+/// How long the "rest pre -> post" note shows after a compaction.
+pub(crate) const COMPACTION_NOTE_SECS: f32 = 5.0;
+
+/// Handles to the embedded art.
+#[derive(Resource, Clone)]
+pub(crate) struct Art {
+    pub(crate) familiar: Handle<Image>,
+    pub(crate) familiar_layout: Handle<TextureAtlasLayout>,
+    pub(crate) companion: Handle<Image>,
+    pub(crate) companion_layout: Handle<TextureAtlasLayout>,
+    pub(crate) icons: Handle<Image>,
+    pub(crate) icons_layout: Handle<TextureAtlasLayout>,
+    pub(crate) background: Handle<Image>,
+}
+
+#[derive(Resource)]
+pub(crate) struct Replay(pub(crate) Option<ReplayControl>);
+
+#[derive(Resource, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HudVisible(pub(crate) bool);
+
+#[derive(Resource)]
+pub(crate) struct Options(pub(crate) GameOptions);
+
+/// The parts drawn for one familiar.
+#[derive(Component)]
+pub(crate) struct FamiliarParts {
+    pub(crate) sprite: Entity,
+    pub(crate) mark: Entity,
+    pub(crate) stars: Entity,
+    pub(crate) hud: Entity,
+    pub(crate) label: Entity,
+    pub(crate) mana_fill: Entity,
+    pub(crate) mana_text: Entity,
+    pub(crate) xp_fill: Entity,
+    pub(crate) note: Entity,
+    pub(crate) bubble: Entity,
+    pub(crate) bubble_text: Entity,
+}
+
+/// A UI root that belongs to a familiar and goes when it goes.
+#[derive(Component)]
+pub(crate) struct HudOf(pub(crate) Entity);
+
+/// Every UI root `h` hides.
+#[derive(Component)]
+pub(crate) struct HudRoot;
+
+#[derive(Component)]
+pub(crate) struct Background;
+
+#[derive(Component)]
+pub(crate) struct CompanionLabel;
+
+/// The current pixel-art scale (from the layout), for things placed relative to a familiar.
+#[derive(Resource, Clone, Copy)]
+pub(crate) struct PixelScale(pub(crate) f32);
+
+#[derive(Component)]
+pub(crate) struct QuestBanner;
+#[derive(Component)]
+pub(crate) struct QuestText;
+#[derive(Component)]
+pub(crate) struct LogPanel;
+#[derive(Component)]
+pub(crate) struct LogText;
+#[derive(Component)]
+pub(crate) struct StatusText;
+
+pub struct ViewPlugin {
+    pub options: GameOptions,
+}
+
+impl Plugin for ViewPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(Replay(self.options.replay.clone()))
+            .insert_resource(HudVisible(true))
+            .insert_resource(PixelScale(3.0))
+            .insert_resource(Options(self.options.clone()))
+            .add_systems(Startup, spawn::setup)
+            .add_systems(
+                Update,
+                (
+                    (
+                        spawn::attach_familiars,
+                        spawn::attach_companions,
+                        spawn::attach_floaters,
+                    ),
+                    (
+                        draw::place_familiars,
+                        draw::draw_familiars,
+                        draw::orbit_stars,
+                        draw::draw_companions,
+                        draw::draw_floaters,
+                        hud::draw_hud,
+                        hud::despawn_orphan_huds,
+                    ),
+                )
+                    .chain()
+                    .after(LogicSet),
+            )
+            .add_systems(
+                Update,
+                (
+                    input::keys,
+                    power::power_mode,
+                    capture::screenshot,
+                    power::count_frames,
+                ),
+            );
+    }
+}
+
+pub(crate) fn text_font(size: f32) -> TextFont {
+    TextFont {
+        font_size: FontSize::Px(size),
+        ..default()
+    }
+}
+
+pub(crate) fn window_size(window: &Query<&Window, With<PrimaryWindow>>) -> Vec2 {
+    window
+        .single()
+        .map(|w| Vec2::new(w.resolution.width(), w.resolution.height()))
+        .unwrap_or(Vec2::new(480.0, 320.0))
+}
+
+/// Ordered familiars (by slot) and the layout for them.
+pub(crate) fn row(familiars: &Query<(Entity, &Familiar)>, window: Vec2) -> (Vec<Entity>, Layout) {
+    let mut all: Vec<(usize, Entity)> = familiars.iter().map(|(e, f)| (f.slot, e)).collect();
+    all.sort();
+    let order: Vec<Entity> = all.into_iter().map(|(_, e)| e).collect();
+    let l = layout(window, order.len());
+    (order, l)
+}

@@ -1,0 +1,389 @@
+//! Creates what the scene shows: the camera, backdrop and UI roots at start-up, and the
+//! sprites and HUD nodes of each familiar, companion and floater when the logic adds one.
+//! `draw` updates them every frame.
+
+use bevy::prelude::*;
+use bevy::sprite::{Anchor, Text2dShadow};
+
+use super::layout::HUD_HEIGHT;
+use super::{
+    Art, BAR_BORDER, BAR_EMPTY, BAR_HEIGHT, Background, CompanionLabel, FamiliarParts, HudOf,
+    HudRoot, LogPanel, LogText, QuestBanner, QuestText, StatusText, XP_FILL, band_color, rgb,
+    text_font,
+};
+use crate::assets;
+use crate::logic::{Companion, Familiar, Floater, ManaBand};
+use crate::sheet::{self, COMPANION_SHEET, ICONS, SHEET};
+
+pub(super) fn setup(
+    mut commands: Commands,
+    mut images: ResMut<Assets<Image>>,
+    mut layouts: ResMut<Assets<TextureAtlasLayout>>,
+) {
+    let grid = |sheet: sheet::SheetLayout| {
+        TextureAtlasLayout::from_grid(
+            UVec2::splat(sheet.frame),
+            sheet.columns,
+            sheet.rows.len() as u32,
+            None,
+            None,
+        )
+    };
+    let art = Art {
+        familiar: images.add(assets::image(assets::FAMILIAR_PNG, "familiar.png")),
+        familiar_layout: layouts.add(grid(SHEET)),
+        companion: images.add(assets::image(assets::COMPANION_PNG, "companion.png")),
+        companion_layout: layouts.add(grid(COMPANION_SHEET)),
+        icons: images.add(assets::image(assets::ICONS_PNG, "icons.png")),
+        icons_layout: layouts.add(grid(ICONS)),
+        background: images.add(assets::image(assets::BACKGROUND_PNG, "background.png")),
+    };
+    commands.spawn(Camera2d);
+    commands.spawn((
+        Sprite::from_image(art.background.clone()),
+        Transform::from_xyz(0.0, 0.0, -100.0),
+        Background,
+    ));
+    commands.insert_resource(art);
+
+    // Quest banner, top centre.
+    commands
+        .spawn((
+            Node {
+                position_type: PositionType::Absolute,
+                top: px(6),
+                left: px(0),
+                right: px(0),
+                justify_content: JustifyContent::Center,
+                ..default()
+            },
+            HudRoot,
+            QuestBanner,
+            Visibility::Hidden,
+        ))
+        .with_children(|p| {
+            p.spawn((
+                Node {
+                    padding: UiRect::axes(px(8), px(3)),
+                    border: UiRect::all(px(2)),
+                    border_radius: BorderRadius::all(px(4)),
+                    max_width: percent(92),
+                    ..default()
+                },
+                BackgroundColor(rgb([246, 226, 176])),
+                BorderColor::all(rgb([120, 72, 36])),
+            ))
+            .with_child((
+                Text::new(""),
+                TextFont {
+                    font_size: FontSize::Px(12.0),
+                    ..default()
+                },
+                TextColor(rgb([70, 40, 20])),
+                QuestText,
+            ));
+        });
+
+    // Log strip (emit / log actions), top left under the banner: the floor belongs to the
+    // familiars.
+    commands
+        .spawn((
+            Node {
+                position_type: PositionType::Absolute,
+                top: px(50),
+                left: px(4),
+                max_width: percent(60),
+                padding: UiRect::axes(px(5), px(2)),
+                border_radius: BorderRadius::all(px(3)),
+                ..default()
+            },
+            BackgroundColor(Color::srgba(0.05, 0.03, 0.1, 0.7)),
+            HudRoot,
+            LogPanel,
+            Visibility::Hidden,
+        ))
+        .with_child((
+            Text::new(""),
+            TextFont {
+                font_size: FontSize::Px(10.0),
+                ..default()
+            },
+            TextColor(rgb([210, 220, 255])),
+            LogText,
+        ));
+
+    // Replay status, top right.
+    commands.spawn((
+        Node {
+            position_type: PositionType::Absolute,
+            top: px(6),
+            right: px(8),
+            ..default()
+        },
+        Text::new(""),
+        TextFont {
+            font_size: FontSize::Px(11.0),
+            ..default()
+        },
+        TextColor(rgb([255, 230, 140])),
+        StatusText,
+        HudRoot,
+    ));
+}
+
+pub(super) fn attach_familiars(
+    mut commands: Commands,
+    art: Res<Art>,
+    added: Query<(Entity, &Familiar), Added<Familiar>>,
+) {
+    for (e, familiar) in &added {
+        let sprite = commands
+            .spawn((
+                Sprite::from_atlas_image(
+                    art.familiar.clone(),
+                    TextureAtlas {
+                        layout: art.familiar_layout.clone(),
+                        index: 0,
+                    },
+                ),
+                Transform::default(),
+            ))
+            .id();
+        let mark = commands
+            .spawn((
+                Sprite::from_atlas_image(
+                    art.icons.clone(),
+                    TextureAtlas {
+                        layout: art.icons_layout.clone(),
+                        index: sheet::ICON_EXCLAIM,
+                    },
+                ),
+                Transform::default(),
+                Visibility::Hidden,
+            ))
+            .id();
+        let stars = commands
+            .spawn((Transform::default(), Visibility::Hidden))
+            .with_children(|p| {
+                for i in 0..5 {
+                    p.spawn((
+                        Sprite::from_atlas_image(
+                            art.icons.clone(),
+                            TextureAtlas {
+                                layout: art.icons_layout.clone(),
+                                index: sheet::ICON_STAR,
+                            },
+                        ),
+                        Transform::from_xyz(i as f32, 0.0, 2.0),
+                    ));
+                }
+            })
+            .id();
+        commands
+            .entity(e)
+            .insert((Transform::default(), Visibility::default()))
+            .add_children(&[sprite, mark, stars]);
+
+        // HUD block: label, mana bar, XP bar, note (compaction / level-up).
+        let label = commands
+            .spawn((
+                Text::new(familiar.label.clone()),
+                text_font(11.0),
+                TextColor(rgb([235, 228, 255])),
+                TextShadow::default(),
+                // Fixed height, so the bars sit where `Layout::mana_bar_rect` says.
+                Node {
+                    height: px(14),
+                    ..default()
+                },
+            ))
+            .id();
+        let mana_fill = commands
+            .spawn((
+                Node {
+                    width: percent(100),
+                    height: percent(100),
+                    ..default()
+                },
+                BackgroundColor(rgb(band_color(ManaBand::Unknown))),
+            ))
+            .id();
+        let mana_text = commands
+            .spawn((
+                Node {
+                    position_type: PositionType::Absolute,
+                    left: px(0),
+                    right: px(0),
+                    top: px(-2),
+                    justify_content: JustifyContent::Center,
+                    ..default()
+                },
+                Text::new(""),
+                text_font(9.0),
+                TextColor(Color::WHITE),
+                TextLayout::justify(Justify::Center),
+                TextShadow::default(),
+            ))
+            .id();
+        let mana_bar = commands
+            .spawn((
+                Node {
+                    width: percent(100),
+                    height: px(BAR_HEIGHT),
+                    border: UiRect::all(px(2)),
+                    margin: UiRect::top(px(2)),
+                    ..default()
+                },
+                BackgroundColor(rgb(BAR_EMPTY)),
+                BorderColor::all(rgb(BAR_BORDER)),
+            ))
+            .add_children(&[mana_fill, mana_text])
+            .id();
+        let xp_fill = commands
+            .spawn((
+                Node {
+                    width: percent(0),
+                    height: percent(100),
+                    ..default()
+                },
+                BackgroundColor(rgb(XP_FILL)),
+            ))
+            .id();
+        let xp_bar = commands
+            .spawn((
+                Node {
+                    width: percent(100),
+                    height: px(6),
+                    border: UiRect::all(px(1)),
+                    margin: UiRect::top(px(1)),
+                    ..default()
+                },
+                BackgroundColor(rgb(BAR_EMPTY)),
+                BorderColor::all(rgb(BAR_BORDER)),
+            ))
+            .add_child(xp_fill)
+            .id();
+        let note = commands
+            .spawn((
+                Text::new(""),
+                text_font(10.0),
+                TextColor(rgb([255, 230, 140])),
+                TextShadow::default(),
+                Node {
+                    position_type: PositionType::Absolute,
+                    top: px(-14),
+                    ..default()
+                },
+            ))
+            .id();
+        let hud = commands
+            .spawn((
+                Node {
+                    position_type: PositionType::Absolute,
+                    flex_direction: FlexDirection::Column,
+                    align_items: AlignItems::Center,
+                    height: px(HUD_HEIGHT),
+                    ..default()
+                },
+                HudOf(e),
+                HudRoot,
+            ))
+            .add_children(&[note, label, mana_bar, xp_bar])
+            .id();
+        let bubble_text = commands
+            .spawn((Text::new(""), text_font(11.0), TextColor(rgb([30, 20, 50]))))
+            .id();
+        let bubble = commands
+            .spawn((
+                Node {
+                    position_type: PositionType::Absolute,
+                    padding: UiRect::axes(px(6), px(3)),
+                    border: UiRect::all(px(2)),
+                    border_radius: BorderRadius::all(px(6)),
+                    max_width: px(190),
+                    ..default()
+                },
+                BackgroundColor(rgb([252, 250, 255])),
+                BorderColor::all(rgb([35, 22, 54])),
+                Visibility::Hidden,
+                HudOf(e),
+            ))
+            .add_child(bubble_text)
+            .id();
+        commands.entity(e).insert(FamiliarParts {
+            sprite,
+            mark,
+            stars,
+            hud,
+            label,
+            mana_fill,
+            mana_text,
+            xp_fill,
+            note,
+            bubble,
+            bubble_text,
+        });
+    }
+}
+
+/// Tint per subagent type, so several kinds of companions are told apart.
+pub(super) fn companion_tint(kind: &str) -> Color {
+    const TINTS: [[u8; 3]; 6] = [
+        [140, 230, 255],
+        [255, 190, 120],
+        [160, 255, 170],
+        [255, 160, 220],
+        [210, 180, 255],
+        [255, 240, 140],
+    ];
+    let h = kind.bytes().fold(2_166_136_261u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(16_777_619)
+    });
+    rgb(TINTS[(h as usize) % TINTS.len()])
+}
+
+pub(super) fn attach_companions(
+    mut commands: Commands,
+    art: Res<Art>,
+    added: Query<(Entity, &Companion), Added<Companion>>,
+) {
+    for (e, c) in &added {
+        let mut sprite = Sprite::from_atlas_image(
+            art.companion.clone(),
+            TextureAtlas {
+                layout: art.companion_layout.clone(),
+                index: 8,
+            },
+        );
+        sprite.color = companion_tint(&c.kind);
+        // Sized through `custom_size`, not the transform, so the kind label keeps its size.
+        commands
+            .entity(e)
+            .insert((sprite, Transform::default(), Visibility::default()))
+            .with_child((
+                Text2d::new(c.kind.clone()),
+                text_font(9.0),
+                TextColor(rgb([220, 225, 255])),
+                Anchor::TOP_CENTER,
+                Transform::from_xyz(0.0, -12.0, 1.0),
+                CompanionLabel,
+            ));
+    }
+}
+
+pub(super) fn attach_floaters(
+    mut commands: Commands,
+    added: Query<(Entity, &Floater), Added<Floater>>,
+) {
+    for (e, f) in &added {
+        commands.entity(e).insert((
+            Text2d::new(f.text.clone()),
+            text_font(11.0),
+            TextColor(rgb([255, 250, 210])),
+            Anchor::BOTTOM_RIGHT,
+            Text2dShadow::default(),
+            Transform::from_xyz(0.0, 0.0, 10.0),
+            Visibility::default(),
+        ));
+    }
+}

@@ -1,0 +1,69 @@
+//! Several sessions: one familiar each up to the limit; the channel drained each frame.
+
+use super::*;
+
+#[test]
+fn several_sessions_get_their_own_familiars_up_to_the_limit() {
+    let mut app = settled();
+    for s in ["s2", "s3", "s4"] {
+        send(
+            &mut app,
+            GameFeed::Action(action_in(
+                s,
+                ActionKind::Animate {
+                    name: "cast".into(),
+                },
+            )),
+        );
+        app.update();
+        seconds(&mut app, 0.2);
+    }
+    send(
+        &mut app,
+        GameFeed::Event({
+            let mut event = Event::new(EventKind::Text, 1);
+            event.session = Some("s3".into());
+            event.cwd = Some("/home/user/familiar".into());
+            event
+        }),
+    );
+    // s1 is the least recently active: the fifth session takes its place.
+    send(
+        &mut app,
+        GameFeed::Action(action_in(
+            "s5",
+            ActionKind::Animate {
+                name: "write".into(),
+            },
+        )),
+    );
+    app.update();
+    let mut q = app.world_mut().query::<&Familiar>();
+    let mut all: Vec<(String, usize, String)> = q
+        .iter(app.world())
+        .map(|f| (f.session.clone(), f.slot, f.label.clone()))
+        .collect();
+    all.sort();
+    assert_eq!(
+        all,
+        vec![
+            ("s2".into(), 1, "s2".into()),
+            ("s3".into(), 2, "familiar s3".into()),
+            ("s4".into(), 3, "s4".into()),
+            ("s5".into(), 0, "s5".into()),
+        ]
+    );
+}
+
+#[test]
+fn the_channel_is_drained_each_frame() {
+    let mut app = app();
+    let (tx, rx) = crossbeam_channel::unbounded();
+    app.insert_resource(FeedChannel(rx));
+    for used in [10_000, 20_000, 40_000] {
+        let sent = tx.send(GameFeed::Event(event(EventKind::Text, Some(used))));
+        assert!(sent.is_ok());
+    }
+    app.update();
+    assert_eq!(mana(&mut app).remaining(), Some(160_000));
+}
