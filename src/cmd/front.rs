@@ -49,6 +49,9 @@ pub struct WindowSpec<'a> {
     /// Close the window when the pipeline ends (live watching, where the pipeline ends on
     /// Ctrl-C), rather than leaving it open on the last scene (a finished replay).
     pub close_with_pipeline: bool,
+    /// Where the user's XP, level and unlocks are kept between runs: live watching only (a
+    /// replay or the demo must not count twice); `None` starts fresh and saves nothing.
+    pub progress: Option<PathBuf>,
 }
 
 /// Run `body` with a window unless `headless` or no display is available (then say so and
@@ -110,6 +113,7 @@ pub fn run(
             path,
             after_frames: SCREENSHOT_AFTER_FRAMES,
         }),
+        progress: window.progress,
         ..GameOptions::default()
     };
     let shown = familiar_game::run_game(feed_rx, options);

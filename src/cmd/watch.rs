@@ -147,6 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         replay: None,
         screenshot: args.pipeline.screenshot.clone(),
         close_with_pipeline: true,
+        progress: familiar_game::default_progress_path(),
     };
     front::run(args.pipeline.headless, window, move |front| {
         let stage = Stage::new(
@@ -158,6 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 clock: Arc::new(familiar_script::SystemClock::new()),
                 hot_reload: true,
                 timers_from_events: false,
+                store_dir: familiar_script::store::default_dir(),
             },
         )?;
         follow(config, model, stage, &front, &interrupt, &looked_in)

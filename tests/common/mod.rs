@@ -113,6 +113,7 @@ impl Test {
             .env_remove("RUST_LOG")
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
+            .env("XDG_DATA_HOME", self.home.path().join(".local/share"))
             .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() {
