@@ -136,6 +136,45 @@ fn demo_replays_the_bundled_transcript() {
     }
 }
 
+/// Issue 14: the level never rose during the demo. Its XP now crosses level 2 (10 XP), and the
+/// shipped script says so, every time: the demo starts from level 1 and saves nothing.
+#[test]
+fn the_demo_earns_a_level_up_every_time() {
+    for run in 0..2 {
+        let data = tempfile::tempdir().expect("temp data dir");
+        let demo = isolated()
+            .env("XDG_DATA_HOME", data.path())
+            .args(["demo", "--headless", "--max-gap", "0"])
+            .run();
+        let (_, actions) = split_events_and_actions(&demo.stdout);
+        let xp: i64 = actions
+            .iter()
+            .filter(|a| a["action"] == "xp")
+            .filter_map(|a| a["amount"].as_i64())
+            .sum();
+        assert!(
+            xp >= 10,
+            "run {run}: the demo earns {xp} XP, level 2 takes 10"
+        );
+        assert!(
+            actions
+                .iter()
+                .any(|a| a["action"] == "say" && a["text"] == "Level 2!"),
+            "run {run}"
+        );
+        assert!(
+            actions
+                .iter()
+                .any(|a| a["action"] == "sound" && a["name"] == "level_up"),
+            "run {run}"
+        );
+        let saved = std::fs::read_dir(data.path())
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(saved, 0, "the demo saves no progress or store");
+    }
+}
+
 #[test]
 fn replay_errors_exit_1() {
     let test = isolated();

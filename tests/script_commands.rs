@@ -27,8 +27,8 @@ fn check_lists_handlers_functions_and_state() {
     Test::new()
         .args(["check".as_ref(), script("default.rhai").as_os_str()])
         .stdout(format!(
-            "{}: ok\n  handlers: on_event\n  functions: turn_bonus(ev), banner(text)\n  state: \
-             level, total_xp, next_level_at\n  constants: XP\n",
+            "{}: ok\n  handlers: on_event\n  functions: level_at(n), turn_bonus(ev), \
+             banner(text)\n  state: none\n  constants: XP\n",
             script("default.rhai").display()
         ))
         .stderr("")

@@ -56,6 +56,9 @@ pub struct WindowSpec<'a> {
     /// Close the window when the pipeline ends (live watching, where the pipeline ends on
     /// Ctrl-C), rather than leaving it open on the last scene (a finished replay).
     pub close_with_pipeline: bool,
+    /// Where the user's XP, level and unlocks are kept between runs: live watching only (a
+    /// replay or the demo must not count twice); `None` starts fresh and saves nothing.
+    pub progress: Option<PathBuf>,
 }
 
 /// Run `body` with a window unless `headless` or no window can open (then say why in one line
@@ -206,6 +209,9 @@ fn window_args(spec: &WindowSpec<'_>, log_level: &str) -> Vec<OsString> {
     }
     if spec.close_with_pipeline {
         args.push("--close-with-feed".into());
+    }
+    if let Some(path) = &spec.progress {
+        args.extend(["--progress".into(), path.into()]);
     }
     args.extend(["--log".into(), log_level.into()]);
     args
@@ -418,6 +424,9 @@ mod tests {
             replay: Some(ReplayControl::new(2.0)),
             screenshot: Some(PathBuf::from("/tmp/shot.png")),
             close_with_pipeline: false,
+            progress: Some(PathBuf::from(
+                "/home/me/.local/share/familiar/progress.json",
+            )),
         };
         let args: Vec<String> = window_args(&spec, "info")
             .into_iter()
@@ -432,6 +441,8 @@ mod tests {
                 "2",
                 "--screenshot",
                 "/tmp/shot.png",
+                "--progress",
+                "/home/me/.local/share/familiar/progress.json",
                 "--log",
                 "info"
             ]
@@ -441,6 +452,7 @@ mod tests {
             replay: None,
             screenshot: None,
             close_with_pipeline: true,
+            progress: None,
         };
         assert!(
             window_args(&live, "warn")

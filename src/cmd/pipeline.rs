@@ -144,6 +144,9 @@ pub struct StageOptions {
     /// Fire script timers at each event's own time (a replay). Live, the caller ticks the
     /// stage with the session model's clock instead ([`Stage::tick`]).
     pub timers_from_events: bool,
+    /// Where scripts' `store` maps are kept between runs (live only: a replay must not count
+    /// twice); `None` keeps them in memory.
+    pub store_dir: Option<std::path::PathBuf>,
 }
 
 /// Everything after the source: events → scripts → actions → sinks (stdout, notifications,
@@ -170,6 +173,7 @@ impl Stage {
         let mut host = ScriptHost::new(HostConfig {
             allow_run: settings.allow_run,
             clock: options.clock,
+            store_dir: options.store_dir,
             ..HostConfig::default()
         });
         for (name, source) in familiar_script::SHIPPED {

@@ -174,6 +174,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         replay: None,
         screenshot: args.pipeline.screenshot.clone(),
         close_with_pipeline: true,
+        // The same file the game would choose (`familiar_game::default_progress_path`), named
+        // here: this executable does not link the game.
+        progress: familiar_save::data_dir().map(|dir| dir.join("progress.json")),
     };
     front::run(args.pipeline.headless, window, move |front| {
         let stage = Stage::new(
@@ -185,6 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 clock: Arc::new(familiar_script::SystemClock::new()),
                 hot_reload: true,
                 timers_from_events: false,
+                store_dir: familiar_script::store::default_dir(),
             },
         )?;
         follow(

@@ -115,6 +115,7 @@ impl Test {
             .env_remove("ANTHROPIC_MODEL")
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
+            .env("XDG_DATA_HOME", self.home.path().join(".local/share"))
             .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))
             // Codex's home defaults to the temporary HOME's `.codex`, never the user's.
             .env_remove("CODEX_HOME")

@@ -10,12 +10,15 @@
 //! - `sheet` holds the sprite-sheet layouts, and `assets` embeds the sheets (PNGs drawn by the
 //!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
-//! - `window_memory` remembers the window's size and position between runs.
+//! - `window_memory` remembers the window's size and position between runs;
+//! - `progression` is the user's XP, level and unlocks (pure), and `progression::persist`
+//!   keeps them between runs in the data directory.
 
 pub mod anim;
 mod assets;
 pub mod logic;
 mod probe;
+pub mod progression;
 pub mod sheet;
 mod view;
 mod window_memory;
@@ -34,6 +37,7 @@ use familiar_model::{Action, Event, ReplayControl};
 
 pub use logic::GameLogicPlugin;
 pub use probe::{Renderer, window_available};
+pub use progression::persist::{ProgressionPlugin, default_progress_path};
 pub use view::{BAR_EMPTY, Layout, PLATE_BG, band_color, layout};
 pub use window_memory::{WindowMemory, default_window_memory_path};
 
@@ -71,6 +75,10 @@ pub struct GameOptions {
     pub continuous: bool,
     /// Where the window's size and position are remembered; `None` remembers nothing.
     pub window_memory: Option<PathBuf>,
+    /// Where the user's XP, level and unlocks are kept between runs
+    /// ([`default_progress_path`] for live watching); `None` starts fresh and saves nothing
+    /// (replays, the demo).
+    pub progress: Option<PathBuf>,
     pub title: String,
     /// Familiars on screen at once (one per session).
     pub max_familiars: usize,
@@ -85,6 +93,7 @@ impl Default for GameOptions {
             screenshot: None,
             continuous: false,
             window_memory: default_window_memory_path(),
+            progress: None,
             title: "Familiar".to_string(),
             max_familiars: 10,
             frame_counter: None,
@@ -146,6 +155,9 @@ impl Plugin for GamePlugin {
             ..logic::GameConfig::default()
         })
         .add_plugins(GameLogicPlugin)
+        .add_plugins(ProgressionPlugin {
+            path: self.options.progress.clone(),
+        })
         .add_plugins(view::ViewPlugin {
             options: self.options.clone(),
         })

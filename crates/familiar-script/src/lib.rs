@@ -11,7 +11,7 @@
 //! see), `actions` (the functions scripts call), [`sandbox`] (limits and imports), [`diag`]
 //! (located, rendered errors), [`clock`] (time for `once_per`), [`timers`] (`after`, `every`,
 //! `on_timer`, per-session state), `bounded` (built-ins that stop at the limits while building),
-//! [`stack`] (the stack calls run on) and [`watch`] (file watching for hot reload). The reference for script authors is `docs/scripting.md`.
+//! [`store`] (the `store` map a script keeps across runs), [`stack`] (the stack calls run on) and [`watch`] (file watching for hot reload). The reference for script authors is `docs/scripting.md`.
 
 mod actions;
 mod bounded;
@@ -21,6 +21,7 @@ pub mod host;
 pub mod sandbox;
 pub mod script_event;
 pub mod stack;
+pub mod store;
 pub mod timers;
 pub mod watch;
 

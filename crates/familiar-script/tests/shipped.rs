@@ -145,7 +145,7 @@ fn default_maps_every_event_as_documented() {
             );
         }
 
-        // XP adds up to the documented table, and levels follow 100 × n.
+        // XP adds up to the documented table, and level n comes at 10 × (n − 1)³ in all.
         let table = |e: &Event| -> i64 {
             match e.kind {
                 EventKind::Reading | EventKind::Tool => 1,
@@ -164,11 +164,9 @@ fn default_maps_every_event_as_documented() {
             })
             .sum();
         assert_eq!(got_xp, expected_xp, "{name}");
-        let mut level = 1;
-        let mut next = 100;
-        while expected_xp >= next {
+        let mut level: i64 = 1;
+        while expected_xp >= 10 * level.pow(3) {
             level += 1;
-            next += 100 * level;
         }
         let level_ups: Vec<String> = actions
             .iter()

@@ -115,6 +115,7 @@ pub fn replay_events(
         replay: Some(control.clone()),
         screenshot: pipeline_args.screenshot.clone(),
         close_with_pipeline: false,
+        progress: None,
     };
     let name = match &source {
         ReplaySource::File(path) => path.display().to_string(),
@@ -130,6 +131,7 @@ pub fn replay_events(
                 clock: Arc::new(EventClock::new()),
                 hot_reload: false,
                 timers_from_events: true,
+                store_dir: None,
             },
         )?;
         let mut pacer = Pacer::new(pacing, &control);

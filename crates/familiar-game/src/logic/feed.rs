@@ -8,10 +8,11 @@ use super::state::CompanionSeq;
 use super::text::{codex_label, project_of, session_label, short_target, trimmed};
 use super::{
     Animation, Companion, Familiar, FeedChannel, FeedMessage, Floater, Focus, GameConfig, LogStrip,
-    MAX_PER_FRAME, Mana, Mark, Progress, Quest, SessionInfo, Speech,
+    MAX_PER_FRAME, Mana, Mark, Quest, SessionInfo, Speech,
 };
 use crate::GameFeed;
 use crate::anim::{Anim, AnimMachine};
+use crate::progression::Profile;
 
 /// Drains the feed (messages and channel) and applies each item to the world.
 pub fn ingest(world: &mut World) {
@@ -86,6 +87,7 @@ pub(crate) fn familiar_for(world: &mut World, session: Option<&str>, now: f32) -
         used_slots.retain(|s| s != slot);
     }
     let slot = (0..).find(|s| !used_slots.contains(s)).unwrap_or(0);
+    let progress = super::xp::progress_of(&world.get_resource_or_init::<Profile>());
     let e = world
         .spawn((
             Familiar {
@@ -96,10 +98,7 @@ pub(crate) fn familiar_for(world: &mut World, session: Option<&str>, now: f32) -
             },
             Animation(AnimMachine::new()),
             Mana::default(),
-            Progress {
-                level: 1,
-                ..Progress::default()
-            },
+            progress,
             Mark::default(),
             Speech::default(),
             Quest::default(),
@@ -309,11 +308,7 @@ pub(crate) fn apply_action(world: &mut World, act: &Action, now: f32) {
                 q.0 = Some(trimmed(text, 90)).filter(|t| !t.is_empty());
             }
         }
-        ActionKind::Xp { amount } => {
-            if let Some(mut p) = world.get_mut::<Progress>(e) {
-                p.add(*amount);
-            }
-        }
+        ActionKind::Xp { amount } => super::xp::gain(world, e, *amount),
         ActionKind::Rest => {
             if let Some(mut a) = world.get_mut::<Animation>(e) {
                 a.0.request(Anim::Rest);

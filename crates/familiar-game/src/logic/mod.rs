@@ -8,12 +8,15 @@
 //! - `state`: the components and resources (familiar, mana, progress, marks, companions, ...);
 //! - `feed`: [`ingest`] applies each event and action to them;
 //! - `tick`: [`advance`] runs the timers;
-//! - `text`: labels and the shortening of text for the screen.
+//! - `text`: labels and the shortening of text for the screen;
+//! - `xp`: `xp` actions into the user's [`crate::progression::Profile`], shown on every
+//!   familiar's [`Progress`].
 
 mod feed;
 mod state;
 mod text;
 mod tick;
+mod xp;
 
 use bevy::prelude::*;
 use crossbeam_channel::Receiver;
@@ -72,6 +75,7 @@ impl Plugin for GameLogicPlugin {
             .init_resource::<Activity>()
             .init_resource::<Focus>()
             .init_resource::<state::CompanionSeq>()
+            .init_resource::<crate::progression::Profile>()
             .add_systems(Update, (ingest, advance).chain().in_set(LogicSet));
     }
 }

@@ -136,7 +136,9 @@ pub fn tokens(n: u64) -> String {
     }
 }
 
-/// Experience and level, from `xp` actions.
+/// Experience and level as a familiar shows them: the user's (`crate::progression::Profile`,
+/// which `xp` actions add to), the same on every familiar; `level_up_age` plays on the
+/// familiar that earned the level.
 #[derive(Component, Debug, Clone, Default, PartialEq)]
 pub struct Progress {
     pub xp: i64,
@@ -146,18 +148,14 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Total XP needed to reach `level` (level 1 at 0, 2 at 100, 3 at 300, 4 at 600, ...).
+    /// Total XP needed to reach `level` ([`crate::progression::xp_for_level`]: level 2 at
+    /// 10, 3 at 80, 4 at 270, ...).
     pub fn xp_for_level(level: u32) -> i64 {
-        let l = i64::from(level.max(1));
-        50 * l * (l - 1)
+        crate::progression::xp_for_level(level)
     }
 
     pub fn level_for(xp: i64) -> u32 {
-        let mut level = 1;
-        while level < 999 && xp >= Progress::xp_for_level(level + 1) {
-            level += 1;
-        }
-        level
+        crate::progression::level_for(xp)
     }
 
     /// Adds XP (negative amounts take some away, never below zero); true on a level-up.

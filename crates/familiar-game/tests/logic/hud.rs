@@ -8,19 +8,19 @@ fn xp_levels_up() {
     let e = familiar(&mut app, "s1");
     send(
         &mut app,
-        GameFeed::Action(action(ActionKind::Xp { amount: 60 })),
+        GameFeed::Action(action(ActionKind::Xp { amount: 5 })),
     );
     app.update();
     let p = app.world().get::<Progress>(e).cloned().unwrap_or_default();
-    assert_eq!((p.xp, p.level, p.level_up_age), (60, 1, None));
-    assert!((p.fraction() - 0.6).abs() < 1e-6);
+    assert_eq!((p.xp, p.level, p.level_up_age), (5, 1, None));
+    assert!((p.fraction() - 0.5).abs() < 1e-6);
     send(
         &mut app,
-        GameFeed::Action(action(ActionKind::Xp { amount: 50 })),
+        GameFeed::Action(action(ActionKind::Xp { amount: 6 })),
     );
     app.update();
     let p = app.world().get::<Progress>(e).cloned().unwrap_or_default();
-    assert_eq!((p.xp, p.level), (110, 2));
+    assert_eq!((p.xp, p.level), (11, 2));
     assert!(p.level_up_age.is_some(), "level-up effect plays");
     assert!(app.world().resource::<Activity>().animating);
     seconds(&mut app, 2.5);

@@ -16,6 +16,7 @@ use crate::bounded;
 use crate::diag::{RuntimeContext, ScriptDiagnostic, Severity, find_fn};
 use crate::sandbox::Limits;
 use crate::script_event::ScriptEvent;
+use crate::store::STORE;
 use crate::timers::{Fired, Origin, TimerEvent};
 
 impl ScriptHost {
@@ -86,6 +87,9 @@ impl ScriptHost {
             for kind in state.queue.drain(..) {
                 actions.push(origin.action(kind, &script.name));
             }
+            drop(state);
+            let value = script.compiled.scope.get(STORE);
+            script.store.save_soon(value, &script.name);
         }
         self.shared.lock().origin = None;
     }
@@ -158,6 +162,9 @@ impl ScriptHost {
                 actions.push(origin.action(kind, &script.name));
             }
             state.origin = None;
+            drop(state);
+            let value = script.compiled.scope.get(STORE);
+            script.store.save_soon(value, &script.name);
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use familiar_model::EventKind;
-use rhai::{CallFnOptions, Dynamic, EvalAltResult, Scope};
+use rhai::{CallFnOptions, Dynamic, EvalAltResult, Map, Scope};
 
 use super::warnings::{handler_warnings, helpers_using_state, top_level_imports};
 use super::{
@@ -14,6 +14,7 @@ use super::{
 };
 use crate::bounded;
 use crate::diag::{RuntimeContext, ScriptDiagnostic, find_fn};
+use crate::store::{STORE, Store};
 
 impl ScriptHost {
     /// Start the wall-clock budget of one call.
@@ -37,8 +38,9 @@ impl ScriptHost {
         dir: Option<&Path>,
     ) -> Result<LoadReport, ScriptError> {
         let id = self.next_id;
-        let (compiled, report) = self.compile(id, name, source.to_owned(), dir)?;
-        Ok(self.push(id, name, None, compiled, report))
+        let (store, map) = Store::open(self.store_dir.as_deref(), name);
+        let (compiled, report) = self.compile(id, name, source.to_owned(), dir, map)?;
+        Ok(self.push(id, name, None, compiled, report, store))
     }
 
     fn add(
@@ -49,8 +51,9 @@ impl ScriptHost {
     ) -> Result<LoadReport, ScriptError> {
         let id = self.next_id;
         let dir = path.and_then(Path::parent);
-        let (compiled, report) = self.compile(id, name, source, dir)?;
-        Ok(self.push(id, name, path, compiled, report))
+        let (store, map) = Store::open(self.store_dir.as_deref(), name);
+        let (compiled, report) = self.compile(id, name, source, dir, map)?;
+        Ok(self.push(id, name, path, compiled, report, store))
     }
 
     fn push(
@@ -60,6 +63,7 @@ impl ScriptHost {
         path: Option<&Path>,
         compiled: Compiled,
         mut report: LoadReport,
+        store: Store,
     ) -> LoadReport {
         if self.scripts.iter().any(|s| s.name == name) {
             report.warnings.push(ScriptDiagnostic::warning(
@@ -80,6 +84,7 @@ impl ScriptHost {
             compiled,
             errors: BTreeMap::new(),
             reported: HashSet::new(),
+            store,
         });
         report
     }
@@ -96,7 +101,9 @@ impl ScriptHost {
         let source = read(path)?;
         let id = self.scripts[index].id;
         let name = self.scripts[index].name.clone();
-        let (compiled, report) = self.compile(id, &name, source, path.parent())?;
+        // The store outlives the reload: the new version starts with the old one's.
+        let map = current_store(&self.scripts[index].compiled.scope);
+        let (compiled, report) = self.compile(id, &name, source, path.parent(), map)?;
         {
             // Timers and per-session state belong to the old version's state.
             let mut state = self.shared.lock();
@@ -149,8 +156,9 @@ impl ScriptHost {
         name: &str,
         source: String,
         dir: Option<&Path>,
+        store: Map,
     ) -> Result<(Compiled, LoadReport), ScriptError> {
-        self.on_big_stack(|host| host.compile_here(id, name, source, dir))
+        self.on_big_stack(|host| host.compile_here(id, name, source, dir, store))
     }
 
     fn compile_here(
@@ -159,6 +167,7 @@ impl ScriptHost {
         name: &str,
         source: String,
         dir: Option<&Path>,
+        store: Map,
     ) -> Result<(Compiled, LoadReport), ScriptError> {
         let load_error = |diag: ScriptDiagnostic| ScriptError::Load(Box::new(diag));
         let dir = dir.map(|d| {
@@ -216,8 +225,9 @@ impl ScriptHost {
             state.queue.clear();
             state.refusals.clear();
         }
-        // The body initialises the state variables.
+        // The body initialises the state variables; `store` is there before it runs.
         let mut scope = Scope::new();
+        scope.push(STORE, store);
         self.start_budget();
         let body = self.engine.run_ast_with_scope(&mut scope, &ast);
         self.shared.lock().deadline = None;
@@ -338,7 +348,15 @@ impl ScriptHost {
         // The scope lists variables last-declared first.
         let mut state = Vec::new();
         let mut constants = Vec::new();
+        let mut stores = 0;
         for (var, is_constant, _) in scope.iter_raw() {
+            if var == STORE {
+                // Familiar's own variable, not the script's state.
+                stores += 1;
+                if stores == 1 {
+                    continue;
+                }
+            }
             if is_constant {
                 constants.insert(0, var.to_owned());
             } else {
@@ -355,7 +373,18 @@ impl ScriptHost {
             })
             .map(|(fname, _)| fname.clone())
             .collect();
-        let visible: Vec<String> = state.iter().chain(&constants).cloned().collect();
+        if stores > 1 || !scope.get(STORE).is_some_and(Dynamic::is_map) {
+            warnings.push(ScriptDiagnostic::warning(
+                name,
+                &source,
+                None,
+                "`store` is the map Familiar keeps between runs, but this script declares \
+                 or assigns its own: nothing in it will be kept; rename the variable"
+                    .into(),
+            ));
+        }
+        let mut visible: Vec<String> = state.iter().chain(&constants).cloned().collect();
+        visible.push(STORE.to_owned());
         warnings.extend(helpers_using_state(
             &self.engine,
             name,
@@ -409,6 +438,14 @@ pub(super) fn module_text(dir: Option<&Path>, module: &str) -> Option<(String, S
     path.set_extension("rhai");
     let text = std::fs::read_to_string(&path).ok()?;
     Some((file_name(&path), text))
+}
+
+/// The `store` map in a loaded script's scope (empty if the script broke it).
+fn current_store(scope: &Scope) -> Map {
+    scope
+        .get(STORE)
+        .and_then(|value| value.read_lock::<Map>().map(|map| map.clone()))
+        .unwrap_or_default()
 }
 
 fn read(path: &Path) -> Result<String, ScriptError> {

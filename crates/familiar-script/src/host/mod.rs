@@ -13,7 +13,8 @@
 //! success: a broken edit leaves the old script running and returns the located error. State
 //! does not survive a reload (the new code may define other variables); `init()` runs again.
 //! `once_per` timers are kept by the host across reloads so an edit cannot cause a
-//! notification storm.
+//! notification storm, and so is the `store` map ([`crate::store`]), which is also saved to
+//! disk between runs when [`HostConfig::store_dir`] says where.
 //!
 //! The parts: this file (the host and its loaded scripts), [`types`] (configuration, errors and
 //! reports, re-exported here), `load` (compiling, loading and reloading), `call` (calling
@@ -37,7 +38,7 @@ use crate::actions::{self, Shared};
 use crate::clock::Clock;
 use crate::sandbox::{self, ImportRoot, Limits};
 use crate::stack::{BigStack, HANDLER_STACK};
-use crate::{bounded, script_event, timers};
+use crate::{bounded, script_event, store, timers};
 
 pub use types::{ErrorCount, HostConfig, LoadReport, ScriptError};
 
@@ -56,6 +57,8 @@ struct Script {
     errors: BTreeMap<String, u64>,
     /// Errors already shown once: (handler, line, col, message).
     reported: HashSet<(String, Option<usize>, Option<usize>, String)>,
+    /// Where its `store` variable is kept between runs.
+    store: store::Store,
 }
 
 /// The parts of a script that a reload replaces as one.
@@ -84,6 +87,8 @@ pub struct ScriptHost {
     handler_names: Vec<String>,
     /// Where calls run (see [`crate::stack`]); `None` if it could not be mapped.
     stack: Option<BigStack>,
+    /// Where scripts' stores are saved ([`HostConfig::store_dir`]).
+    store_dir: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for ScriptHost {
@@ -155,6 +160,7 @@ impl ScriptHost {
             root,
             clock: config.clock,
             limits: config.limits,
+            store_dir: config.store_dir,
             scripts: Vec::new(),
             next_id: 0,
             stack: BigStack::new(HANDLER_STACK),
@@ -201,6 +207,15 @@ impl ScriptHost {
         self.scripts.iter().filter_map(|s| s.path.clone()).collect()
     }
 
+    /// Save every script's `store` that changed since it was last saved (the host also does
+    /// this when dropped). Failures are logged, once per run of failures.
+    pub fn save_stores(&mut self) {
+        for script in &mut self.scripts {
+            let value = script.compiled.scope.get(store::STORE);
+            script.store.save_now(value, &script.name);
+        }
+    }
+
     /// Runtime errors so far, per script and handler (including repeats not re-reported).
     pub fn error_counts(&self) -> Vec<ErrorCount> {
         self.scripts
@@ -213,6 +228,12 @@ impl ScriptHost {
                 })
             })
             .collect()
+    }
+}
+
+impl Drop for ScriptHost {
+    fn drop(&mut self) {
+        self.save_stores();
     }
 }
 

@@ -17,6 +17,9 @@ pub struct HostConfig {
     pub allow_run: bool,
     /// The time source of `once_per`.
     pub clock: Arc<dyn Clock>,
+    /// Where each script's `store` is saved (`<dir>/<script name>.json`, see
+    /// [`crate::store`]); `None` keeps stores in memory only (dry runs, tests, the demo).
+    pub store_dir: Option<PathBuf>,
 }
 
 impl Default for HostConfig {
@@ -25,6 +28,7 @@ impl Default for HostConfig {
             limits: Limits::default(),
             allow_run: false,
             clock: Arc::new(SystemClock::new()),
+            store_dir: None,
         }
     }
 }
@@ -34,6 +38,7 @@ impl std::fmt::Debug for HostConfig {
         f.debug_struct("HostConfig")
             .field("limits", &self.limits)
             .field("allow_run", &self.allow_run)
+            .field("store_dir", &self.store_dir)
             .finish_non_exhaustive()
     }
 }

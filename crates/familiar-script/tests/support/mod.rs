@@ -28,6 +28,7 @@ pub fn host_with(allow_run: bool) -> (ScriptHost, ManualClock) {
         allow_run,
         clock: Arc::new(clock.clone()),
         limits: test_limits(),
+        store_dir: None,
     });
     (host, clock)
 }

@@ -1,0 +1,234 @@
+//! The user's progression, as plain data: total XP, the level it gives, and the unlocks
+//! (hats, accessories, scenes) earned at level milestones. One [`Profile`] per user, shared
+//! by every session's familiar; `logic` adds the XP of `xp` actions to it and shows it on each
+//! familiar's [`crate::logic::Progress`]. No I/O and no Bevy systems here: `persist` loads it
+//! from and saves it to the user's data directory (through `familiar-save`: versioned,
+//! atomic, a damaged or newer file set aside).
+
+pub mod persist;
+
+use std::collections::BTreeSet;
+
+use bevy::prelude::Resource;
+use familiar_save::Versioned;
+use serde::{Deserialize, Serialize};
+
+/// The highest level.
+pub const MAX_LEVEL: u32 = 999;
+
+/// Total XP needed to reach `level`: 10 × (level − 1)³. Level 2 comes after 10 XP (a few
+/// tool calls: the demo reaches it), level 5 after 640, level 10 after 7,290, level 20 after
+/// 68,590: quick at first, then slow enough to mean weeks of work.
+pub fn xp_for_level(level: u32) -> i64 {
+    let steps = i64::from(level.clamp(1, MAX_LEVEL) - 1);
+    10 * steps * steps * steps
+}
+
+/// The level `xp` total XP gives.
+pub fn level_for(xp: i64) -> u32 {
+    let mut level = 1;
+    while level < MAX_LEVEL && xp >= xp_for_level(level + 1) {
+        level += 1;
+    }
+    level
+}
+
+/// What an unlock is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnlockKind {
+    Hat,
+    Accessory,
+    Scene,
+}
+
+/// Something earned at a level milestone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unlock {
+    /// Stable id, kept in the save file (`hat.pointed`).
+    pub id: &'static str,
+    pub kind: UnlockKind,
+    /// What the player reads (`pointed hat`).
+    pub name: &'static str,
+    /// Reaching this level earns it.
+    pub level: u32,
+}
+
+/// Every unlock, by level.
+pub const UNLOCKS: &[Unlock] = &[
+    Unlock {
+        id: "hat.pointed",
+        kind: UnlockKind::Hat,
+        name: "pointed hat",
+        level: 2,
+    },
+    Unlock {
+        id: "accessory.scarf",
+        kind: UnlockKind::Accessory,
+        name: "scarf",
+        level: 3,
+    },
+    Unlock {
+        id: "scene.night",
+        kind: UnlockKind::Scene,
+        name: "night sky",
+        level: 5,
+    },
+    Unlock {
+        id: "hat.crown",
+        kind: UnlockKind::Hat,
+        name: "crown",
+        level: 10,
+    },
+];
+
+/// The unlock with this id, if this version knows it.
+pub fn unlock(id: &str) -> Option<&'static Unlock> {
+    UNLOCKS.iter().find(|u| u.id == id)
+}
+
+/// The user's progression: what the save file holds.
+#[derive(Resource, Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Total XP, never below zero.
+    pub xp: i64,
+    /// Ids of the unlocks earned. Never taken back (losing XP keeps them), and ids this
+    /// version does not know are kept as they are.
+    #[serde(default)]
+    pub unlocks: BTreeSet<String>,
+}
+
+impl Versioned for Profile {
+    const KIND: &'static str = "progress";
+    const VERSION: u32 = 1;
+}
+
+/// What one [`Profile::add`] changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gain {
+    /// The level before, when it rose.
+    pub level_up_from: Option<u32>,
+    /// Unlocks earned now, by level.
+    pub unlocked: Vec<&'static Unlock>,
+}
+
+impl Profile {
+    pub fn level(&self) -> u32 {
+        level_for(self.xp)
+    }
+
+    /// Adds XP (a negative amount takes some away, never below zero) and earns the unlocks of
+    /// the levels reached.
+    pub fn add(&mut self, amount: i64) -> Gain {
+        let before = self.level();
+        self.xp = self.xp.saturating_add(amount).max(0);
+        let after = self.level();
+        let mut gain = Gain {
+            level_up_from: (after > before).then_some(before),
+            unlocked: Vec::new(),
+        };
+        for u in UNLOCKS.iter().filter(|u| u.level <= after) {
+            if self.unlocks.insert(u.id.to_owned()) {
+                gain.unlocked.push(u);
+            }
+        }
+        gain
+    }
+
+    /// The earned unlocks this version knows, by level.
+    pub fn unlocked(&self) -> impl Iterator<Item = &'static Unlock> + '_ {
+        UNLOCKS.iter().filter(|u| self.unlocks.contains(u.id))
+    }
+
+    /// What the familiar wears or shows of `kind`: the highest-level one earned.
+    pub fn best(&self, kind: UnlockKind) -> Option<&'static Unlock> {
+        self.unlocked().filter(|u| u.kind == kind).last()
+    }
+
+    /// Progress within the current level, 0..1.
+    pub fn fraction(&self) -> f32 {
+        let level = self.level();
+        let lo = xp_for_level(level);
+        let hi = xp_for_level(level + 1);
+        ((self.xp - lo) as f32 / (hi - lo).max(1) as f32).clamp(0.0, 1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_curve_starts_quick_and_grows() {
+        assert_eq!(
+            (1..=6).map(xp_for_level).collect::<Vec<_>>(),
+            [0, 10, 80, 270, 640, 1250]
+        );
+        assert_eq!(level_for(0), 1);
+        assert_eq!(level_for(9), 1);
+        assert_eq!(level_for(10), 2);
+        assert_eq!(level_for(79), 2);
+        assert_eq!(level_for(80), 3);
+        assert_eq!(level_for(i64::MAX), MAX_LEVEL);
+        assert_eq!(level_for(-5), 1);
+        for level in 1..MAX_LEVEL {
+            assert!(xp_for_level(level + 1) > xp_for_level(level));
+            assert_eq!(level_for(xp_for_level(level)), level);
+        }
+    }
+
+    #[test]
+    fn levels_earn_their_unlocks_once() {
+        let mut p = Profile::default();
+        assert_eq!(p.add(5), Gain::default());
+        let gain = p.add(5);
+        assert_eq!(gain.level_up_from, Some(1));
+        assert_eq!(
+            gain.unlocked.iter().map(|u| u.id).collect::<Vec<_>>(),
+            ["hat.pointed"]
+        );
+        assert_eq!(p.best(UnlockKind::Hat).map(|u| u.name), Some("pointed hat"));
+        // A big jump earns every unlock on the way.
+        let gain = p.add(10_000);
+        assert_eq!(gain.level_up_from, Some(2));
+        assert_eq!(
+            gain.unlocked.iter().map(|u| u.id).collect::<Vec<_>>(),
+            ["accessory.scarf", "scene.night", "hat.crown"]
+        );
+        assert_eq!(p.best(UnlockKind::Hat).map(|u| u.id), Some("hat.crown"));
+        assert_eq!(p.best(UnlockKind::Scene).map(|u| u.id), Some("scene.night"));
+        // Losing XP lowers the level but keeps what was earned.
+        let gain = p.add(-1_000_000);
+        assert_eq!((p.xp, p.level()), (0, 1));
+        assert_eq!(gain, Gain::default());
+        assert_eq!(p.unlocked().count(), UNLOCKS.len());
+    }
+
+    #[test]
+    fn unknown_unlocks_from_a_later_version_are_kept() {
+        let mut p = Profile::default();
+        p.unlocks.insert("hat.from-the-future".to_owned());
+        p.add(10);
+        assert!(p.unlocks.contains("hat.from-the-future"));
+        assert_eq!(p.unlocked().count(), 1);
+    }
+
+    #[test]
+    fn fraction_is_progress_within_the_level() {
+        let p = Profile {
+            xp: 45,
+            ..Profile::default()
+        };
+        assert_eq!(p.level(), 2);
+        assert!((p.fraction() - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn unlock_ids_are_unique_and_levels_in_order() {
+        for (i, u) in UNLOCKS.iter().enumerate() {
+            assert_eq!(unlock(u.id), Some(u));
+            assert!(UNLOCKS[..i].iter().all(|v| v.id != u.id));
+            assert!(UNLOCKS[..i].iter().all(|v| v.level <= u.level));
+            assert!(u.level >= 2);
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! The I/O edge of save files: [`load`] reads one and sets a rejected one aside (a rename
+//! beside it, never a deletion), [`save`] writes atomically (a temporary file in the same
+//! directory, flushed, then renamed over the old one, so a crash or a full disk leaves either
+//! the old file or the new one, never half of one). Errors are one line each, for the caller
+//! to print once ([`FailureGate`]) before going on.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::format::{self, Rejected, Versioned};
+
+/// Familiar's data directory: `$XDG_DATA_HOME/familiar`, else `~/.local/share/familiar` (on
+/// Linux). `None` when no home directory is known.
+pub fn data_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "familiar").map(|dirs| dirs.data_dir().to_path_buf())
+}
+
+/// Why [`load`] returned no value although a file was there.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{}: {problem}; moved it to {} and starting afresh", path.display(), moved.display())]
+    SetAside {
+        path: PathBuf,
+        problem: Rejected,
+        moved: PathBuf,
+    },
+    #[error(
+        "{}: {problem}, and it could not be moved aside ({cause}); starting afresh without \
+         saving over it", path.display()
+    )]
+    NotSetAside {
+        path: PathBuf,
+        problem: Rejected,
+        cause: String,
+    },
+    #[error("{}: cannot read ({cause}); starting afresh without saving over it", path.display())]
+    Read {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+}
+
+impl LoadError {
+    /// Whether the caller may save to the path: not while a file it could not read or move
+    /// is still there (saving would replace it).
+    pub fn may_save(&self) -> bool {
+        matches!(self, LoadError::SetAside { .. })
+    }
+}
+
+/// Reads the value saved at `path`: `Ok(None)` when there is no file yet. A file that cannot
+/// be decoded is renamed aside (see [`format::set_aside_path`]) and reported.
+pub fn load<T: Versioned>(path: &Path) -> Result<Option<T>, LoadError> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(cause) => {
+            return Err(LoadError::Read {
+                path: path.to_owned(),
+                cause,
+            });
+        }
+    };
+    let problem = match format::decode::<T>(&bytes) {
+        Ok(value) => return Ok(Some(value)),
+        Err(problem) => problem,
+    };
+    let Some(moved) = format::set_aside_path(path, &problem, |p| {
+        // A dangling symlink is taken too: never rename over anything.
+        p.symlink_metadata().is_ok()
+    }) else {
+        return Err(LoadError::NotSetAside {
+            path: path.to_owned(),
+            problem,
+            cause: "every set-aside name is taken".to_owned(),
+        });
+    };
+    match std::fs::rename(path, &moved) {
+        Ok(()) => Err(LoadError::SetAside {
+            path: path.to_owned(),
+            problem,
+            moved,
+        }),
+        Err(cause) => Err(LoadError::NotSetAside {
+            path: path.to_owned(),
+            problem,
+            cause: cause.to_string(),
+        }),
+    }
+}
+
+/// Why [`save`] could not write.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("cannot save {}: {cause}", path.display())]
+    Io {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("cannot save {}: {cause}", path.display())]
+    Encode {
+        path: PathBuf,
+        cause: serde_json::Error,
+    },
+}
+
+impl SaveError {
+    /// The I/O error kind, if it was one (`StorageFull`, `PermissionDenied`, ...).
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        match self {
+            SaveError::Io { cause, .. } => Some(cause.kind()),
+            SaveError::Encode { .. } => None,
+        }
+    }
+}
+
+/// The temporary file [`save`] writes before renaming: hidden, beside `path`, and per process
+/// (two Familiars saving at once each rename a whole file; the last one wins).
+pub fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Writes `value` to `path` atomically, creating its directory if needed.
+pub fn save<T: Versioned>(path: &Path, value: &T) -> Result<(), SaveError> {
+    let bytes = format::encode(value).map_err(|cause| SaveError::Encode {
+        path: path.to_owned(),
+        cause,
+    })?;
+    let io = |cause| SaveError::Io {
+        path: path.to_owned(),
+        cause,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let tmp = temp_path(path);
+    let written = std::fs::File::create(&tmp).and_then(|mut file| {
+        file.write_all(&bytes)?;
+        file.sync_all()
+    });
+    let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
+    if renamed.is_err() {
+        // Best effort: leave no temporary file behind (it may not exist).
+        let _ = std::fs::remove_file(&tmp);
+    }
+    renamed.map_err(io)
+}
+
+/// Lets the first of a run of identical failures through, so a read-only directory or a full
+/// disk is one line, not one per save; a success opens the gate again.
+#[derive(Debug, Clone, Default)]
+pub struct FailureGate {
+    failing: bool,
+}
+
+impl FailureGate {
+    /// The error to print, if any.
+    pub fn note<E>(&mut self, result: Result<(), E>) -> Option<E> {
+        match result {
+            Ok(()) => {
+                self.failing = false;
+                None
+            }
+            Err(e) if !self.failing => {
+                self.failing = true;
+                Some(e)
+            }
+            Err(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Note {
+        text: String,
+    }
+
+    impl Versioned for Note {
+        const KIND: &'static str = "note";
+        const VERSION: u32 = 1;
+    }
+
+    fn note(text: &str) -> Note {
+        Note {
+            text: text.to_owned(),
+        }
+    }
+
+    fn dir() -> tempfile::TempDir {
+        match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(e) => panic!("tempdir: {e}"),
+        }
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn save_then_load_round_trips_and_leaves_no_temporary_file() {
+        let dir = dir();
+        let path = dir.path().join("deep/er/note.json");
+        assert!(load::<Note>(&path).is_ok_and(|n| n.is_none()));
+        assert!(save(&path, &note("one")).is_ok());
+        assert!(save(&path, &note("two")).is_ok());
+        assert_eq!(load::<Note>(&path).ok().flatten(), Some(note("two")));
+        assert_eq!(names(&dir.path().join("deep/er")), ["note.json"]);
+    }
+
+    #[test]
+    fn a_corrupt_file_is_moved_aside_not_deleted() {
+        let dir = dir();
+        let path = dir.path().join("note.json");
+        assert!(std::fs::write(&path, "{\"familiar\": \"note\", \"vers").is_ok());
+        let err = load::<Note>(&path).err();
+        let message = err.as_ref().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("damaged"), "{message}");
+        assert!(message.contains("note.json.corrupt"), "{message}");
+        assert!(!message.contains('\n'), "one line: {message}");
+        assert!(err.is_some_and(|e| e.may_save()));
+        assert_eq!(names(dir.path()), ["note.json.corrupt"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("note.json.corrupt")).ok(),
+            Some("{\"familiar\": \"note\", \"vers".to_owned())
+        );
+        // Play goes on: the next save writes a fresh file, the set-aside one stays.
+        assert!(save(&path, &note("fresh")).is_ok());
+        assert!(std::fs::write(&path, "also broken").is_ok());
+        assert!(load::<Note>(&path).is_err());
+        assert_eq!(
+            names(dir.path()),
+            ["note.json.corrupt", "note.json.corrupt-2"]
+        );
+    }
+
+    #[test]
+    fn a_newer_file_is_moved_aside_with_a_message_saying_so() {
+        let dir = dir();
+        let path = dir.path().join("note.json");
+        let newer = r#"{"familiar": "note", "version": 2, "data": {"text": "from the future"}}"#;
+        assert!(std::fs::write(&path, newer).is_ok());
+        let message = load::<Note>(&path)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(message.contains("newer Familiar"), "{message}");
+        assert_eq!(names(dir.path()), ["note.json.newer"]);
+    }
+
+    #[test]
+    fn an_unreadable_file_is_left_alone_and_not_saved_over() {
+        let dir = dir();
+        // A directory where the file should be: reading fails with an I/O error.
+        let path = dir.path().join("note.json");
+        assert!(std::fs::create_dir(&path).is_ok());
+        let err = load::<Note>(&path).err();
+        assert!(matches!(err, Some(LoadError::Read { .. })), "{err:?}");
+        assert!(err.is_some_and(|e| !e.may_save()));
+        assert!(path.is_dir());
+    }
+
+    #[test]
+    fn a_full_disk_is_an_error_and_the_old_file_survives() {
+        let dir = dir();
+        let path = dir.path().join("note.json");
+        assert!(save(&path, &note("kept")).is_ok());
+        // Every write to /dev/full fails with ENOSPC, as on a full disk.
+        assert!(std::os::unix::fs::symlink("/dev/full", temp_path(&path)).is_ok());
+        let err = save(&path, &note("lost")).err();
+        assert_eq!(
+            err.as_ref().and_then(SaveError::io_kind),
+            Some(std::io::ErrorKind::StorageFull)
+        );
+        let message = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.starts_with("cannot save "), "{message}");
+        assert_eq!(load::<Note>(&path).ok().flatten(), Some(note("kept")));
+        assert_eq!(names(dir.path()), ["note.json"]);
+    }
+
+    #[test]
+    fn an_unwritable_directory_is_an_error_not_a_panic() {
+        let dir = dir();
+        // A file where the directory should be (works as root too, unlike permissions).
+        let blocker = dir.path().join("blocker");
+        assert!(std::fs::write(&blocker, "x").is_ok());
+        let err = save(&blocker.join("note.json"), &note("x")).err();
+        assert!(err.is_some_and(|e| e.io_kind().is_some()));
+    }
+
+    #[test]
+    fn the_gate_lets_one_failure_of_a_run_through() {
+        let mut gate = FailureGate::default();
+        assert_eq!(gate.note(Err::<(), _>("full")), Some("full"));
+        assert_eq!(gate.note(Err::<(), _>("full")), None);
+        assert_eq!(gate.note(Ok::<(), &str>(())), None);
+        assert_eq!(gate.note(Err::<(), _>("full")), Some("full"));
+    }
+
+    #[test]
+    fn the_data_dir_is_familiars_own() {
+        if let Some(dir) = data_dir() {
+            assert!(dir.ends_with("familiar"), "{}", dir.display());
+            assert!(!dir.components().any(|c| c.as_os_str() == ".claude"));
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Familiar's save files: what the game's progression and the scripts' `store` keep between
+//! runs, under the user's data directory ([`data_dir`], e.g. `~/.local/share/familiar`).
+//!
+//! Two parts, split like the rest of the workspace: [`format`] is pure (bytes in, a value or a
+//! [`Rejected`] reason out; the versioned envelope and its migration rules, and the name a
+//! rejected file is set aside under), and [`file`] is the I/O edge (read, set a bad file aside
+//! by renaming it, write atomically through a temporary file and a rename). Callers
+//! (`familiar-game`'s progression, `familiar-script`'s store) print the one-line errors these
+//! return and go on with a fresh value: a save file never stops play.
+
+pub mod file;
+pub mod format;
+
+pub use file::{FailureGate, LoadError, SaveError, data_dir, load, save};
+pub use format::{Rejected, Versioned, decode, encode, set_aside_path};

@@ -1,0 +1,177 @@
+//! `store`: a map each script keeps across runs of Familiar. The host puts a `store`
+//! variable in every script's scope before the script's body runs (so the body, `init()` and
+//! the handlers all see it), filled from `<store dir>/<script name>.json`; after handlers it
+//! saves the map again when it changed, at most once a second, and [`crate::ScriptHost`]
+//! saves what is left when it is dropped. The file follows `familiar-save`'s rules: a
+//! versioned envelope, atomic writes, a damaged or newer file set aside with one warning (the
+//! script then starts with an empty store), a failing write one warning per run of failures.
+//! Without a store directory (dry runs, tests, the demo) the store lives in memory only. It
+//! survives a hot reload of its script, unlike the other state variables.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use familiar_save::{FailureGate, Versioned};
+use rhai::{Dynamic, Map};
+use serde::{Deserialize, Serialize};
+
+/// The name of the variable.
+pub const STORE: &str = "store";
+
+/// The largest store saved, as JSON text: a store is for counters and small maps.
+pub const MAX_STORE_BYTES: usize = 1 << 20;
+
+/// How often handlers' changes are written, at most.
+const SAVE_EVERY: Duration = Duration::from_secs(1);
+
+/// The store's file: a JSON object in a versioned envelope.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+struct StoreFile(serde_json::Map<String, serde_json::Value>);
+
+impl Versioned for StoreFile {
+    const KIND: &'static str = "script-store";
+    const VERSION: u32 = 1;
+}
+
+/// Where `familiar watch` keeps stores: `<data dir>/scripts` (`~/.local/share/familiar/scripts`
+/// on Linux).
+pub fn default_dir() -> Option<PathBuf> {
+    familiar_save::data_dir().map(|dir| dir.join("scripts"))
+}
+
+/// `<dir>/<script name>.json`; characters other than letters, digits, `.`, `-` and `_` become
+/// `_`, so a name never leaves the directory.
+pub(crate) fn path_for(dir: &Path, script: &str) -> PathBuf {
+    let safe: String = script
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let safe = safe.trim_start_matches('.');
+    dir.join(format!("{}.json", if safe.is_empty() { "_" } else { safe }))
+}
+
+/// The persistence of one script's store.
+#[derive(Debug)]
+pub(crate) struct Store {
+    /// Where it is saved; `None` keeps it in memory.
+    path: Option<PathBuf>,
+    /// The JSON text last read or written, to save only changes.
+    saved: String,
+    last_check: Option<Instant>,
+    gate: FailureGate,
+}
+
+impl Store {
+    /// Reads the store of `script` (an empty map when there is none or it was set aside).
+    pub fn open(dir: Option<&Path>, script: &str) -> (Store, Map) {
+        let mut store = Store {
+            path: dir.map(|d| path_for(d, script)),
+            saved: "{}".to_owned(),
+            last_check: None,
+            gate: FailureGate::default(),
+        };
+        let Some(path) = store.path.clone() else {
+            return (store, Map::new());
+        };
+        let file = match familiar_save::load::<StoreFile>(&path) {
+            Ok(file) => file.unwrap_or_default(),
+            Err(err) => {
+                tracing::warn!("store of {script}: {err}");
+                if !err.may_save() {
+                    store.path = None;
+                }
+                StoreFile::default()
+            }
+        };
+        let map = match rhai::serde::to_dynamic(&file.0).map(Dynamic::try_cast::<Map>) {
+            Ok(Some(map)) => map,
+            _ => Map::new(),
+        };
+        store.saved = serde_json::to_string(&file.0).unwrap_or_else(|_| "{}".to_owned());
+        (store, map)
+    }
+
+    /// Saves `value` if it changed and a second has passed since the last look.
+    pub fn save_soon(&mut self, value: Option<&Dynamic>, script: &str) {
+        let now = Instant::now();
+        if self
+            .last_check
+            .is_some_and(|last| now.duration_since(last) < SAVE_EVERY)
+        {
+            return;
+        }
+        self.last_check = Some(now);
+        self.save_now(value, script);
+    }
+
+    /// Saves `value` if it changed.
+    pub fn save_now(&mut self, value: Option<&Dynamic>, script: &str) {
+        let Some(path) = self.path.clone() else {
+            return;
+        };
+        let result = match json_of(value) {
+            Ok(json) => {
+                let text = serde_json::to_string(&json).unwrap_or_default();
+                if text == self.saved {
+                    return;
+                }
+                familiar_save::save(&path, &StoreFile(json))
+                    .map(|()| self.saved = text)
+                    .map_err(|e| e.to_string())
+            }
+            Err(why) => Err(format!("store of {script} not saved: {why}")),
+        };
+        if let Some(err) = self.gate.note(result) {
+            tracing::warn!("{err}; the script goes on");
+        }
+    }
+}
+
+/// The store's value as a JSON object, or why it cannot be saved.
+fn json_of(value: Option<&Dynamic>) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let Some(value) = value else {
+        return Err("`store` is gone".to_owned());
+    };
+    if !value.is_map() {
+        return Err(format!(
+            "`store` must stay a map, but the script made it {}",
+            value.type_name()
+        ));
+    }
+    let json: serde_json::Value = rhai::serde::from_dynamic(value)
+        .map_err(|e| format!("it holds something JSON cannot keep ({e})"))?;
+    let serde_json::Value::Object(map) = json else {
+        return Err("`store` must stay a map".to_owned());
+    };
+    let size = serde_json::to_string(&map).map_or(usize::MAX, |t| t.len());
+    if size > MAX_STORE_BYTES {
+        return Err(format!(
+            "it is {size} bytes as JSON, more than the {MAX_STORE_BYTES} a store may keep"
+        ));
+    }
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_names_stay_inside_the_store_dir() {
+        let dir = Path::new("/data/stores");
+        assert_eq!(path_for(dir, "default.rhai"), dir.join("default.rhai.json"));
+        assert_eq!(
+            path_for(dir, "../../etc/passwd"),
+            dir.join("_.._etc_passwd.json")
+        );
+        assert_eq!(path_for(dir, ".."), dir.join("_.json"));
+        assert_eq!(path_for(dir, "é 日.rhai"), dir.join("___.rhai.json"));
+    }
+}
