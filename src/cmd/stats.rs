@@ -344,6 +344,8 @@ fn read_one(
         },
     )
     .with_context(|| format!("reading {name}"))?;
+    // The input ended: a turn's `success` held for its `turn_duration` counts as it is.
+    normalizer.flush(&mut events);
     Ok(FileResult { normalizer, ledger })
 }
 

@@ -8,11 +8,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use familiar_transcript::{Normalizer, NormalizerConfig, normalize_read};
 
 fn corpus() -> Vec<u8> {
-    let dir = std::env::var_os("FAMILIAR_REAL_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/real")
-        });
+    let dir = familiar_testkit::real_fixtures_dir();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
