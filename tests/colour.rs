@@ -164,7 +164,11 @@ fn script_diagnostics_are_coloured_like_rustc_and_plain_when_piped() {
         "fn on_prompt(ev) {\n    let hits = 1\n    say(`${hits}`);\n}\nfn on_bsah(ev) {}\n",
     )
     .expect("script");
-    let check = || Test::new().current_dir(dir.path()).args(["check", "broken.rhai"]);
+    let check = || {
+        Test::new()
+            .current_dir(dir.path())
+            .args(["check", "broken.rhai"])
+    };
     let plain = check().status(1).run();
     let painted = check()
         .env_remove("NO_COLOR")
