@@ -154,3 +154,48 @@ fn doctor_marks_are_green_and_yellow() {
     );
     assert!(text.contains("\n␛[1msettings (config file merged with defaults):␛[0m\n"));
 }
+
+#[test]
+fn script_diagnostics_are_coloured_like_rustc_and_plain_when_piped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("broken.rhai");
+    std::fs::write(
+        &script,
+        "fn on_prompt(ev) {\n    let hits = 1\n    say(`${hits}`);\n}\nfn on_bsah(ev) {}\n",
+    )
+    .expect("script");
+    let check = || {
+        Test::new()
+            .current_dir(dir.path())
+            .args(["check", "broken.rhai"])
+    };
+    let plain = check().status(1).run();
+    let painted = check()
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1")
+        .status(1)
+        .run();
+    let text = visible(&painted.stderr);
+    insta::assert_snapshot!(text);
+    // The colours add nothing else: the plain text is the golden-tested one.
+    let stripped = text
+        .replace("␛[1m", "")
+        .replace("␛[31m", "")
+        .replace("␛[34m", "")
+        .replace("␛[0m", "");
+    assert_eq!(stripped, visible(&plain.stderr));
+
+    std::fs::write(dir.path().join("typo.rhai"), "fn on_bsah(ev) {}\n").expect("script");
+    let warned = Test::new()
+        .current_dir(dir.path())
+        .args(["check", "typo.rhai"])
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1")
+        .run();
+    let text = visible(&warned.stderr);
+    assert!(
+        text.starts_with("␛[1mtypo.rhai:1:4:␛[0m ␛[1m␛[33mwarning:␛[0m "),
+        "{text}"
+    );
+    assert!(text.contains("␛[1m␛[33m^␛[0m"), "{text}");
+}

@@ -57,7 +57,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Err(err) => {
                 writeln!(out, "{shown}: error")?;
                 out.flush()?;
-                eprintln!("{}", printable(&err.to_string()));
+                match err.diagnostic() {
+                    Some(diagnostic) => super::style::diagnostic(diagnostic),
+                    None => eprintln!("{}", printable(&err.to_string())),
+                }
                 failed = true;
             }
         }

@@ -302,7 +302,7 @@ impl Stage {
                     );
                 }
                 Err(err) => {
-                    eprintln!("{err}");
+                    super::style::script_error(&err);
                     eprintln!(
                         "familiar: {} not reloaded; the previous version keeps running",
                         path.display()
@@ -350,6 +350,6 @@ fn write_line(out: &mut impl Write, value: &impl serde::Serialize) -> io::Result
 
 fn print_warnings(diagnostics: &[ScriptDiagnostic]) {
     for diagnostic in diagnostics {
-        eprintln!("{diagnostic}");
+        super::style::diagnostic(diagnostic);
     }
 }

@@ -46,7 +46,7 @@ pub fn load_host(scripts: &[PathBuf], allow_run: bool) -> Option<ScriptHost> {
         match host.load_file(path) {
             Ok(report) => print_diagnostics(&report.warnings),
             Err(err) => {
-                eprintln!("{err}");
+                super::style::script_error(&err);
                 ok = false;
             }
         }
@@ -56,7 +56,7 @@ pub fn load_host(scripts: &[PathBuf], allow_run: bool) -> Option<ScriptHost> {
 
 pub fn print_diagnostics(diagnostics: &[ScriptDiagnostic]) {
     for diagnostic in diagnostics {
-        eprintln!("{diagnostic}");
+        super::style::diagnostic(diagnostic);
     }
 }
 

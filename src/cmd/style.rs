@@ -71,3 +71,17 @@ impl Paint {
         }
     }
 }
+
+/// A script diagnostic on stderr, in colour when stderr takes it (the same decision as
+/// [`error`]): the plain text is the golden-tested one.
+pub fn diagnostic(diagnostic: &familiar_script::ScriptDiagnostic) {
+    let _ = writeln!(anstream::stderr().lock(), "{}", diagnostic.coloured());
+}
+
+/// A script that did not load: its diagnostic as [`diagnostic`] prints it, or the plain error.
+pub fn script_error(err: &familiar_script::ScriptError) {
+    match err.diagnostic() {
+        Some(located) => diagnostic(located),
+        None => eprintln!("{err}"),
+    }
+}

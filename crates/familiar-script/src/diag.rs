@@ -3,10 +3,17 @@
 //!
 //! [`crate::host`] turns Rhai's `ParseError`/`EvalAltResult` into [`ScriptDiagnostic`]s here;
 //! the binary prints them (`familiar check`, `run`, `test`, `watch`). The rendered text is a
-//! contract with users and is golden-tested, so change it deliberately.
+//! contract with users and is golden-tested, so change it deliberately. On a terminal it is
+//! coloured ([`ScriptDiagnostic::coloured`]) like rustc's messages.
+//!
+//! Rendered here rather than by codespan-reporting, ariadne or miette (compared against the
+//! goldens): they move the location to a second line (`--> file:3:5`), where this first line
+//! `file:3:5: error: message` is what editors' quickfix and `grep` read, and Rhai gives a
+//! position, not a span, so their underlines and labels would have nothing more to show.
 
 use std::fmt;
 
+use anstyle::{AnsiColor, Style};
 use familiar_model::EventKind;
 use familiar_model::text::{printable, printable_line};
 use rhai::{EvalAltResult, ParseError, Position};
@@ -233,6 +240,10 @@ impl ScriptDiagnostic {
     /// The first line of the rendering, `file:line:col: severity: message`. Control characters
     /// (and newlines) in the message are shown escaped: it can quote transcript text.
     pub fn headline(&self) -> String {
+        self.headline_in(&Styles::PLAIN)
+    }
+
+    fn headline_in(&self, styles: &Styles) -> String {
         let mut out = printable_line(&self.file).into_owned();
         if let Some(line) = self.line {
             out.push_str(&format!(":{line}"));
@@ -240,21 +251,89 @@ impl ScriptDiagnostic {
                 out.push_str(&format!(":{col}"));
             }
         }
-        let severity = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
+        let (severity, style) = match self.severity {
+            Severity::Error => ("error", styles.error),
+            Severity::Warning => ("warning", styles.warning),
         };
-        out.push_str(": ");
-        out.push_str(severity);
+        let location = styles.location;
+        let mut out = format!("{location}{out}:{location:#} {style}{severity}");
         if let Some(rt) = &self.runtime {
             out.push_str(&format!(" in {}", rt.handler));
             if let Some((kind, line)) = rt.event {
                 out.push_str(&format!(" (event {kind} from line {line})"));
             }
         }
-        out.push_str(": ");
+        out.push_str(&format!(":{style:#} "));
         out.push_str(&printable_line(&self.message));
         out
+    }
+
+    /// The same text as `Display`, in the colours of rustc's and clap's messages (severity in
+    /// red or yellow, gutter in blue), for a terminal. Print it through a stream that strips
+    /// them when stderr is not one (`anstream`).
+    pub fn coloured(&self) -> impl fmt::Display + '_ {
+        Coloured(self)
+    }
+
+    fn render(&self, f: &mut fmt::Formatter<'_>, styles: &Styles) -> fmt::Result {
+        f.write_str(&self.headline_in(styles))?;
+        let gutter = self.line.map_or(1, |l| l.to_string().len());
+        let pad = " ".repeat(gutter);
+        let bar = format!("{}|{:#}", styles.gutter, styles.gutter);
+        if let (Some(line), Some(text)) = (self.line, &self.source_line) {
+            let text = printable(text);
+            let number = format!("{}{line}{:#}", styles.gutter, styles.gutter);
+            write!(f, "\n{pad} {bar}\n{number} {bar} {text}\n{pad} {bar} ")?;
+            // Reuse the line's own tabs so the caret lines up in any terminal.
+            let col = self.col.unwrap_or(1).saturating_sub(1);
+            let lead: String = text
+                .chars()
+                .take(col)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            let caret = match self.severity {
+                Severity::Error => styles.error,
+                Severity::Warning => styles.warning,
+            };
+            write!(f, "{lead}{caret}^{caret:#}")?;
+        }
+        for note in &self.notes {
+            let eq = format!("{}={:#}", styles.gutter, styles.gutter);
+            let label = format!("{}note{:#}", styles.location, styles.location);
+            write!(f, "\n{pad} {eq} {label}: {}", printable_line(note))?;
+        }
+        Ok(())
+    }
+}
+
+/// How each part of a diagnostic looks; [`Styles::PLAIN`] adds nothing.
+struct Styles {
+    error: Style,
+    warning: Style,
+    location: Style,
+    gutter: Style,
+}
+
+impl Styles {
+    const PLAIN: Styles = Styles {
+        error: Style::new(),
+        warning: Style::new(),
+        location: Style::new(),
+        gutter: Style::new(),
+    };
+    const COLOURED: Styles = Styles {
+        error: AnsiColor::Red.on_default().bold(),
+        warning: AnsiColor::Yellow.on_default().bold(),
+        location: Style::new().bold(),
+        gutter: AnsiColor::Blue.on_default().bold(),
+    };
+}
+
+struct Coloured<'a>(&'a ScriptDiagnostic);
+
+impl fmt::Display for Coloured<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.render(f, &Styles::COLOURED)
     }
 }
 
@@ -267,25 +346,7 @@ impl fmt::Display for ScriptDiagnostic {
     ///    = note: in function 'helper', called at notify.rhai:20:5
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.headline())?;
-        let gutter = self.line.map_or(1, |l| l.to_string().len());
-        let pad = " ".repeat(gutter);
-        if let (Some(line), Some(text)) = (self.line, &self.source_line) {
-            let text = printable(text);
-            write!(f, "\n{pad} |\n{line} | {text}\n{pad} | ")?;
-            // Reuse the line's own tabs so the caret lines up in any terminal.
-            let col = self.col.unwrap_or(1).saturating_sub(1);
-            let lead: String = text
-                .chars()
-                .take(col)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            write!(f, "{lead}^")?;
-        }
-        for note in &self.notes {
-            write!(f, "\n{pad} = note: {}", printable_line(note))?;
-        }
-        Ok(())
+        self.render(f, &Styles::PLAIN)
     }
 }
 
