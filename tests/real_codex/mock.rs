@@ -13,7 +13,7 @@
 //! patch as `["apply_patch", patch]`), so `FAMILIAR_CODEX_BIN` can run the script on it.
 
 use std::collections::HashMap;
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::Write as _;
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -128,32 +128,9 @@ impl Mock {
 }
 
 fn serve(stream: TcpStream, shared: &Shared, id: u64) -> std::io::Result<()> {
-    stream.set_nonblocking(false)?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    let mut length = 0_usize;
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length.min(64 << 20)];
-    reader.read_exact(&mut body)?;
-    let mut out = stream;
-    if !request_line.starts_with("POST ") || !request_line.contains("/v1/responses") {
-        return out.write_all(
-            b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-        );
-    }
-    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let Some((request, mut out)) = crate::common::http::read_post(stream, "/v1/responses")? else {
+        return Ok(());
+    };
     match choose(&request, shared, id) {
         Answer::Error(status, code) => {
             let body =
