@@ -30,21 +30,8 @@ use serde_json::{Value, json};
 /// The version `tests/agents/claude/package.json` pins.
 const PINNED: &str = "2.1.197";
 
-fn agent_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/agents/claude")
-}
-
 fn claude_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("FAMILIAR_CLAUDE_BIN") {
-        return PathBuf::from(bin);
-    }
-    let bin = agent_dir().join("node_modules/.bin/claude");
-    assert!(
-        bin.exists(),
-        "{} is missing: run `npm ci --prefix tests/agents/claude` first",
-        bin.display()
-    );
-    bin
+    common::agent_cli("claude", "claude", "FAMILIAR_CLAUDE_BIN")
 }
 
 fn message(blocks: Vec<Value>, stop: &'static str, usage: (u64, u64, u64)) -> Answer {

@@ -37,21 +37,8 @@ const COMPACT_LIMIT: u64 = 5_000;
 /// The patch the script applies: one file updated, one added.
 const PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+bye\n*** Add File: b.txt\n+new file\n*** End Patch\n";
 
-fn agent_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/agents/codex")
-}
-
 fn codex_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("FAMILIAR_CODEX_BIN") {
-        return PathBuf::from(bin);
-    }
-    let bin = agent_dir().join("node_modules/.bin/codex");
-    assert!(
-        bin.exists(),
-        "{} is missing: run `npm ci --prefix tests/agents/codex` first",
-        bin.display()
-    );
-    bin
+    common::agent_cli("codex", "codex", "FAMILIAR_CODEX_BIN")
 }
 
 fn scripts() -> HashMap<&'static str, Vec<Answer>> {

@@ -202,3 +202,23 @@ pub fn ndjson(output: &Output) -> Vec<serde_json::Value> {
         .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}")))
         .collect()
 }
+
+/// A real agent CLI installed from npm at the version `tests/agents/<agent>/package.json`
+/// pins (`npm ci --prefix tests/agents/<agent>`, as `.ci/run` does), or the one the
+/// environment variable `override_var` names (to test against the newest release).
+pub fn agent_cli(agent: &str, command: &str, override_var: &str) -> PathBuf {
+    if let Some(bin) = std::env::var_os(override_var) {
+        return PathBuf::from(bin);
+    }
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/agents")
+        .join(agent)
+        .join("node_modules/.bin")
+        .join(command);
+    assert!(
+        bin.exists(),
+        "{} is missing: run `npm ci --prefix tests/agents/{agent}` first",
+        bin.display()
+    );
+    bin
+}
