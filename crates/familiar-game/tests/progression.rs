@@ -81,18 +81,6 @@ fn tempdir() -> tempfile::TempDir {
     }
 }
 
-fn files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-}
-
 #[test]
 fn the_level_after_a_restart_is_the_level_before() {
     let dir = tempdir();
@@ -152,7 +140,7 @@ fn set_aside_then_fresh(contents: &[u8], tag: &str) {
     exit(app);
     let aside = format!("progress.json.{tag}");
     assert_eq!(
-        files(dir.path()),
+        familiar_testkit::file_names(dir.path()),
         ["progress.json", aside.as_str()],
         "{tag}"
     );

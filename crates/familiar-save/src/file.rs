@@ -202,18 +202,6 @@ mod tests {
         }
     }
 
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .map(|rd| {
-                rd.filter_map(|e| e.ok())
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        names.sort();
-        names
-    }
-
     #[test]
     fn save_then_load_round_trips_and_leaves_no_temporary_file() {
         let dir = dir();
@@ -222,7 +210,10 @@ mod tests {
         assert!(save(&path, &note("one")).is_ok());
         assert!(save(&path, &note("two")).is_ok());
         assert_eq!(load::<Note>(&path).ok().flatten(), Some(note("two")));
-        assert_eq!(names(&dir.path().join("deep/er")), ["note.json"]);
+        assert_eq!(
+            familiar_testkit::file_names(&dir.path().join("deep/er")),
+            ["note.json"]
+        );
     }
 
     #[test]
@@ -236,7 +227,10 @@ mod tests {
         assert!(message.contains("note.json.corrupt"), "{message}");
         assert!(!message.contains('\n'), "one line: {message}");
         assert!(err.is_some_and(|e| e.may_save()));
-        assert_eq!(names(dir.path()), ["note.json.corrupt"]);
+        assert_eq!(
+            familiar_testkit::file_names(dir.path()),
+            ["note.json.corrupt"]
+        );
         assert_eq!(
             std::fs::read_to_string(dir.path().join("note.json.corrupt")).ok(),
             Some("{\"familiar\": \"note\", \"vers".to_owned())
@@ -246,7 +240,7 @@ mod tests {
         assert!(std::fs::write(&path, "also broken").is_ok());
         assert!(load::<Note>(&path).is_err());
         assert_eq!(
-            names(dir.path()),
+            familiar_testkit::file_names(dir.path()),
             ["note.json.corrupt", "note.json.corrupt-2"]
         );
     }
@@ -262,7 +256,10 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(message.contains("newer Familiar"), "{message}");
-        assert_eq!(names(dir.path()), ["note.json.newer"]);
+        assert_eq!(
+            familiar_testkit::file_names(dir.path()),
+            ["note.json.newer"]
+        );
     }
 
     #[test]
@@ -292,7 +289,7 @@ mod tests {
         let message = err.map(|e| e.to_string()).unwrap_or_default();
         assert!(message.starts_with("cannot save "), "{message}");
         assert_eq!(load::<Note>(&path).ok().flatten(), Some(note("kept")));
-        assert_eq!(names(dir.path()), ["note.json"]);
+        assert_eq!(familiar_testkit::file_names(dir.path()), ["note.json"]);
     }
 
     #[test]

@@ -57,18 +57,6 @@ fn events(host: &mut ScriptHost, n: u64) -> Vec<String> {
     lines
 }
 
-fn files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-}
-
 fn store_file(dir: &Path) -> PathBuf {
     dir.join("counter.rhai.json")
 }
@@ -98,7 +86,10 @@ fn the_store_survives_a_restart() {
     let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
     assert_eq!(json["data"]["count"], 5);
     assert_eq!(json["data"]["names"].as_array().map(Vec::len), Some(5));
-    assert_eq!(files(dir.path()), ["counter.rhai.json"]);
+    assert_eq!(
+        familiar_testkit::file_names(dir.path()),
+        ["counter.rhai.json"]
+    );
 }
 
 #[test]
@@ -129,7 +120,7 @@ fn set_aside_then_fresh(contents: &[u8], tag: &str) {
     drop(host);
     let aside = format!("counter.rhai.json.{tag}");
     assert_eq!(
-        files(dir.path()),
+        familiar_testkit::file_names(dir.path()),
         ["counter.rhai.json", aside.as_str()],
         "{tag}"
     );
@@ -221,7 +212,7 @@ fn without_a_store_dir_the_store_lives_in_memory_only() {
             ["count 1 loaded 0", "count 2 loaded 0"]
         );
     }
-    assert!(files(dir.path()).is_empty());
+    assert!(familiar_testkit::file_names(dir.path()).is_empty());
 }
 
 #[test]
@@ -248,7 +239,10 @@ fn scripts_have_a_store_each() {
     }
     events(&mut host, 1);
     drop(host);
-    assert_eq!(files(dir.path()), ["a.rhai.json", "b.rhai.json"]);
+    assert_eq!(
+        familiar_testkit::file_names(dir.path()),
+        ["a.rhai.json", "b.rhai.json"]
+    );
     let b = std::fs::read_to_string(dir.path().join("b.rhai.json")).unwrap_or_default();
     assert!(b.contains("\"me\": \"b.rhai\""), "{b}");
 }
@@ -266,7 +260,7 @@ fn a_script_that_hides_the_store_is_warned_and_keeps_nothing() {
     );
     events(&mut host, 2);
     drop(host);
-    assert!(files(dir.path()).is_empty());
+    assert!(familiar_testkit::file_names(dir.path()).is_empty());
 }
 
 #[test]

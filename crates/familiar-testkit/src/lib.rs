@@ -55,3 +55,17 @@ pub fn own_fixture(name: &str) -> PathBuf {
     assert!(path.is_file(), "fixture {} is missing", path.display());
     path
 }
+
+/// The names in `dir`, sorted (empty when it cannot be read): what a save or a set-aside left.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|entry| entry.ok())
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
