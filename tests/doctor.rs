@@ -57,9 +57,15 @@ fn doctor() -> Test {
 
 fn normalized(out: &[u8], home: &Path) -> String {
     let home_text = home.display().to_string();
+    // The window's executable, checked beside `familiar`.
+    let window = Path::new(env!("CARGO_BIN_EXE_familiar"))
+        .with_file_name("familiar-window")
+        .display()
+        .to_string();
     String::from_utf8_lossy(out)
         .replace(&home_text, "[HOME]")
         .replace(&encode(home), "[HOME-ENCODED]")
+        .replace(&window, "[BIN]/familiar-window")
 }
 
 #[test]
@@ -246,5 +252,33 @@ fn doctor_reports_installed_hooks_a_listening_socket_and_escapes_names() {
              [ok] hook socket: [HOME]/run/hook.sock: a running Familiar listens\n"
         ),
         "{stdout}"
+    );
+}
+
+#[test]
+fn doctor_says_when_the_window_executable_is_missing() {
+    // `familiar` copied alone, as a user who copied only one of the two executables.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lone = dir.path().join("familiar");
+    std::fs::copy(env!("CARGO_BIN_EXE_familiar"), &lone).expect("copy");
+    let out = std::process::Command::new(&lone)
+        .arg("doctor")
+        .env("HOME", dir.path())
+        .env("CLAUDE_CONFIG_DIR", dir.path().join(".claude"))
+        .env("XDG_CONFIG_HOME", dir.path().join(".config"))
+        .env_remove("FAMILIAR_CONFIG")
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|line| line.contains("window:"))
+        .unwrap_or_default()
+        .replace(&dir.path().display().to_string(), "[DIR]");
+    assert_eq!(
+        line,
+        "[!!] window: no familiar-window beside [DIR]/familiar: the game window cannot open \
+         (`cargo build --release` builds it there, `cargo install --path .` installs both; \
+         `cargo run` builds it on first use)"
     );
 }

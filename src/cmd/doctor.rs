@@ -98,6 +98,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     check_notifications(&mut checks);
     checks.push(check_sound());
     checks.push(check_display());
+    checks.push(check_window());
     check_hooks(&mut checks);
     // Written with `?`: a closed pipe ends quietly (main.rs), a full disk is an error.
     let mut out = std::io::stdout().lock();
@@ -426,6 +427,24 @@ fn check_display() -> Check {
         }
     }
     Check::ok("display", format!("DISPLAY={display}"))
+}
+
+/// The game window's own executable, which `familiar` starts beside itself.
+fn check_window() -> Check {
+    match super::front::window_beside_me() {
+        Ok((_, exe)) if exe.is_file() => Check::ok("window", exe.display().to_string()),
+        Ok((me, _)) => Check::todo(
+            "window",
+            format!(
+                "no {} beside {}: the game window cannot open (`cargo build --release` builds \
+                 it there, `cargo install --path .` installs both; `cargo run` builds it on \
+                 first use)",
+                super::front::WINDOW_EXE,
+                me.display()
+            ),
+        ),
+        Err(err) => Check::todo("window", err),
+    }
 }
 
 /// Claude Code's hooks and status line in its settings.json, and the hook socket.

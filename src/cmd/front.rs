@@ -277,13 +277,19 @@ fn wait(mut child: Child, stop: &StopFlag, live: bool) -> Option<ExitStatus> {
     status.ok()
 }
 
+/// This executable, and where its window executable belongs: beside it (`doctor` checks it).
+pub fn window_beside_me() -> Result<(PathBuf, PathBuf), String> {
+    let me = std::env::current_exe()
+        .map_err(|err| format!("cannot tell where {WINDOW_EXE} is ({err})"))?;
+    let exe = me.with_file_name(WINDOW_EXE);
+    Ok((me, exe))
+}
+
 /// `familiar-window` beside this executable. Started by `cargo run`, which builds only the
 /// `familiar` binary, it is built first with the same cargo and profile (once; later runs
 /// find it).
 fn window_executable() -> Result<PathBuf, String> {
-    let me = std::env::current_exe()
-        .map_err(|err| format!("cannot tell where {WINDOW_EXE} is ({err})"))?;
-    let exe = me.with_file_name(WINDOW_EXE);
+    let (me, exe) = window_beside_me()?;
     if exe.is_file() {
         return Ok(exe);
     }
