@@ -420,22 +420,36 @@ pub(super) fn draw_companions(
     }
 }
 
+#[allow(clippy::type_complexity)]
 pub(super) fn draw_floaters(
     scale: Res<PixelScale>,
+    window: Query<&Window, With<PrimaryWindow>>,
     owners: Query<&Transform, (With<Familiar>, Without<Floater>)>,
-    mut floaters: Query<(&Floater, &mut Transform, &mut TextColor), Without<Familiar>>,
+    mut floaters: Query<
+        (
+            &Floater,
+            &mut Transform,
+            &mut TextColor,
+            Option<&bevy::text::TextLayoutInfo>,
+        ),
+        Without<Familiar>,
+    >,
 ) {
-    for (f, mut t, mut color) in &mut floaters {
+    let window = window.single().ok();
+    for (f, mut t, mut color, text) in &mut floaters {
         let Ok(owner) = owners.get(f.owner) else {
             continue;
         };
-        // Up the familiar's left side (companions stand on its right first), under the HUD.
+        // Up the familiar's left side (companions stand on its right first), under the HUD;
+        // the text ends there, so the leftmost familiar's is pushed right to stay in the
+        // window rather than cut at its edge.
         let rise = f.age * 14.0;
-        t.translation = Vec3::new(
-            owner.translation.x - 12.0 * scale.0,
-            owner.translation.y + 2.0 * scale.0 + rise,
-            20.0,
-        );
+        let mut x = owner.translation.x - 12.0 * scale.0;
+        if let (Some(window), Some(text)) = (window, text) {
+            let width = text.size.x / window.scale_factor();
+            x = x.max(-window.width() / 2.0 + width + 2.0);
+        }
+        t.translation = Vec3::new(x, owner.translation.y + 2.0 * scale.0 + rise, 20.0);
         let alpha = (1.0 - f.age / FLOATER_SECS).clamp(0.0, 1.0);
         color.0 = color.0.with_alpha(alpha);
     }
