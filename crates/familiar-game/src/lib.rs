@@ -16,6 +16,7 @@
 
 pub mod anim;
 mod assets;
+pub mod font;
 pub mod logic;
 mod probe;
 pub mod progression;
