@@ -6,7 +6,9 @@
 //! - `logic` holds the game state as ECS components and systems (state machine, mana, XP,
 //!   companions, marks), tested headless with `MinimalPlugins`;
 //! - `anim` is the animation state machine as plain data;
-//! - `view` draws that state (sprites, text, UI) and handles keys;
+//! - `view` draws that state (sprites, text, UI) on a fixed low-resolution canvas scaled by
+//!   whole numbers into the window, and handles keys;
+//! - `font` is Familiar's pixel font (own glyphs, GNU Unifont as the fallback), pure;
 //! - `sheet` holds the sprite-sheet layouts, and `assets` embeds the sheets (PNGs drawn by the
 //!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
@@ -39,7 +41,11 @@ use familiar_model::{Action, Event, ReplayControl};
 pub use logic::GameLogicPlugin;
 pub use probe::{Renderer, window_available};
 pub use progression::persist::{ProgressionPlugin, default_progress_path};
-pub use view::{BAR_EMPTY, Layout, PLATE_BG, band_color, layout};
+pub use view::{
+    BAR_EMPTY, CANVAS, Canvas, DEFAULT_WINDOW, Layout, PLATE_BG, PixelText, band_color,
+    canvas_scale, canvas_size, canvas_to_window, cursor_to_canvas, layout, set_text, ui_text,
+    window_to_canvas, world_text,
+};
 pub use window_memory::{WindowMemory, default_window_memory_path};
 
 /// What the pipeline sends the game.
@@ -180,7 +186,7 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
         .and_then(window_memory::load);
     let mut window = Window {
         title: options.title.clone(),
-        resolution: WindowResolution::new(480, 320),
+        resolution: WindowResolution::new(DEFAULT_WINDOW.x, DEFAULT_WINDOW.y),
         ..default()
     };
     if let Some(m) = &memory {

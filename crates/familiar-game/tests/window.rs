@@ -1,7 +1,7 @@
 //! The real window: opens the game under X11 (Xvfb with Mesa's llvmpipe in CI), feeds it a
-//! known sequence, takes a screenshot from inside Bevy and checks pixels: the mana bar's colour
-//! and fill at 50,000 of 200,000 tokens used, the familiar drawn where the layout puts it, the
-//! quest banner. The PNG stays at `<target dir>/screenshots/game.png` for a person to look at.
+//! known sequence, takes a screenshot from inside Bevy and checks pixels: the canvas at 1× in a
+//! wider window with dark bars, the mana bar's colour and fill at 50,000 of 200,000 tokens
+//! used, the familiar drawn where the layout puts it, the plate's text, the quest banner. The PNG stays at `<target dir>/screenshots/game.png` for a person to look at.
 //!
 //! Needs a display. With `DISPLAY` unset the test starts its own `Xvfb` (Debian package
 //! `xvfb`), so `cargo test` never passes without rendering; `xvfb-run -a cargo test` works too.
@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use bevy::math::Vec2;
 use familiar_game::logic::ManaBand;
 use familiar_game::{
-    GameFeed, GameOptions, ScreenshotOptions, WindowMemory, band_color, layout, run_game,
+    GameFeed, GameOptions, ScreenshotOptions, WindowMemory, band_color, canvas_size,
+    canvas_to_window, layout, run_game, window_to_canvas,
 };
 use familiar_model::{Action, ActionKind, Event, EventKind, Status};
 
@@ -143,7 +144,8 @@ fn the_window_shows_the_familiar_and_its_mana() {
     for item in feed {
         assert!(tx.send(item).is_ok());
     }
-    // A remembered window size the game must use (the default is 480x320).
+    // A remembered window size the game must use (the default is 960x640): the 480x320
+    // canvas at 1x, with 16-pixel bars left and right.
     let memory = target.join("screenshots/window-memory.json");
     assert!(std::fs::create_dir_all(target.join("screenshots")).is_ok());
     let remembered = WindowMemory {
@@ -179,9 +181,21 @@ fn the_window_shows_the_familiar_and_its_mana() {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
     assert_eq!(kept.map(|m| (m.width, m.height)), Some((512, 320)));
-    let px = |x: f32, y: f32| -> Px { img.get_pixel(x as u32, y as u32).0 };
+    let window = Vec2::new(512.0, 320.0);
+    // A canvas pixel's colour.
+    let px = |x: f32, y: f32| -> Px {
+        let w = canvas_to_window(window, Vec2::new(x, y));
+        img.get_pixel(w.x as u32, w.y as u32).0
+    };
+    for (x, y) in [(3, 160), (508, 10), (508, 310)] {
+        assert!(
+            close(img.get_pixel(x, y).0, [8, 6, 16], 3),
+            "the bar at {x},{y}: {:?}",
+            img.get_pixel(x, y).0
+        );
+    }
 
-    let l = layout(Vec2::new(512.0, 320.0), 1);
+    let l = layout(canvas_size(), 1);
     // The mana bar: 1-pixel border, then 75 % blue (plenty) and 25 % empty; its label
     // ("used 50k / 200k") is centred, so the samples stay near the ends.
     let bar = l.mana_bar_rect(0);
@@ -214,10 +228,13 @@ fn the_window_shows_the_familiar_and_its_mana() {
         if !is_fur(p.0) {
             continue;
         }
-        let (x, y) = (x as f32, y as f32);
+        let Some(Vec2 { x, y }) = window_to_canvas(window, Vec2::new(x as f32, y as f32)) else {
+            outside += 1;
+            continue;
+        };
         if x >= sprite.min.x && x < sprite.max.x && y >= sprite.min.y && y < sprite.max.y {
             inside += 1;
-        } else if !(100.0..=412.0).contains(&x) {
+        } else if !(84.0..=396.0).contains(&x) {
             outside += 1;
         }
     }
@@ -234,7 +251,7 @@ fn the_window_shows_the_familiar_and_its_mana() {
     for y in plate.min.y as u32 + 2..plate.max.y as u32 - 2 {
         for x in plate.min.x as u32 + 2..plate.max.x as u32 - 2 {
             all += 1;
-            if close(img.get_pixel(x, y).0, familiar_game::PLATE_BG, 6) {
+            if close(px(x as f32, y as f32), familiar_game::PLATE_BG, 6) {
                 filled += 1;
             }
         }
@@ -246,9 +263,16 @@ fn the_window_shows_the_familiar_and_its_mana() {
     let sky_star = |p: Px| p[0] > 230 && p[1] > 230 && p[2] > 230;
     let stars_in_plate_corner = (plate.min.y as u32 + 2..plate.min.y as u32 + 14)
         .flat_map(|y| (plate.max.x as u32 - 40..plate.max.x as u32 - 2).map(move |x| (x, y)))
-        .filter(|&(x, y)| sky_star(img.get_pixel(x, y).0))
+        .filter(|&(x, y)| sky_star(px(x as f32, y as f32)))
         .count();
     assert_eq!(stars_in_plate_corner, 0, "sky showing through the plate");
+    // The plate's first line is text in the pixel font: light ink on its dark ground, on the
+    // capitals' rows (a line is 16 pixels, capitals on its rows 7 to 13).
+    let ink = (plate.min.y as u32 + 8..plate.min.y as u32 + 15)
+        .flat_map(|y| (plate.min.x as u32 + 4..plate.max.x as u32 - 4).map(move |x| (x, y)))
+        .filter(|&(x, y)| close(px(x as f32, y as f32), [235, 228, 255], 10))
+        .count();
+    assert!(ink > 30, "the plate's name: {ink} pixels of text");
 
     // The quest banner's parchment at the top.
     let parchment = img

@@ -4,11 +4,13 @@
 //!
 //! ```text
 //! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle | --asleep] [--continuous]
-//!           [--screenshot PATH [--frames N]] [--stats]
+//!           [--screenshot PATH [--frames N]] [--stats] [--window-memory PATH]
 //! ```
 //! `--idle` sends the opening only, then nothing (for idle CPU); `--asleep` also says the agent
 //! is idle with an unknown context (the familiar sleeps); `--stats` prints the time to
-//! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`).
+//! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`);
+//! `--window-memory` opens the window at the size a `WindowMemory` JSON file says (to look at
+//! other window sizes), and writes it back on exit.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +31,7 @@ struct Args {
     screenshot: Option<PathBuf>,
     frames: u32,
     stats: bool,
+    window_memory: Option<PathBuf>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -41,6 +44,7 @@ fn parse() -> Result<Args, String> {
         screenshot: None,
         frames: 30,
         stats: false,
+        window_memory: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -66,6 +70,7 @@ fn parse() -> Result<Args, String> {
             "--asleep" => a.asleep = true,
             "--continuous" => a.continuous = true,
             "--stats" => a.stats = true,
+            "--window-memory" => a.window_memory = Some(PathBuf::from(value("--window-memory")?)),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -127,7 +132,8 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             out.push(GameFeed::Event(ev));
             out.push(s.action(
                 ActionKind::Quest {
-                    text: "Make the flaky test pass and tidy the parser".to_string(),
+                    // Accents, CJK and an emoji: the pixel font and its fallback.
+                    text: "Corrige le test «café» — 修正テスト 🚀".to_string(),
                 },
                 EventKind::Prompt,
                 None,
@@ -224,7 +230,7 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
 }
 
 fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
-    let names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
+    let names = ["alpha", "café-crème", "テスト", "delta", "epsilon", "zeta"];
     let mut sessions: Vec<Session> = (0..args.sessions.max(1))
         .map(|i| Session {
             id: format!("{}-{i}", names[i % names.len()]),
@@ -287,7 +293,7 @@ fn main() -> ExitCode {
     let options = GameOptions {
         replay: Some(control.clone()),
         continuous: args.continuous,
-        window_memory: None,
+        window_memory: args.window_memory.clone(),
         title: "Familiar demo".to_string(),
         screenshot: args.screenshot.clone().map(|path| ScreenshotOptions {
             path,

@@ -3,13 +3,13 @@
 //! the floaters.
 
 use bevy::prelude::*;
-use bevy::window::PrimaryWindow;
 
 use super::layout::PAD;
 use super::spawn::companion_tint;
+use super::text::{PixelText, set_text};
 use super::{
     Background, COMPACTION_NOTE_SECS, CompanionLabel, FamiliarParts, HudVisible, PixelScale,
-    band_color, fit, rgb, row, window_size,
+    band_color, canvas_size, fit, rgb, row,
 };
 use crate::logic::{
     self, Animation, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Companion, FLOATER_SECS, Familiar,
@@ -20,14 +20,13 @@ use familiar_model::Status;
 
 #[allow(clippy::type_complexity)]
 pub(super) fn place_familiars(
-    window: Query<&Window, With<PrimaryWindow>>,
     familiars: Query<(Entity, &Familiar)>,
     mut transforms: Query<&mut Transform, (With<Familiar>, Without<Background>)>,
     mut background: Query<(&mut Sprite, &mut Transform), (With<Background>, Without<Familiar>)>,
     mut scale: ResMut<PixelScale>,
 ) {
-    let size = window_size(&window);
-    let (order, l) = row(&familiars, size);
+    let size = canvas_size();
+    let (order, l) = row(&familiars);
     scale.0 = l.scale;
     for (i, e) in order.iter().enumerate() {
         if let Ok(mut t) = transforms.get_mut(*e) {
@@ -35,7 +34,7 @@ pub(super) fn place_familiars(
             t.translation = Vec3::new(c.x, c.y, i as f32);
         }
     }
-    // The backdrop covers the window, its floor under the familiars' feet.
+    // The backdrop covers the canvas, its floor under the familiars' feet.
     if let Ok((mut sprite, mut t)) = background.single_mut() {
         let scale = (size.x / 160.0).max(size.y / 100.0).ceil();
         sprite.custom_size = Some(Vec2::new(160.0, 100.0) * scale);
@@ -53,7 +52,6 @@ pub(super) fn place_familiars(
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn draw_familiars(
     time: Res<Time>,
-    window: Query<&Window, With<PrimaryWindow>>,
     all: Query<(Entity, &Familiar)>,
     familiars: Query<(
         Entity,
@@ -68,24 +66,12 @@ pub(super) fn draw_familiars(
     )>,
     mut sprites: Query<(&mut Sprite, &mut Transform, &mut Visibility), Without<Familiar>>,
     mut nodes: Query<(&mut Node, &mut Visibility), (Without<Sprite>, Without<Familiar>)>,
-    mut texts: Query<&mut Text>,
+    mut texts: Query<&mut PixelText>,
     mut colors: Query<&mut BackgroundColor>,
-    mut text_colors: Query<&mut TextColor>,
     mut images: Query<&mut ImageNode>,
-    mut tags: Query<
-        (&mut Transform, &mut Visibility),
-        (
-            With<Text2d>,
-            Without<Familiar>,
-            Without<Sprite>,
-            Without<Node>,
-        ),
-    >,
-    mut text2ds: Query<&mut Text2d>,
     hud_visible: Res<HudVisible>,
 ) {
-    let size = window_size(&window);
-    let (order, l) = row(&all, size);
+    let (order, l) = row(&all);
     let t = time.elapsed_secs();
     for (e, familiar, anim, mana, progress, mark, speech, info, parts) in &familiars {
         let index = order.iter().position(|x| *x == e).unwrap_or(0);
@@ -134,7 +120,7 @@ pub(super) fn draw_familiars(
         }
 
         // The number under the feet, matching the plate's, while plates stand in a grid.
-        if let Ok((mut tr, mut vis)) = tags.get_mut(parts.tag) {
+        if let Ok((_, mut tr, mut vis)) = sprites.get_mut(parts.tag) {
             tr.translation = Vec3::new(0.0, -(SHEET.frame as f32 / 2.0 - 3.0) * l.scale, 6.0);
             *vis = if l.grid() && hud_visible.0 {
                 Visibility::Inherited
@@ -142,11 +128,8 @@ pub(super) fn draw_familiars(
                 Visibility::Hidden
             };
         }
-        if let Ok(mut text) = text2ds.get_mut(parts.tag) {
-            let want = (index + 1).to_string();
-            if text.0 != want {
-                text.0 = want;
-            }
+        if let Ok(mut text) = texts.get_mut(parts.tag) {
+            set_text(&mut text, (index + 1).to_string());
         }
         // The plate.
         let plate = l.plate_rect(index);
@@ -181,14 +164,16 @@ pub(super) fn draw_familiars(
                 } else {
                     String::new()
                 };
-                fit(&format!("{number}{held} {name}"), inner - 15.0, 10.0)
+                fit(&format!("{number}{held} {name}"), inner - 15.0)
             } else {
-                fit(&name, inner, 10.0)
+                fit(&name, inner)
             };
-            set(&mut text, want);
+            set_text(&mut text, want);
         }
         if let Ok((mut node, _)) = nodes.get_mut(parts.name) {
             node.left = px(if l.compact { compact_row } else { PAD });
+            // Capitals level with the middle of the icon in a compact plate.
+            node.top = px(if l.compact { -1.0 } else { 0.0 });
         }
         if let Ok((mut node, mut vis)) = nodes.get_mut(parts.status_icon) {
             node.top = px(if l.compact { 1.0 } else { 15.0 });
@@ -208,16 +193,17 @@ pub(super) fn draw_familiars(
             let want = if l.compact {
                 String::new()
             } else {
-                fit(note.as_deref().unwrap_or(&status), inner - 15.0, 10.0)
+                fit(note.as_deref().unwrap_or(&status), inner - 15.0)
             };
-            set(&mut text, want);
-        }
-        if let Ok(mut color) = text_colors.get_mut(parts.status_text) {
-            color.0 = if note.is_some() {
+            set_text(&mut text, want);
+            let color = if note.is_some() {
                 rgb([255, 230, 140])
             } else {
                 rgb([200, 196, 230])
             };
+            if text.color != color {
+                text.color = color;
+            }
         }
         if let Ok((mut node, _)) = nodes.get_mut(parts.mana_bar) {
             node.top = px(l.mana_bar_rect(index).min.y - plate.min.y);
@@ -240,7 +226,7 @@ pub(super) fn draw_familiars(
                 (Some(n), true) => n.clone(),
                 _ => mana.label(),
             };
-            set(&mut text, fit(&want, inner - 2.0, 9.0));
+            set_text(&mut text, fit(&want, inner - 3.0));
         }
         for part in [parts.level_text, parts.xp_bar] {
             if let Ok((_, mut vis)) = nodes.get_mut(part) {
@@ -252,12 +238,19 @@ pub(super) fn draw_familiars(
             }
         }
         if let Ok(mut text) = texts.get_mut(parts.level_text) {
-            set(&mut text, format!("Lv {}", progress.level.max(1)));
+            set_text(&mut text, format!("Lv {}", progress.level.max(1)));
         }
         if let Ok((mut node, _)) = nodes.get_mut(parts.xp_fill) {
             node.width = percent(progress.fraction() * 100.0);
         }
-        // Speech bubble, in the room the layout keeps for it.
+        // Speech bubble, in the room the layout keeps for it, its text wrapped inside (two
+        // lines; padding and border take 10 pixels across).
+        if let (Some(r), Ok(mut text)) = (l.bubble_rect(index), texts.get_mut(parts.bubble_text)) {
+            let width = Some((r.width() - 10.0).max(0.0) as u32);
+            if text.max_width != width {
+                text.max_width = width;
+            }
+        }
         if let Ok((mut node, mut vis)) = nodes.get_mut(parts.bubble) {
             match (&speech.0, l.bubble_rect(index)) {
                 (Some(_), Some(r)) if hud_visible.0 => {
@@ -272,16 +265,9 @@ pub(super) fn draw_familiars(
         }
         if let Some((said, _)) = &speech.0
             && let Ok(mut text) = texts.get_mut(parts.bubble_text)
-            && text.0 != *said
         {
-            text.0 = said.clone();
+            set_text(&mut text, said);
         }
-    }
-}
-
-fn set(text: &mut Text, want: String) {
-    if text.0 != want {
-        text.0 = want;
     }
 }
 
@@ -359,7 +345,6 @@ pub(super) fn orbit_stars(
 
 #[allow(clippy::type_complexity)]
 pub(super) fn draw_companions(
-    window: Query<&Window, With<PrimaryWindow>>,
     all: Query<(Entity, &Familiar)>,
     owners: Query<&Transform, (With<Familiar>, Without<Companion>)>,
     mut companions: Query<
@@ -371,8 +356,7 @@ pub(super) fn draw_companions(
         (With<CompanionLabel>, Without<Companion>, Without<Familiar>),
     >,
 ) {
-    let size = window_size(&window);
-    let (_, l) = row(&all, size);
+    let (_, l) = row(&all);
     // Companions of each owner, oldest nearest.
     let mut by_owner: Vec<(Entity, u64)> = companions
         .iter()
@@ -423,35 +407,24 @@ pub(super) fn draw_companions(
 #[allow(clippy::type_complexity)]
 pub(super) fn draw_floaters(
     scale: Res<PixelScale>,
-    window: Query<&Window, With<PrimaryWindow>>,
     owners: Query<&Transform, (With<Familiar>, Without<Floater>)>,
-    mut floaters: Query<
-        (
-            &Floater,
-            &mut Transform,
-            &mut TextColor,
-            Option<&bevy::text::TextLayoutInfo>,
-        ),
-        Without<Familiar>,
-    >,
+    mut floaters: Query<(&Floater, &mut Transform, &mut PixelText), Without<Familiar>>,
 ) {
-    let window = window.single().ok();
-    for (f, mut t, mut color, text) in &mut floaters {
+    let canvas = canvas_size();
+    for (f, mut t, mut text) in &mut floaters {
         let Ok(owner) = owners.get(f.owner) else {
             continue;
         };
         // Up the familiar's left side (companions stand on its right first), under the HUD;
         // the text ends there, so the leftmost familiar's is pushed right to stay in the
-        // window rather than cut at its edge.
+        // canvas rather than cut at its edge. Whole canvas pixels, so the text stays crisp.
         let rise = f.age * 14.0;
-        let mut x = owner.translation.x - 12.0 * scale.0;
-        if let (Some(window), Some(text)) = (window, text) {
-            let width = text.size.x / window.scale_factor();
-            x = x.max(-window.width() / 2.0 + width + 2.0);
-        }
-        t.translation = Vec3::new(x, owner.translation.y + 2.0 * scale.0 + rise, 20.0);
+        let width = crate::font::width(&text.text) as f32;
+        let x = (owner.translation.x - 12.0 * scale.0).max(-canvas.x / 2.0 + width + 2.0);
+        let y = owner.translation.y + 2.0 * scale.0 + rise;
+        t.translation = Vec3::new(x.round(), y.round(), 20.0);
         let alpha = (1.0 - f.age / FLOATER_SECS).clamp(0.0, 1.0);
-        color.0 = color.0.with_alpha(alpha);
+        text.color = text.color.with_alpha(alpha);
     }
 }
 

@@ -3,12 +3,11 @@
 
 use bevy::prelude::*;
 
-use bevy::window::PrimaryWindow;
-
 use super::layout::LOG_LINES;
+use super::text::{PixelText, set_text};
 use super::{
     HudOf, HudVisible, LogPanel, LogText, QuestBanner, QuestText, Replay, StatusPlate, StatusText,
-    fit, row, window_size,
+    fit, row,
 };
 use crate::logic::{Familiar, Focus, LogStrip, Quest};
 
@@ -37,7 +36,6 @@ fn which(
 
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn draw_hud(
-    window: Query<&Window, With<PrimaryWindow>>,
     focus: Res<Focus>,
     all: Query<(Entity, &Familiar)>,
     familiars: Query<(&Familiar, &Quest)>,
@@ -54,11 +52,11 @@ pub(super) fn draw_hud(
         ),
         Or<(With<QuestBanner>, With<LogPanel>, With<StatusPlate>)>,
     >,
-    mut quest_text: Query<&mut Text, (With<QuestText>, Without<LogText>, Without<StatusText>)>,
-    mut log_text: Query<&mut Text, (With<LogText>, Without<QuestText>, Without<StatusText>)>,
-    mut status: Query<&mut Text, (With<StatusText>, Without<QuestText>, Without<LogText>)>,
+    mut quest_text: Query<&mut PixelText, (With<QuestText>, Without<LogText>, Without<StatusText>)>,
+    mut log_text: Query<&mut PixelText, (With<LogText>, Without<QuestText>, Without<StatusText>)>,
+    mut status: Query<&mut PixelText, (With<StatusText>, Without<QuestText>, Without<LogText>)>,
 ) {
-    let (_, l) = row(&all, window_size(&window));
+    let (_, l) = row(&all);
     let several = familiars.iter().count() > 1;
     let quest = focus
         .0
@@ -102,12 +100,10 @@ pub(super) fn draw_hud(
             *vis = want;
         }
     }
-    let banner_chars = l.banner_rect().width() - 14.0;
+    // Inside the border and the padding.
+    let banner_width = l.banner_rect().width() - 12.0;
     if let (Some(q), Ok(mut text)) = (quest, quest_text.single_mut()) {
-        let q = fit(&q, banner_chars, 11.0);
-        if text.0 != q {
-            text.0 = q;
-        }
+        set_text(&mut text, fit(&q, banner_width));
     }
     if let Ok(mut text) = log_text.single_mut() {
         let width = l.log_rect().map_or(0.0, |r| r.width() - 10.0);
@@ -116,18 +112,13 @@ pub(super) fn draw_hud(
             .lines
             .iter()
             .skip(skip)
-            .map(|line| fit(line, width, 10.0))
+            .map(|line| fit(line, width))
             .collect::<Vec<_>>()
             .join("\n");
-        if text.0 != want {
-            text.0 = want;
-        }
+        set_text(&mut text, want);
     }
     if let Ok(mut text) = status.single_mut() {
-        let want = fit(&speed, l.status_rect().width() - 8.0, 11.0);
-        if text.0 != want {
-            text.0 = want;
-        }
+        set_text(&mut text, fit(&speed, l.status_rect().width() - 8.0));
     }
 }
 

@@ -1,5 +1,6 @@
-//! Where things go: the pure geometry of the scene for a window size and a number of
-//! familiars, shared by `spawn` and `draw` and tested without a window.
+//! Where things go: the pure geometry of the scene for a canvas size (`canvas::CANVAS` in the
+//! game) and a number of familiars, shared by `spawn`, `draw` and `hud`, tested without a
+//! window. Units are canvas pixels; text is measured by `font`, lines are 16 pixels.
 //!
 //! The screen is stacked top to bottom, so no text can land on other text: the top row (quest
 //! banner on the left, replay status on the right), the log strip, the sessions' plates (one
@@ -10,9 +11,9 @@ use bevy::prelude::*;
 
 use crate::sheet::SHEET;
 
-/// Where things go for a window size and number of familiars. World coordinates have their
-/// origin at the window centre, y up, one unit per logical pixel; screen rectangles are in
-/// logical pixels from the top-left corner.
+/// Where things go for a canvas size and number of familiars. World coordinates have their
+/// origin at the canvas centre, y up, one unit per canvas pixel; screen rectangles are in
+/// canvas pixels from the top-left corner (`window` is the canvas's size).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Layout {
     pub window: Vec2,
@@ -35,7 +36,7 @@ pub const TOP_ROW_HEIGHT: f32 = 20.0;
 pub const STATUS_WIDTH: f32 = 64.0;
 /// Log lines shown (the newest).
 pub const LOG_LINES: usize = 3;
-pub const LOG_LINE_HEIGHT: f32 = 12.0;
+pub const LOG_LINE_HEIGHT: f32 = crate::font::LINE_HEIGHT as f32;
 pub const LOG_HEIGHT: f32 = LOG_LINES as f32 * LOG_LINE_HEIGHT + 4.0;
 pub const PLATE_HEIGHT: f32 = 56.0;
 pub const COMPACT_PLATE_HEIGHT: f32 = 30.0;
@@ -217,18 +218,6 @@ impl Layout {
     }
 }
 
-/// At most the characters of `text` that fit `width` pixels of monospace text at `size`
-/// (Bevy's default font is monospace, each glyph 0.6 em wide), with `...` when cut.
-pub fn fit(text: &str, width: f32, size: f32) -> String {
-    let max = (width / (size * 0.6)).floor().max(0.0) as usize;
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max.saturating_sub(3)).collect();
-    s.push_str("...");
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,13 +295,5 @@ mod tests {
         let ten = layout(Vec2::new(480.0, 320.0), 10);
         assert!(ten.compact);
         assert_eq!(ten.scale, 1.0);
-    }
-
-    #[test]
-    fn text_is_cut_to_its_box_with_dots() {
-        assert_eq!(fit("familiar", 100.0, 10.0), "familiar");
-        let cut = fit("slopometry 0f112e on a-very-long-branch-name", 120.0, 10.0);
-        assert_eq!(cut.chars().count(), 20);
-        assert!(cut.ends_with("..."));
     }
 }

@@ -3,7 +3,10 @@
 //! low-power reactive mode, bridges the pipeline's channel into the game with wake-ups, and
 //! takes the optional screenshot. Nothing here decides game state; it only shows it.
 //!
-//! - `layout`: where everything goes for a window size and a number of familiars (pure);
+//! - `canvas`: the fixed low-resolution canvas everything is drawn on, shown scaled by whole
+//!   numbers in the window; mouse positions back to canvas pixels;
+//! - `text`: [`PixelText`], the one way to show text (Familiar's pixel font, `crate::font`);
+//! - `layout`: where everything goes on the canvas for a number of familiars (pure);
 //! - `spawn`: the entities and UI nodes created at start-up and when a familiar, companion or
 //!   floater arrives;
 //! - `draw`: places and animates them each frame from the logic components;
@@ -16,6 +19,7 @@
 //! This file holds what they share: the plugin, the marker components and the colours.
 
 mod bridge;
+mod canvas;
 mod capture;
 mod draw;
 mod hud;
@@ -23,18 +27,22 @@ mod input;
 mod layout;
 mod power;
 mod spawn;
+mod text;
 
 use bevy::prelude::*;
-use bevy::window::PrimaryWindow;
 use familiar_model::ReplayControl;
 
 use crate::GameOptions;
 use crate::logic::{Familiar, LogicSet, ManaBand};
 
 pub use bridge::add_feed_bridge;
-pub(crate) use layout::fit;
+pub use canvas::{
+    CANVAS, Canvas, DEFAULT_WINDOW, canvas_scale, canvas_size, canvas_to_window, cursor_to_canvas,
+    window_to_canvas,
+};
 pub use layout::{Layout, layout};
 pub use power::idle_settings;
+pub use text::{PixelText, set_text, ui_text, world_text};
 
 /// Mana colour of each band (the screenshot test checks these).
 pub fn band_color(band: ManaBand) -> [u8; 3] {
@@ -145,7 +153,12 @@ impl Plugin for ViewPlugin {
             .insert_resource(HudVisible(true))
             .insert_resource(PixelScale(3.0))
             .insert_resource(Options(self.options.clone()))
-            .add_systems(Startup, spawn::setup)
+            .add_systems(Startup, (canvas::setup_canvas, spawn::setup))
+            .add_systems(Update, canvas::fit_canvas)
+            .add_systems(
+                PostUpdate,
+                text::show_pixel_text.before(bevy::ui::UiSystems::Prepare),
+            )
             .add_systems(
                 Update,
                 (
@@ -179,25 +192,16 @@ impl Plugin for ViewPlugin {
     }
 }
 
-pub(crate) fn text_font(size: f32) -> TextFont {
-    TextFont {
-        font_size: FontSize::Px(size),
-        ..default()
-    }
+/// `text` cut with `…` to `width` canvas pixels (exactly as the pixel font draws it).
+pub(crate) fn fit(text: &str, width: f32) -> String {
+    crate::font::fit(text, width.max(0.0) as u32)
 }
 
-pub(crate) fn window_size(window: &Query<&Window, With<PrimaryWindow>>) -> Vec2 {
-    window
-        .single()
-        .map(|w| Vec2::new(w.resolution.width(), w.resolution.height()))
-        .unwrap_or(Vec2::new(480.0, 320.0))
-}
-
-/// Ordered familiars (by slot) and the layout for them.
-pub(crate) fn row(familiars: &Query<(Entity, &Familiar)>, window: Vec2) -> (Vec<Entity>, Layout) {
+/// Ordered familiars (by slot) and the layout for them on the canvas.
+pub(crate) fn row(familiars: &Query<(Entity, &Familiar)>) -> (Vec<Entity>, Layout) {
     let mut all: Vec<(usize, Entity)> = familiars.iter().map(|(e, f)| (f.slot, e)).collect();
     all.sort();
     let order: Vec<Entity> = all.into_iter().map(|(_, e)| e).collect();
-    let l = layout(window, order.len());
+    let l = layout(canvas_size(), order.len());
     (order, l)
 }

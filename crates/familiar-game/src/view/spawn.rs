@@ -4,13 +4,13 @@
 
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
-use bevy::text::LineBreak;
 
 use super::layout::{BAR_HEIGHT, PAD};
+use super::text::{PixelText, ui_text, world_text};
 use super::{
     Art, BAR_BORDER, BAR_EMPTY, Background, CompanionLabel, FamiliarParts, HudOf, HudRoot,
     LogPanel, LogText, PLATE_BG, QuestBanner, QuestText, StatusPlate, StatusText, XP_BAR_LEFT,
-    XP_FILL, band_color, rgb, text_font,
+    XP_FILL, band_color, rgb,
 };
 use crate::assets;
 use crate::logic::{Companion, Familiar, Floater, ManaBand};
@@ -39,7 +39,6 @@ pub(super) fn setup(
         icons_layout: layouts.add(grid(ICONS)),
         background: images.add(assets::image(assets::BACKGROUND_PNG, "background.png")),
     };
-    commands.spawn(Camera2d);
     commands.spawn((
         Sprite::from_image(art.background.clone()),
         Transform::from_xyz(0.0, 0.0, -100.0),
@@ -56,7 +55,7 @@ pub(super) fn setup(
     commands
         .spawn((
             clip(Node {
-                padding: UiRect::axes(px(6), px(2)),
+                padding: UiRect::axes(px(5), px(1)),
                 border: UiRect::all(px(1)),
                 border_radius: BorderRadius::all(px(3)),
                 ..default()
@@ -67,17 +66,11 @@ pub(super) fn setup(
             QuestBanner,
             Visibility::Hidden,
         ))
-        .with_child((
-            Text::new(""),
-            text_font(11.0),
-            TextLayout::linebreak(LineBreak::NoWrap),
-            TextColor(rgb([70, 40, 20])),
-            QuestText,
-        ));
+        .with_child((ui_text(PixelText::new("", rgb([70, 40, 20]))), QuestText));
     commands
         .spawn((
             clip(Node {
-                padding: UiRect::axes(px(5), px(2)),
+                padding: UiRect::axes(px(5), px(1)),
                 border_radius: BorderRadius::all(px(3)),
                 ..default()
             }),
@@ -86,18 +79,12 @@ pub(super) fn setup(
             LogPanel,
             Visibility::Hidden,
         ))
-        .with_child((
-            Text::new(""),
-            text_font(10.0),
-            TextLayout::linebreak(LineBreak::NoWrap),
-            TextColor(rgb([210, 220, 255])),
-            LogText,
-        ));
+        .with_child((ui_text(PixelText::new("", rgb([210, 220, 255]))), LogText));
     // Replay status, top right, on its own dark plate (the moon is behind it).
     commands
         .spawn((
             clip(Node {
-                padding: UiRect::axes(px(4), px(2)),
+                padding: UiRect::axes(px(4), px(1)),
                 border_radius: BorderRadius::all(px(3)),
                 justify_content: JustifyContent::Center,
                 ..default()
@@ -108,10 +95,7 @@ pub(super) fn setup(
             Visibility::Hidden,
         ))
         .with_child((
-            Text::new(""),
-            text_font(11.0),
-            TextLayout::linebreak(LineBreak::NoWrap),
-            TextColor(rgb([255, 230, 140])),
+            ui_text(PixelText::new("", rgb([255, 230, 140]))),
             StatusText,
         ));
 }
@@ -167,9 +151,7 @@ pub(super) fn attach_familiars(
         // The familiar's number, under its feet, when the plates stand in a grid away from it.
         let tag = commands
             .spawn((
-                Text2d::new(""),
-                text_font(10.0),
-                TextColor(rgb([235, 228, 255])),
+                world_text(PixelText::new("", rgb([235, 228, 255])).with_shadow()),
                 Anchor::TOP_CENTER,
                 Transform::default(),
                 Visibility::Hidden,
@@ -188,13 +170,11 @@ pub(super) fn attach_familiars(
             top: px(top),
             ..default()
         };
+        // Text rows: a line is 16 pixels, capitals on its rows 7 to 13 (`font`).
         let name = commands
             .spawn((
-                Text::new(familiar.label.clone()),
-                text_font(10.0),
-                TextLayout::linebreak(LineBreak::NoWrap),
-                TextColor(rgb([235, 228, 255])),
-                at(PAD, 1.0),
+                ui_text(PixelText::new(familiar.label.clone(), rgb([235, 228, 255]))),
+                at(PAD, 0.0),
             ))
             .id();
         let status_icon = commands
@@ -216,11 +196,8 @@ pub(super) fn attach_familiars(
             .id();
         let status_text = commands
             .spawn((
-                Text::new(""),
-                text_font(10.0),
-                TextLayout::linebreak(LineBreak::NoWrap),
-                TextColor(rgb([200, 196, 230])),
-                at(PAD + 15.0, 15.0),
+                ui_text(PixelText::new("", rgb([200, 196, 230]))),
+                at(PAD + 15.0, 13.0),
             ))
             .id();
         let mana_fill = commands
@@ -233,26 +210,21 @@ pub(super) fn attach_familiars(
                 BackgroundColor(rgb(band_color(ManaBand::Unknown))),
             ))
             .id();
+        // One dark pixel under each glyph, legible on every band colour.
         let mana_text = commands
-            .spawn((
-                Node {
-                    position_type: PositionType::Absolute,
-                    left: px(0),
-                    right: px(0),
-                    top: px(-2),
-                    justify_content: JustifyContent::Center,
-                    ..default()
-                },
-                Text::new(""),
-                text_font(9.0),
-                TextLayout::justify(Justify::Center),
-                // One dark pixel under each glyph, legible on every band colour.
-                TextShadow {
-                    offset: Vec2::splat(1.0),
-                    color: Color::srgba(0.0, 0.0, 0.0, 0.8),
-                },
-                TextColor(Color::WHITE),
-            ))
+            .spawn(ui_text(PixelText::new("", Color::WHITE).with_shadow()))
+            .id();
+        // Centred in the bar, capitals in the middle of its 10 inner rows.
+        let mana_label = commands
+            .spawn(Node {
+                position_type: PositionType::Absolute,
+                left: px(0),
+                right: px(0),
+                top: px(-6),
+                justify_content: JustifyContent::Center,
+                ..default()
+            })
+            .add_child(mana_text)
             .id();
         let mana_bar = commands
             .spawn((
@@ -266,16 +238,10 @@ pub(super) fn attach_familiars(
                 BackgroundColor(rgb(BAR_EMPTY)),
                 BorderColor::all(rgb(BAR_BORDER)),
             ))
-            .add_children(&[mana_fill, mana_text])
+            .add_children(&[mana_fill, mana_label])
             .id();
         let level_text = commands
-            .spawn((
-                Text::new(""),
-                text_font(9.0),
-                TextLayout::linebreak(LineBreak::NoWrap),
-                TextColor(rgb(XP_FILL)),
-                at(PAD, 43.0),
-            ))
+            .spawn((ui_text(PixelText::new("", rgb(XP_FILL))), at(PAD, 39.0)))
             .id();
         let xp_fill = commands
             .spawn((
@@ -317,14 +283,16 @@ pub(super) fn attach_familiars(
             .add_children(&[name, status_icon, status_text, mana_bar, level_text, xp_bar])
             .id();
         let bubble_text = commands
-            .spawn((Text::new(""), text_font(10.0), TextColor(rgb([30, 20, 50]))))
+            .spawn(ui_text(
+                PixelText::new("", rgb([30, 20, 50])).with_max_lines(2),
+            ))
             .id();
         let bubble = commands
             .spawn((
                 Node {
                     position_type: PositionType::Absolute,
-                    padding: UiRect::axes(px(6), px(3)),
-                    border: UiRect::all(px(2)),
+                    padding: UiRect::axes(px(4), px(1)),
+                    border: UiRect::all(px(1)),
                     border_radius: BorderRadius::all(px(6)),
                     overflow: Overflow::clip(),
                     ..default()
@@ -392,9 +360,7 @@ pub(super) fn attach_companions(
             .entity(e)
             .insert((sprite, Transform::default(), Visibility::default()))
             .with_child((
-                Text2d::new(c.kind.clone()),
-                text_font(9.0),
-                TextColor(rgb([220, 225, 255])),
+                world_text(PixelText::new(c.kind.clone(), rgb([220, 225, 255])).with_shadow()),
                 Anchor::TOP_CENTER,
                 Transform::from_xyz(0.0, -12.0, 1.0),
                 CompanionLabel,
@@ -408,9 +374,7 @@ pub(super) fn attach_floaters(
 ) {
     for (e, f) in &added {
         commands.entity(e).insert((
-            Text2d::new(f.text.clone()),
-            text_font(11.0),
-            TextColor(rgb([255, 250, 210])),
+            world_text(PixelText::new(f.text.clone(), rgb([255, 250, 210])).with_shadow()),
             Anchor::BOTTOM_RIGHT,
             Transform::from_xyz(0.0, 0.0, 10.0),
             Visibility::default(),
