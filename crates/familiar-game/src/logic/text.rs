@@ -1,37 +1,17 @@
-//! Text for the screen: labels, and prompts or targets flattened and shortened (Bevy's built-in
-//! font is an ASCII subset).
+//! Text for the screen: labels, and prompts or targets flattened and shortened. The pixel font
+//! (`crate::font`) draws typography, accents, CJK and emoji, so they are kept as written; cuts
+//! fall between grapheme clusters (never between a letter and its accent, or inside an emoji).
 
-/// Typographic characters common in prompts and replies, spelled in ASCII: Bevy's built-in
-/// font is an ASCII subset and would draw boxes.
-pub(crate) fn plain(c: char) -> Option<&'static str> {
-    Some(match c {
-        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' => "'",
-        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' => "\"",
-        '\u{2013}' | '\u{2014}' | '\u{2212}' => "-",
-        '\u{2026}' => "...",
-        '\u{2022}' | '\u{00B7}' => "*",
-        '\u{2192}' => "->",
-        '\u{2190}' => "<-",
-        _ => return None,
-    })
-}
+use unicode_segmentation::UnicodeSegmentation;
 
-/// Flattened whitespace, ASCII typography, at most `max` characters.
+/// Flattened whitespace, at most `max` grapheme clusters (the last one `…` when cut).
 pub(crate) fn trimmed(text: &str, max: usize) -> String {
-    let mut ascii = String::with_capacity(text.len());
-    for c in text.chars() {
-        match plain(c) {
-            Some(s) => ascii.push_str(s),
-            None => ascii.push(c),
-        }
-    }
-    let flat: String = ascii.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.graphemes(true).count() <= max {
         flat
     } else {
-        // ASCII dots: Bevy's built-in font is an ASCII subset.
-        let mut s: String = flat.chars().take(max.saturating_sub(3)).collect();
-        s.push_str("...");
+        let mut s: String = flat.graphemes(true).take(max.saturating_sub(1)).collect();
+        s.push('…');
         s
     }
 }
@@ -73,4 +53,22 @@ pub(crate) fn project_of(cwd: &str) -> String {
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| cwd.to_owned());
     trimmed(&project, 40)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_never_splits_a_letter_from_its_accent_or_an_emoji() {
+        assert_eq!(trimmed("  café\n crème ", 40), "café crème");
+        // "e" + combining acute is one cluster; a family emoji (joined by ZWJ) is one.
+        assert_eq!(trimmed("cafe\u{301}s noirs", 5), "cafe\u{301}…");
+        let family = "👨\u{200d}👩\u{200d}👧";
+        assert_eq!(
+            trimmed(&format!("{family}{family}{family}"), 2),
+            format!("{family}…")
+        );
+        assert_eq!(trimmed("修正テスト", 3), "修正…");
+    }
 }
