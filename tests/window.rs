@@ -75,13 +75,15 @@ fn demo_in_a_window_renders_the_familiar_and_its_mana_bar() {
     let image = image::open(&shot)
         .expect("the screenshot is a PNG")
         .to_rgb8();
-    assert_eq!((image.width(), image.height()), (480, 320));
+    // The default window: the game's canvas at 2x.
+    let window = familiar_game::DEFAULT_WINDOW;
+    assert_eq!((image.width(), image.height()), (window.x, window.y));
     // The mana bar's fill is the game's "plenty" band colour (the demo ends at 14,603 of
     // 200,000 tokens used) somewhere in the upper half of the window.
     let target = familiar_game::band_color(familiar_game::logic::ManaBand::Plenty).map(i32::from);
     let bar_pixels = image
         .enumerate_pixels()
-        .filter(|(_, y, _)| *y < 160)
+        .filter(|(_, y, _)| *y < window.y / 2)
         .filter(|(_, _, p)| {
             p.0.iter()
                 .zip(target)

@@ -262,13 +262,24 @@ fn dotless(base: char, marks: &[Option<Mark>; 3]) -> char {
     }
 }
 
-fn advance(p: &Piece) -> u32 {
+/// Width of an own glyph with its marks: a mark wider than a narrow letter (î) widens it,
+/// so it never touches the neighbours.
+fn composed_width(base: char, marks: &[Option<Mark>; 3]) -> u32 {
     let t = &*TABLES;
+    let w = t.own.get(&dotless(base, marks)).map_or(0, |g| g.width);
+    marks
+        .iter()
+        .flatten()
+        .filter(|m| !caron_tick(base, **m))
+        .filter_map(|m| t.marks.get(m))
+        .fold(w, |w, m| w.max(m.width))
+}
+
+fn advance(p: &Piece) -> u32 {
     match p {
         Piece::Own { base, marks } => {
-            let w = t.own.get(base).map_or(0, |g| g.width);
             let tick = marks.iter().flatten().any(|m| caron_tick(*base, *m));
-            w + 1 + if tick { 2 } else { 0 }
+            composed_width(*base, marks) + 1 + if tick { 2 } else { 0 }
         }
         Piece::Pair(s) => width(s),
         Piece::Fallback(g) => g.width(),
@@ -289,6 +300,9 @@ fn draw(p: &Piece, out: &mut TextBitmap, x: i64, top: i64) {
             let Some(g) = t.own.get(&dotless(*base, marks)) else {
                 return;
             };
+            // The letter centred in its box, which a wider mark may have widened.
+            let boxed = composed_width(*base, marks) as i64;
+            let x = x + (boxed - g.width as i64) / 2;
             for (row, _) in g.rows.iter().enumerate() {
                 for col in 0..g.width {
                     if g.ink(col, row) {
