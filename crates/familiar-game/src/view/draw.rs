@@ -31,7 +31,8 @@ pub(super) fn place_familiars(
     for (i, e) in order.iter().enumerate() {
         if let Ok(mut t) = transforms.get_mut(*e) {
             let c = l.sprite_center(i);
-            t.translation = Vec3::new(c.x, c.y, i as f32);
+            // Whole canvas pixels: a sprite between two pixels samples unevenly.
+            t.translation = Vec3::new(c.x.round(), c.y.round(), i as f32);
         }
     }
     // The backdrop covers the canvas, its floor under the familiars' feet.
