@@ -38,7 +38,7 @@ use familiar_model::{Action, Event, ReplayControl};
 pub use logic::GameLogicPlugin;
 pub use probe::{Renderer, window_available};
 pub use progression::persist::{ProgressionPlugin, default_progress_path};
-pub use view::{BAR_EMPTY, Layout, PLATE_BG, band_color, layout};
+pub use view::{BAR_EMPTY, FocusPlugin, Hit, Layout, PLATE_BG, PointerAt, band_color, layout};
 pub use window_memory::{WindowMemory, default_window_memory_path};
 
 /// What the pipeline sends the game.

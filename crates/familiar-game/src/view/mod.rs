@@ -8,6 +8,9 @@
 //!   floater arrives;
 //! - `draw`: places and animates them each frame from the logic components;
 //! - `hud`: the quest banner, the log strip and the replay status;
+//! - `panel`: what the agent is doing (plan, quest, last actions), the focused session's
+//!   card and the bars' tooltips;
+//! - `pointer`: hover and click-to-focus, from the layout's hit-tests;
 //! - `input`: the keys;
 //! - `power`: full rate or low power, and the frame counter;
 //! - `capture`: the optional screenshot;
@@ -21,6 +24,8 @@ mod draw;
 mod hud;
 mod input;
 mod layout;
+mod panel;
+mod pointer;
 mod power;
 mod spawn;
 
@@ -33,7 +38,8 @@ use crate::logic::{Familiar, LogicSet, ManaBand};
 
 pub use bridge::add_feed_bridge;
 pub(crate) use layout::fit;
-pub use layout::{Layout, layout};
+pub use layout::{Hit, Layout, layout};
+pub use pointer::{FocusPlugin, PointerAt};
 pub use power::idle_settings;
 
 /// Mana colour of each band (the screenshot test checks these).
@@ -145,7 +151,8 @@ impl Plugin for ViewPlugin {
             .insert_resource(HudVisible(true))
             .insert_resource(PixelScale(3.0))
             .insert_resource(Options(self.options.clone()))
-            .add_systems(Startup, spawn::setup)
+            .add_plugins(FocusPlugin)
+            .add_systems(Startup, (spawn::setup, panel::spawn_panel).chain())
             .add_systems(
                 Update,
                 (
@@ -161,6 +168,7 @@ impl Plugin for ViewPlugin {
                         draw::draw_companions,
                         draw::draw_floaters,
                         hud::draw_hud,
+                        panel::draw_panel,
                         hud::despawn_orphan_huds,
                     ),
                 )
@@ -170,7 +178,8 @@ impl Plugin for ViewPlugin {
             .add_systems(
                 Update,
                 (
-                    input::keys,
+                    pointer::track.before(pointer::point),
+                    input::keys.before(pointer::point),
                     power::power_mode,
                     capture::screenshot,
                     power::count_frames,

@@ -1,0 +1,353 @@
+//! The panel of what the agent is doing (quest, plan, last actions) beside a lone familiar or
+//! under a party's plates; the focused session's card (its exact figures, plan and actions)
+//! in place of the plates; the tooltip with a hovered bar's exact figures. The text is
+//! `logic::doings`'s (pure), the rectangles `layout`'s; this module only places them. Every
+//! text node is made by [`text`], the one place to change for another font or text API.
+
+use bevy::prelude::*;
+use bevy::text::LineBreak;
+use bevy::window::PrimaryWindow;
+
+use super::layout::{PAD, PANEL_LINE};
+use super::{HudVisible, PLATE_BG, rgb, row, text_font, window_size};
+use crate::logic::{
+    Bar, Doings, Familiar, Focus, Hovered, Mana, Mark, Progress, Quest, Selected, SessionInfo,
+    card_figures, mana_figures, panel_lines, xp_figures,
+};
+
+const FONT: f32 = 10.0;
+/// Width of one character of the 10 px monospace text.
+const CHAR: f32 = FONT * 0.6;
+const INK: [u8; 3] = [220, 226, 255];
+
+#[derive(Component)]
+pub(super) struct PanelBox;
+#[derive(Component)]
+pub(super) struct PanelText;
+#[derive(Component)]
+pub(super) struct CardBox;
+#[derive(Component)]
+pub(super) struct CardFigures;
+#[derive(Component)]
+pub(super) struct CardDoings;
+#[derive(Component)]
+pub(super) struct TooltipBox;
+#[derive(Component)]
+pub(super) struct TooltipText;
+
+/// A text node of the panel, the card or the tooltip.
+fn text(color: [u8; 3]) -> impl Bundle {
+    (
+        Text::new(""),
+        text_font(FONT),
+        TextLayout::linebreak(LineBreak::NoWrap),
+        TextColor(rgb(color)),
+    )
+}
+
+fn boxed() -> Node {
+    Node {
+        position_type: PositionType::Absolute,
+        overflow: Overflow::clip(),
+        padding: UiRect::all(px(PAD)),
+        border: UiRect::all(px(1)),
+        border_radius: BorderRadius::all(px(3)),
+        ..default()
+    }
+}
+
+pub(super) fn spawn_panel(mut commands: Commands) {
+    commands
+        .spawn((
+            boxed(),
+            BackgroundColor(Color::srgba(0.05, 0.03, 0.1, 0.85)),
+            BorderColor::all(rgb([70, 56, 110])),
+            Visibility::Hidden,
+            PanelBox,
+        ))
+        .with_child((text(INK), PanelText));
+    // Over the plates and bubbles it hides while a session is focused.
+    let figures = commands
+        .spawn((
+            text([255, 240, 200]),
+            Node {
+                position_type: PositionType::Absolute,
+                ..default()
+            },
+            CardFigures,
+        ))
+        .id();
+    let doings = commands
+        .spawn((
+            text(INK),
+            Node {
+                position_type: PositionType::Absolute,
+                ..default()
+            },
+            CardDoings,
+        ))
+        .id();
+    commands
+        .spawn((
+            boxed(),
+            BackgroundColor(rgb(PLATE_BG)),
+            BorderColor::all(rgb([255, 214, 102])),
+            GlobalZIndex(10),
+            Visibility::Hidden,
+            CardBox,
+        ))
+        .add_children(&[figures, doings]);
+    commands
+        .spawn((
+            boxed(),
+            BackgroundColor(rgb([252, 250, 255])),
+            BorderColor::all(rgb([35, 22, 54])),
+            GlobalZIndex(20),
+            Visibility::Hidden,
+            TooltipBox,
+        ))
+        .with_child((text([30, 20, 50]), TooltipText));
+}
+
+fn place(node: &mut Node, r: Rect) {
+    let (left, top, width, height) = (px(r.min.x), px(r.min.y), px(r.width()), px(r.height()));
+    if node.left != left || node.top != top || node.width != width || node.height != height {
+        node.left = left;
+        node.top = top;
+        node.width = width;
+        node.height = height;
+    }
+}
+
+fn show(vis: &mut Visibility, on: bool) {
+    let want = if on {
+        Visibility::Inherited
+    } else {
+        Visibility::Hidden
+    };
+    if *vis != want {
+        *vis = want;
+    }
+}
+
+fn set(text: &mut Text, want: String) {
+    if text.0 != want {
+        text.0 = want;
+    }
+}
+
+/// Lines of text that fit `height` pixels inside the padding.
+fn rows(height: f32) -> usize {
+    ((height - 2.0 * PAD - 2.0) / PANEL_LINE).floor().max(0.0) as usize
+}
+
+/// Characters that fit `width` pixels inside the padding.
+fn chars(width: f32) -> usize {
+    ((width - 2.0 * PAD - 2.0) / CHAR).floor().max(0.0) as usize
+}
+
+/// What the card and panel show of one familiar.
+type Shown<'a> = (
+    &'a Familiar,
+    &'a Mana,
+    &'a Progress,
+    &'a Mark,
+    &'a SessionInfo,
+    &'a Quest,
+    Option<&'a Doings>,
+);
+
+/// The card's text: figures, then plan and actions under them; side by side in a card too
+/// short for both (and wide enough). Returns where each block goes inside the card, its
+/// lines, and the card's height for them.
+fn card_text(card: Rect, shown: Shown, now: f32) -> ((Vec2, String), (Vec2, String), f32) {
+    let (familiar, mana, progress, mark, info, _, doings) = shown;
+    let empty = Doings::default();
+    let doings = doings.unwrap_or(&empty);
+    let title = match (&info.project, &info.branch) {
+        (Some(p), Some(b)) => format!("{p} ({b})"),
+        (Some(p), None) => p.clone(),
+        _ => familiar.label.clone(),
+    };
+    let inner = card.width() - 2.0 * PAD - 2.0;
+    let total_rows = rows(card.height());
+    let status = (mark.0, now - info.status_since);
+    let stacked = total_rows >= 10 || inner < 400.0;
+    let figures_width = if stacked {
+        inner
+    } else {
+        (inner * 0.5).min(300.0)
+    };
+    let figures = card_figures(
+        &title,
+        doings,
+        mana,
+        status,
+        progress,
+        chars(figures_width + 2.0 * PAD + 2.0),
+    );
+    let figures: Vec<String> = figures.into_iter().take(total_rows).collect();
+    let (doings_at, doings_width, doings_rows) = if stacked {
+        let below = figures.len() + 1;
+        (
+            Vec2::new(0.0, below as f32 * PANEL_LINE),
+            inner,
+            total_rows.saturating_sub(below),
+        )
+    } else {
+        (
+            Vec2::new(figures_width + 8.0, 0.0),
+            inner - figures_width - 8.0,
+            total_rows,
+        )
+    };
+    // The card is this session's: its quest shows whatever the banner says.
+    let lines = panel_lines(
+        doings,
+        None,
+        chars(doings_width + 2.0 * PAD + 2.0),
+        doings_rows,
+    );
+    let used_rows = if stacked {
+        figures.len() + 1 + lines.len()
+    } else {
+        figures.len().max(lines.len())
+    };
+    let height = used_rows as f32 * PANEL_LINE + 2.0 * PAD + 4.0;
+    (
+        (Vec2::ZERO, figures.join("\n")),
+        (doings_at, lines.join("\n")),
+        height.min(card.height()),
+    )
+}
+
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub(super) fn draw_panel(
+    window: Query<&Window, With<PrimaryWindow>>,
+    all: Query<(Entity, &Familiar)>,
+    familiars: Query<Shown>,
+    focus: Res<Focus>,
+    selected: Res<Selected>,
+    hovered: Res<Hovered>,
+    hud: Res<HudVisible>,
+    time: Res<Time>,
+    mut boxes: Query<
+        (
+            &mut Node,
+            &mut Visibility,
+            Has<PanelBox>,
+            Has<CardBox>,
+            Has<TooltipBox>,
+        ),
+        Or<(With<PanelBox>, With<CardBox>, With<TooltipBox>)>,
+    >,
+    mut texts: Query<
+        (
+            &mut Text,
+            Option<&mut Node>,
+            Has<PanelText>,
+            Has<CardFigures>,
+            Has<CardDoings>,
+        ),
+        (
+            Or<(
+                With<PanelText>,
+                With<CardFigures>,
+                With<CardDoings>,
+                With<TooltipText>,
+            )>,
+            Without<PanelBox>,
+            Without<CardBox>,
+            Without<TooltipBox>,
+        ),
+    >,
+) {
+    let now = time.elapsed_secs();
+    let (order, l) = row(&all, window_size(&window));
+    let several = order.len() > 1;
+    // The card: the clicked session, while there is room for it.
+    let card = selected
+        .0
+        .and_then(|e| familiars.get(e).ok())
+        .zip(l.card_rect())
+        .filter(|_| hud.0);
+    // The panel: the most recently active session's, when nothing is focused.
+    let panel = focus
+        .0
+        .or(order.first().copied())
+        .and_then(|e| familiars.get(e).ok())
+        .zip(l.panel_rect())
+        .filter(|_| hud.0 && card.is_none());
+    let panel_lines_now = panel.and_then(|(shown, r)| {
+        let (familiar, _, _, _, _, quest, doings) = shown;
+        let doings = doings?;
+        let mut max = rows(r.height());
+        let mut lines = Vec::new();
+        if several {
+            lines.push(familiar.label.clone());
+            max = max.saturating_sub(1);
+        }
+        let body = panel_lines(doings, quest.0.as_deref(), chars(r.width()), max);
+        if body.is_empty() {
+            return None;
+        }
+        lines.extend(body);
+        // The box ends under its last line.
+        let height = lines.len() as f32 * PANEL_LINE + 2.0 * PAD + 4.0;
+        let r = Rect::new(r.min.x, r.min.y, r.max.x, r.min.y + height.min(r.height()));
+        Some((r, lines.join("\n")))
+    });
+    let card_now = card.map(|(shown, r)| {
+        let (figures, doings, height) = card_text(r, shown, now);
+        let r = Rect::new(r.min.x, r.min.y, r.max.x, r.min.y + height);
+        (r, (figures, doings))
+    });
+    let tooltip = hovered
+        .0
+        .filter(|_| hud.0 && card.is_none())
+        .and_then(|(e, bar)| {
+            let i = order.iter().position(|x| *x == e)?;
+            let (_, mana, progress, ..) = familiars.get(e).ok()?;
+            let (anchor, words) = match bar {
+                Bar::Mana => (l.mana_bar_rect(i), mana_figures(mana)),
+                Bar::Xp => (l.xp_bar_rect(i)?, xp_figures(progress)),
+            };
+            let width = words.chars().count() as f32 * CHAR + 2.0 * PAD + 4.0;
+            Some((l.tooltip_rect(anchor, width), words))
+        });
+    for (mut node, mut vis, is_panel, is_card, _) in &mut boxes {
+        let rect = if is_panel {
+            panel_lines_now.as_ref().map(|(r, _)| *r)
+        } else if is_card {
+            card_now.as_ref().map(|(r, _)| *r)
+        } else {
+            tooltip.as_ref().map(|(r, _)| *r)
+        };
+        if let Some(r) = rect {
+            place(&mut node, r);
+        }
+        show(&mut vis, rect.is_some());
+    }
+    for (mut text, node, is_panel, is_figures, is_doings) in &mut texts {
+        if is_panel {
+            if let Some((_, lines)) = &panel_lines_now {
+                set(&mut text, lines.clone());
+            }
+        } else if is_figures || is_doings {
+            let Some((_, (figures, doings))) = &card_now else {
+                continue;
+            };
+            let (at, lines) = if is_figures { figures } else { doings };
+            set(&mut text, lines.clone());
+            if let Some(mut node) = node {
+                let (left, top) = (px(at.x), px(at.y));
+                if node.left != left || node.top != top {
+                    node.left = left;
+                    node.top = top;
+                }
+            }
+        } else if let Some((_, words)) = &tooltip {
+            set(&mut text, words.clone());
+        }
+    }
+}
