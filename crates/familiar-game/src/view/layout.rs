@@ -7,7 +7,7 @@
 //! familiars standing on the floor. Every text node is clipped to its rectangle.
 //!
 //! The panel of what the agent is doing (plan, quest, last actions) takes the free space that
-//! is left: beside the plate of a lone familiar, or a band between the plates and the
+//! is left: left of the plate of a lone familiar (which stands at the right for it), or a band between the plates and the
 //! familiars of a party when the window is tall enough. A focused session's card (its
 //! details) takes the band from the top row down to the familiars' art, in place of the log
 //! strip, the plates and the bubbles, which hide meanwhile. Pointer hits (`hit`) are in the
@@ -179,10 +179,17 @@ impl Layout {
             .then(|| Rect::new(MARGIN, top, self.window.x - MARGIN, top + LOG_HEIGHT))
     }
 
-    /// The plate of the session at `index`: above its familiar while plates fit in one row,
-    /// else in a grid, left to right.
+    /// The plate of the session at `index`: above its familiar while plates fit in one row
+    /// (a lone familiar's at the right, for the panel), else in a grid, left to right.
     pub fn plate_rect(&self, index: usize) -> Rect {
         let h = self.plate_height();
+        if self.count == 1 {
+            // A lone familiar's plate stands at the right, leaving the left to the panel.
+            let w = MAX_PLATE_WIDTH.min(self.window.x - 2.0 * MARGIN);
+            let top = self.plates_top();
+            let right = self.window.x - MARGIN;
+            return Rect::new(right - w, top, right, top + h);
+        }
         if self.rows() == 1 {
             let spacing = self.window.x / self.count as f32;
             let w = (spacing - MARGIN).min(MAX_PLATE_WIDTH);

@@ -19,6 +19,8 @@ const FONT: f32 = 10.0;
 /// Width of one character of the 10 px monospace text.
 const CHAR: f32 = FONT * 0.6;
 const INK: [u8; 3] = [220, 226, 255];
+/// How long the panel stays on one session of a party before it follows another.
+const PANEL_HOLD_SECS: f32 = 4.0;
 
 #[derive(Component)]
 pub(super) struct PanelBox;
@@ -231,6 +233,7 @@ pub(super) fn draw_panel(
     hovered: Res<Hovered>,
     hud: Res<HudVisible>,
     time: Res<Time>,
+    mut shown_since: Local<(Option<Entity>, f32)>,
     mut boxes: Query<
         (
             &mut Node,
@@ -271,10 +274,16 @@ pub(super) fn draw_panel(
         .and_then(|e| familiars.get(e).ok())
         .zip(l.card_rect())
         .filter(|_| hud.0);
-    // The panel: the most recently active session's, when nothing is focused.
-    let panel = focus
-        .0
-        .or(order.first().copied())
+    // The panel: the most recently active session's, when nothing is focused; it stays on a
+    // session for a while, so that a party's interleaved events do not make it flicker.
+    let latest = focus.0.or(order.first().copied());
+    let (owner, since) = &mut *shown_since;
+    let stale = owner.is_none_or(|e| !order.contains(&e)) || now - *since >= PANEL_HOLD_SECS;
+    if stale && latest != *owner {
+        *owner = latest;
+        *since = now;
+    }
+    let panel = owner
         .and_then(|e| familiars.get(e).ok())
         .zip(l.panel_rect())
         .filter(|_| hud.0 && card.is_none());
