@@ -180,9 +180,10 @@ fn plan_lines(plan: &[PlanItem], chars: usize, budget: usize) -> Vec<String> {
         .iter()
         .position(|i| i.status != PlanStatus::Completed)
         .unwrap_or(plan.len().saturating_sub(1));
-    // One done item above the current one, when there is room for it.
+    // One done item above the current one, when there is room for both and the next.
+    let above = usize::from(rows >= 3);
     let start = current
-        .saturating_sub(1)
+        .saturating_sub(above)
         .min(plan.len().saturating_sub(rows));
     for item in plan.iter().skip(start).take(rows) {
         let mark = plan_mark(item.status);
@@ -299,7 +300,10 @@ pub fn card_figures(
     [
         title.to_owned(),
         format!("model: {}", doings.model.as_deref().unwrap_or("?")),
-        format!("context: {}", mana_figures(mana)),
+        format!(
+            "context: {}",
+            mana_figures(mana).replace(" tokens used", " used")
+        ),
         status_figures(status.0, status.1),
         format!(
             "Lv {}  XP {} / {}",
@@ -412,6 +416,11 @@ mod tests {
                 "[ ] step 7",
                 "read /src/lib.rs",
             ]
+        );
+        // Two lines: the heading and the item in progress.
+        assert_eq!(
+            plan_lines(&d.plan, 30, 2),
+            ["Plan 4/8", "[>] step 4"].map(String::from)
         );
         // The banner already says the quest: not twice.
         let lines = panel_lines(&d, Some("Fix the parser"), 30, 8);

@@ -174,7 +174,7 @@ fn card_text(card: Rect, shown: Shown, now: f32) -> ((Vec2, String), (Vec2, Stri
     let inner = card.width() - 2.0 * PAD - 2.0;
     let total_rows = rows(card.height());
     let status = (mark.0, now - info.status_since);
-    let stacked = total_rows >= 10 || inner < 400.0;
+    let stacked = total_rows >= 12 || inner < 400.0;
     let figures_width = if stacked {
         inner
     } else {
