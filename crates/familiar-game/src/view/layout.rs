@@ -324,6 +324,20 @@ impl Layout {
         (r.width() >= MIN_PANEL_WIDTH && r.height() >= 4.0 * PANEL_LINE).then_some(r)
     }
 
+    /// The mark under the focused familiar's feet (a short bar on the floor, no text).
+    pub fn focus_mark_rect(&self, index: usize) -> Rect {
+        let sprite = self.sprite_rect(index);
+        let feet = sprite.max.y - 2.0 * self.scale;
+        let half = 10.0 * self.scale;
+        let x = sprite.center().x;
+        Rect::new(
+            x - half,
+            feet + 1.0,
+            x + half,
+            (feet + 3.0).min(self.window.y),
+        )
+    }
+
     /// What is under the pointer at screen point `p`, with or without a focused card.
     pub fn hit(&self, p: Vec2, focused: bool) -> Hit {
         if focused && self.card_rect().is_some_and(|r| r.contains(p)) {
@@ -525,6 +539,9 @@ mod tests {
                 let mut others = vec![("banner", l.banner_rect()), ("status", l.status_rect())];
                 for i in 0..n {
                     others.extend(art(&l, i));
+                    let mark = l.focus_mark_rect(i);
+                    assert!(inside(mark, w, h), "{w}x{h} n={n}: mark {mark:?} leaves");
+                    others.push(("mark", mark));
                 }
                 for (name, r) in others {
                     assert!(

@@ -19,6 +19,8 @@ const FONT: f32 = 10.0;
 /// Width of one character of the 10 px monospace text.
 const CHAR: f32 = FONT * 0.6;
 const INK: [u8; 3] = [220, 226, 255];
+/// The focus card's border and the mark under its familiar: the same gold ties them.
+const CARD_BORDER: [u8; 3] = [255, 214, 102];
 /// How long the panel stays on one session of a party before it follows another.
 const PANEL_HOLD_SECS: f32 = 4.0;
 
@@ -36,6 +38,9 @@ pub(super) struct CardDoings;
 pub(super) struct TooltipBox;
 #[derive(Component)]
 pub(super) struct TooltipText;
+/// The bar under the focused familiar's feet.
+#[derive(Component)]
+pub(super) struct FocusMark;
 
 /// A text node of the panel, the card or the tooltip.
 fn text(color: [u8; 3]) -> impl Bundle {
@@ -93,12 +98,21 @@ pub(super) fn spawn_panel(mut commands: Commands) {
         .spawn((
             boxed(),
             BackgroundColor(rgb(PLATE_BG)),
-            BorderColor::all(rgb([255, 214, 102])),
+            BorderColor::all(rgb(CARD_BORDER)),
             GlobalZIndex(10),
             Visibility::Hidden,
             CardBox,
         ))
         .add_children(&[figures, doings]);
+    commands.spawn((
+        Node {
+            position_type: PositionType::Absolute,
+            ..default()
+        },
+        BackgroundColor(rgb(CARD_BORDER)),
+        Visibility::Hidden,
+        FocusMark,
+    ));
     commands
         .spawn((
             boxed(),
@@ -242,7 +256,12 @@ pub(super) fn draw_panel(
             Has<CardBox>,
             Has<TooltipBox>,
         ),
-        Or<(With<PanelBox>, With<CardBox>, With<TooltipBox>)>,
+        Or<(
+            With<PanelBox>,
+            With<CardBox>,
+            With<TooltipBox>,
+            With<FocusMark>,
+        )>,
     >,
     mut texts: Query<
         (
@@ -262,6 +281,7 @@ pub(super) fn draw_panel(
             Without<PanelBox>,
             Without<CardBox>,
             Without<TooltipBox>,
+            Without<FocusMark>,
         ),
     >,
 ) {
@@ -324,13 +344,20 @@ pub(super) fn draw_panel(
             let width = words.chars().count() as f32 * CHAR + 2.0 * PAD + 4.0;
             Some((l.tooltip_rect(anchor, width), words))
         });
-    for (mut node, mut vis, is_panel, is_card, _) in &mut boxes {
+    let mark = card_now
+        .as_ref()
+        .and(selected.0)
+        .and_then(|e| order.iter().position(|x| *x == e))
+        .map(|i| l.focus_mark_rect(i));
+    for (mut node, mut vis, is_panel, is_card, is_tooltip) in &mut boxes {
         let rect = if is_panel {
             panel_lines_now.as_ref().map(|(r, _)| *r)
         } else if is_card {
             card_now.as_ref().map(|(r, _)| *r)
-        } else {
+        } else if is_tooltip {
             tooltip.as_ref().map(|(r, _)| *r)
+        } else {
+            mark
         };
         if let Some(r) = rect {
             place(&mut node, r);
