@@ -67,7 +67,8 @@ pub(super) fn spawn_panel(mut commands: Commands) {
     commands
         .spawn((
             boxed(),
-            BackgroundColor(Color::srgba(0.05, 0.03, 0.1, 0.85)),
+            // Opaque, like the plates: no star shows through the text.
+            BackgroundColor(rgb(PLATE_BG)),
             BorderColor::all(rgb([70, 56, 110])),
             Visibility::Hidden,
             PanelBox,
