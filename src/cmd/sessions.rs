@@ -294,6 +294,7 @@ mod tests {
                 context_used: None,
                 context_limit: 200_000,
             }],
+            plan: Vec::new(),
         };
         assert_eq!(
             table(&[snapshot], now, Paint::plain()),

@@ -42,9 +42,9 @@ pub use logic::GameLogicPlugin;
 pub use probe::{Renderer, window_available};
 pub use progression::persist::{ProgressionPlugin, default_progress_path};
 pub use view::{
-    BAR_EMPTY, CANVAS, Canvas, DEFAULT_WINDOW, Layout, PLATE_BG, PixelText, band_color,
-    canvas_scale, canvas_size, canvas_to_window, cursor_to_canvas, layout, set_text, ui_text,
-    window_to_canvas, world_text,
+    BAR_EMPTY, CANVAS, Canvas, DEFAULT_WINDOW, FocusPlugin, Hit, Layout, PLATE_BG, PixelText,
+    PointerAt, band_color, canvas_scale, canvas_size, canvas_to_window, cursor_to_canvas, layout,
+    set_text, ui_text, window_to_canvas, world_text,
 };
 pub use window_memory::{WindowMemory, default_window_memory_path};
 

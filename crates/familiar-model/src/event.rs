@@ -282,6 +282,15 @@ pub struct Event {
     /// The git branch of `cwd` when the session recorded one (same events as `cwd`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_branch: Option<String>,
+    /// The session's whole plan after this event changed it (a `TodoWrite`, `TaskCreate` or
+    /// `TaskUpdate` of its main agent; see [`crate::plan`]), and on `snapshot`. Set by the
+    /// session model only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<crate::PlanItem>>,
+    /// What this planning tool call does to the plan: from the normalizer to the session
+    /// model, which turns it into [`Event::plan`]. Never serialized.
+    #[serde(skip)]
+    pub plan_change: Option<crate::PlanChange>,
     /// The original JSON line, kept only when the consumer asks for it (scripts' `ev.raw`).
     #[serde(skip)]
     pub raw: Option<Arc<str>>,
@@ -324,6 +333,8 @@ impl Event {
             previous_status: None,
             cwd: None,
             git_branch: None,
+            plan: None,
+            plan_change: None,
             raw: None,
         }
     }

@@ -9,6 +9,7 @@
 mod action;
 mod control;
 mod event;
+pub mod plan;
 pub mod text;
 pub mod time;
 pub mod window;
@@ -16,4 +17,5 @@ pub mod window;
 pub use action::{Action, ActionKind, Urgency};
 pub use control::ReplayControl;
 pub use event::{AgentKind, ErrorKind, Event, EventKind, Status};
+pub use plan::{Plan, PlanChange, PlanItem, PlanStatus};
 pub use window::{WindowFeed, WindowReport};

@@ -62,6 +62,17 @@ impl ScriptEvent {
             model: cut(&event.model),
             cwd: cut(&event.cwd),
             git_branch: cut(&event.git_branch),
+            plan: event.plan.as_ref().map(|items| {
+                items
+                    .iter()
+                    .map(|item| familiar_model::PlanItem {
+                        text: self::cut(&item.text, max).to_owned(),
+                        status: item.status,
+                        active_form: cut(&item.active_form),
+                    })
+                    .collect()
+            }),
+            plan_change: None,
             raw: event.raw.clone(),
             ..*event
         };
@@ -192,6 +203,7 @@ pub const EVENT_FIELDS: &[&str] = &[
     "previous_status",
     "cwd",
     "git_branch",
+    "plan",
     "raw",
     "state",
 ];
@@ -202,6 +214,30 @@ fn int(value: u64) -> INT {
 
 fn opt_int(value: Option<u64>) -> Dynamic {
     value.map_or(Dynamic::UNIT, |v| Dynamic::from_int(int(v)))
+}
+
+/// `ev.plan`: an array of `#{text, status, active_form}` maps (`active_form` `()` when the
+/// agent wrote none), or `()` on an event that did not change the plan.
+fn plan(event: &Event) -> Dynamic {
+    let Some(items) = &event.plan else {
+        return Dynamic::UNIT;
+    };
+    let items: rhai::Array = items
+        .iter()
+        .map(|item| {
+            let mut map = Map::new();
+            map.insert("text".into(), item.text.as_str().into());
+            map.insert("status".into(), item.status.as_str().into());
+            map.insert(
+                "active_form".into(),
+                item.active_form
+                    .as_deref()
+                    .map_or(Dynamic::UNIT, |t| t.into()),
+            );
+            map.into()
+        })
+        .collect();
+    items.into()
 }
 
 /// Shared copies of the fixed vocabulary (kinds, statuses, error kinds), so reading
@@ -326,6 +362,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
         .register_get("git_branch", |e: &mut ScriptEvent| {
             e.text(&e.event().git_branch)
         })
+        .register_get("plan", |e: &mut ScriptEvent| plan(e.event()))
         .register_get("raw", |e: &mut ScriptEvent| e.raw());
     let s = shared.clone();
     engine.register_get("state", move |e: &mut ScriptEvent| {

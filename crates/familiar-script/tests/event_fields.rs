@@ -40,6 +40,11 @@ fn full_event() -> Event {
     ev.previous_status = Some(Status::Working);
     ev.cwd = Some("/home/u/proj".into());
     ev.git_branch = Some("main".into());
+    ev.plan = Some(vec![familiar_model::PlanItem {
+        text: "Run CI".into(),
+        status: familiar_model::PlanStatus::InProgress,
+        active_form: Some("Running CI".into()),
+    }]);
     ev.raw = Some(r#"{"type":"assistant","message":{"id":"m1","usage":{"input_tokens":5}},"isApiErrorMessage":true}"#.into());
     ev
 }
@@ -102,6 +107,7 @@ fn every_field_reads_with_its_value_and_type() {
             "previous_status=working (string)",
             "cwd=/home/u/proj (string)",
             "git_branch=main (string)",
+            r#"plan=[#{"active_form": "Running CI", "status": "in_progress", "text": "Run CI"}] (array)"#,
             "state=#{} (map)",
         ]
     );
@@ -151,8 +157,25 @@ fn absent_optional_fields_read_as_unit() {
             "previous_status",
             "cwd",
             "git_branch",
+            "plan",
         ]
     );
+}
+
+#[test]
+fn plan_items_read_as_maps_with_their_status() {
+    let (mut host, _) = loaded(
+        r#"fn on_thinking(ev) {
+            for item in ev.plan ?? [] {
+                log(`${item.status}: ${item.text}`);
+            }
+        }"#,
+    );
+    let mut ev = full_event();
+    ev.kind = EventKind::Thinking;
+    let (actions, diags) = run(&mut host, &ev);
+    assert_eq!(diags, Vec::<String>::new());
+    assert_eq!(logs(&actions), vec!["in_progress: Run CI"]);
 }
 
 #[test]

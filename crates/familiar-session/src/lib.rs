@@ -10,6 +10,7 @@
 //! - `file`: one followed transcript: its [`familiar_transcript::Normalizer`], the events held
 //!   until its session is known, its timers.
 //! - [`snapshot`]: what a session looks like now, and its `snapshot` event.
+//! - `plan`: the plan changes of a session's main agent applied to its plan.
 //! - [`timers`]: when quiet becomes `waiting_for_input` and silence becomes `idle`.
 //!
 //! The model is pure: no files, threads or clock of its own. Time is whatever the last
@@ -19,6 +20,7 @@
 mod file;
 pub mod input;
 mod model;
+mod plan;
 pub mod snapshot;
 pub mod timers;
 

@@ -33,6 +33,8 @@ struct SessionInfo {
     had_backlog: bool,
     /// Its snapshot or first live event went out.
     shown: bool,
+    /// Its main agent's plan (`TodoWrite`, the task tools).
+    plan: familiar_model::Plan,
 }
 
 /// The one owner of session state (see the crate docs).
@@ -197,6 +199,7 @@ impl SessionModel {
             if let Some(model) = main_model.filter(|_| !is_subagent_file) {
                 session.model = Some(model.clone());
             }
+            crate::plan::apply(&mut session.plan, &mut events, is_subagent_file);
         }
         if backlog {
             self.scratch = events;
@@ -534,6 +537,7 @@ impl SessionModel {
             tools: main.normalizer.metrics().tool_calls.clone(),
             transcript: Some(PathBuf::from(&**main_path)),
             subagents,
+            plan: session.plan.items(),
         })
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use familiar_model::time::to_unix_ms;
-use familiar_model::{AgentKind, Event, EventKind, Status};
+use familiar_model::{AgentKind, Event, EventKind, PlanItem, Status};
 use serde::Serialize;
 
 /// One session (its main transcript, with its live subagents).
@@ -38,6 +38,10 @@ pub struct SessionSnapshot {
     pub tools: BTreeMap<String, u64>,
     pub transcript: Option<PathBuf>,
     pub subagents: Vec<SubagentSnapshot>,
+    /// Its main agent's plan (`TodoWrite`, the task tools), in the agent's order; left out
+    /// of the JSON when it has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plan: Vec<PlanItem>,
 }
 
 /// A subagent still at work.
@@ -73,6 +77,7 @@ impl SessionSnapshot {
         event.model.clone_from(&self.model);
         event.cwd.clone_from(&self.cwd);
         event.git_branch.clone_from(&self.git_branch);
+        event.plan = (!self.plan.is_empty()).then(|| self.plan.clone());
         event
     }
 

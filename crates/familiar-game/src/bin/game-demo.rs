@@ -1,6 +1,6 @@
 //! A scripted scene for looking at the game and measuring it, without the rest of Familiar:
 //! a feeder thread plays a fixed loop of events and actions (reading, writing, bash, errors,
-//! subagents, compaction, XP) into `run_game`.
+//! subagents, compaction, XP, the plan as the session model carries it) into `run_game`.
 //!
 //! ```text
 //! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle | --asleep] [--continuous]
@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, run_game};
-use familiar_model::{Action, ActionKind, Event, EventKind, ReplayControl, Status};
+use familiar_model::{
+    Action, ActionKind, Event, EventKind, PlanItem, PlanStatus, ReplayControl, Status,
+};
 
 struct Args {
     sessions: usize,
@@ -107,6 +109,36 @@ impl Session {
     }
 }
 
+/// The demo's plan, as a `TodoWrite` call's `thinking` event carries it from the session
+/// model: the first `done` items completed, the next in progress.
+fn plan_event(s: &mut Session, done: usize) -> GameFeed {
+    const ITEMS: [&str; 4] = [
+        "Reproduce the flaky parser test",
+        "Fix the tokenizer's lookahead",
+        "Run the whole test suite",
+        "Tidy the parser module",
+    ];
+    let mut ev = s.event(EventKind::Thinking, Status::Working);
+    ev.tool = Some("TodoWrite".to_string());
+    ev.model = Some("claude-opus-4-5".to_string());
+    ev.plan = Some(
+        ITEMS
+            .iter()
+            .enumerate()
+            .map(|(i, text)| PlanItem {
+                text: text.to_string(),
+                status: match i.cmp(&done) {
+                    std::cmp::Ordering::Less => PlanStatus::Completed,
+                    std::cmp::Ordering::Equal => PlanStatus::InProgress,
+                    std::cmp::Ordering::Greater => PlanStatus::Pending,
+                },
+                active_form: None,
+            })
+            .collect(),
+    );
+    GameFeed::Event(ev)
+}
+
 fn animate(name: &str) -> ActionKind {
     ActionKind::Animate {
         name: name.to_string(),
@@ -120,6 +152,7 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
         s.used = (s.used + 6_500).min(199_000);
         let mut ev = s.event(kind, Status::Working);
         ev.target = Some(target.to_string());
+        ev.model = Some("claude-opus-4-5".to_string());
         vec![
             GameFeed::Event(ev),
             s.action(animate(anim), kind, None),
@@ -128,8 +161,10 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
     };
     match n % 16 {
         0 => {
-            let ev = s.event(EventKind::Prompt, Status::Working);
+            let mut ev = s.event(EventKind::Prompt, Status::Working);
+            ev.text = Some("Make the flaky test pass and tidy the parser".to_string());
             out.push(GameFeed::Event(ev));
+            out.push(plan_event(s, 0));
             out.push(s.action(
                 ActionKind::Quest {
                     // Accents, CJK and an emoji: the pixel font and its fallback.
@@ -144,7 +179,9 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
         2 => out.extend(tool(s, EventKind::Reading, "/repo/src/parser.rs", "cast")),
         3 => out.extend(tool(s, EventKind::Bash, "cargo test parser", "attack")),
         4 => {
-            let ev = s.event(EventKind::Error, Status::Working);
+            let mut ev = s.event(EventKind::Error, Status::Working);
+            ev.tool = Some("Bash".to_string());
+            ev.text = Some("2 tests failed: parser::lookahead, parser::eof".to_string());
             out.push(GameFeed::Event(ev));
             out.push(s.action(animate("hurt"), EventKind::Error, None));
             out.push(s.action(
@@ -174,8 +211,14 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             EventKind::SubagentEnd,
             None,
         )),
-        9 => out.extend(tool(s, EventKind::Writing, "/repo/src/parser.rs", "write")),
-        10 => out.extend(tool(s, EventKind::Bash, "cargo test", "attack")),
+        9 => {
+            out.push(plan_event(s, 1));
+            out.extend(tool(s, EventKind::Writing, "/repo/src/parser.rs", "write"));
+        }
+        10 => {
+            out.push(plan_event(s, 2));
+            out.extend(tool(s, EventKind::Bash, "cargo test", "attack"));
+        }
         11 => {
             let mut data = serde_json::Map::new();
             data.insert("passed".into(), serde_json::Value::from(42));
@@ -187,6 +230,7 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
                 EventKind::Success,
                 None,
             ));
+            out.push(plan_event(s, 3));
             out.push(s.action(animate("victory"), EventKind::Success, None));
             out.push(s.action(ActionKind::Xp { amount: 60 }, EventKind::Success, None));
         }
@@ -196,7 +240,10 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             out.push(GameFeed::Event(ev));
         }
         13 => {
-            let ev = s.event(EventKind::Error, Status::Working);
+            let mut ev = s.event(EventKind::Error, Status::Working);
+            ev.tool = Some("Bash".to_string());
+            ev.target = Some("git push".to_string());
+            ev.text = Some("! [rejected] main -> main (non-fast-forward)".to_string());
             out.push(GameFeed::Event(ev));
             out.push(s.action(animate("blocked"), EventKind::Error, None));
         }
@@ -215,6 +262,7 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             }
         }
         _ => {
+            out.push(plan_event(s, 4));
             let ev = s.event(EventKind::Success, Status::WaitingForInput);
             out.push(GameFeed::Event(ev));
             out.push(s.action(

@@ -236,6 +236,7 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         }
         return;
     }
+    super::doings::observe(world, e, ev);
     // Compaction first: its post size stands in for the unknown context the event carries.
     if ev.kind == EventKind::CompactBoundary
         && let Some(mut mana) = world.get_mut::<Mana>(e)

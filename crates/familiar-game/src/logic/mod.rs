@@ -6,12 +6,14 @@
 //! frame by [`ingest`].
 //!
 //! - `state`: the components and resources (familiar, mana, progress, marks, companions, ...);
+//! - `doings`: what the agent is doing (plan, quest, last actions) and the panel's text;
 //! - `feed`: [`ingest`] applies each event and action to them;
 //! - `tick`: [`advance`] runs the timers;
 //! - `text`: labels and the shortening of text for the screen;
 //! - `xp`: `xp` actions into the user's [`crate::progression::Profile`], shown on every
 //!   familiar's [`Progress`].
 
+mod doings;
 mod feed;
 mod state;
 mod text;
@@ -23,11 +25,15 @@ use crossbeam_channel::Receiver;
 
 use crate::GameFeed;
 
+pub use doings::{
+    Deed, Doings, card_figures, grouped, mana_figures, panel_lines, plan_mark, shorten_end,
+    shorten_middle, status_figures, xp_figures,
+};
 pub use feed::ingest;
 pub use state::{
-    Activity, Animation, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Compaction, Companion,
-    FLOATER_SECS, Familiar, Floater, Focus, LogStrip, Mana, ManaBand, Mark, Progress, Quest,
-    SessionInfo, Speech, tokens,
+    Activity, Animation, Bar, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Compaction, Companion,
+    FLOATER_SECS, Familiar, Floater, Focus, Hovered, LogStrip, Mana, ManaBand, Mark, Progress,
+    Quest, Selected, SessionInfo, Speech, tokens,
 };
 pub use text::{codex_label, session_label};
 pub use tick::advance;
@@ -74,6 +80,8 @@ impl Plugin for GameLogicPlugin {
             .init_resource::<LogStrip>()
             .init_resource::<Activity>()
             .init_resource::<Focus>()
+            .init_resource::<Selected>()
+            .init_resource::<Hovered>()
             .init_resource::<state::CompanionSeq>()
             .init_resource::<crate::progression::Profile>()
             .add_systems(Update, (ingest, advance).chain().in_set(LogicSet));

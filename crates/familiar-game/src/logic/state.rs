@@ -280,3 +280,19 @@ pub struct Activity {
 /// The most recently active familiar (its quest shows in the banner).
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Focus(pub Option<Entity>);
+
+/// The session the user clicked: its card shows in place of the plates until a click on
+/// empty space or Esc.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Selected(pub Option<Entity>);
+
+/// Which bar the pointer is over (its exact figures show in a tooltip).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bar {
+    Mana,
+    Xp,
+}
+
+/// The bar under the pointer, with its familiar.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hovered(pub Option<(Entity, Bar)>);

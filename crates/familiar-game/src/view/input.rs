@@ -1,18 +1,21 @@
 //! The keys: space pauses the replay, `+`/`-` change its speed, `h` hides the HUD, `q` or Esc
-//! quit.
+//! quit (Esc only when no session is focused: then it returns, `pointer`).
 
 use bevy::app::AppExit;
 use bevy::prelude::*;
 
 use super::{HudVisible, Replay};
+use crate::logic::Selected;
 
 pub(super) fn keys(
     input: Res<ButtonInput<KeyCode>>,
     replay: Res<Replay>,
     mut hud: ResMut<HudVisible>,
+    selected: Option<Res<Selected>>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    if input.just_pressed(KeyCode::KeyQ) || input.just_pressed(KeyCode::Escape) {
+    let focused = selected.is_some_and(|s| s.0.is_some());
+    if input.just_pressed(KeyCode::KeyQ) || (input.just_pressed(KeyCode::Escape) && !focused) {
         exit.write(AppExit::Success);
     }
     if input.just_pressed(KeyCode::KeyH) {

@@ -6,6 +6,13 @@
 //! banner on the left, replay status on the right), the log strip, the sessions' plates (one
 //! row above their familiars while they fit, else a grid of compact plates), then the
 //! familiars standing on the floor. Every text node is clipped to its rectangle.
+//!
+//! The panel of what the agent is doing (plan, quest, last actions) takes the free space that
+//! is left: left of the plate of a lone familiar (which stands at the right for it), or a band between the plates and the
+//! familiars of a party when the window is tall enough. A focused session's card (its
+//! details) takes the band from the top row down to the familiars' art, in place of the log
+//! strip, the plates and the bubbles, which hide meanwhile. Pointer hits (`hit`) are in the
+//! same coordinates.
 
 use bevy::prelude::*;
 
@@ -50,6 +57,33 @@ pub const BAR_HEIGHT: f32 = 12.0;
 /// Rows of a sprite frame above the floor line (the frame has two empty rows under the feet).
 const SPRITE_ROWS: f32 = 46.0;
 const BUBBLE_HEIGHT: f32 = 40.0;
+/// The XP bar inside a full plate: from `XP_BAR_LEFT` (after "Lv 12"), 46 px down, 6 high.
+const XP_BAR_TOP: f32 = 46.0;
+const XP_BAR_HEIGHT: f32 = 6.0;
+/// Line height of the panel and the focus card's text: the pixel font's line.
+pub const PANEL_LINE: f32 = crate::font::LINE_HEIGHT as f32;
+const MIN_PANEL_WIDTH: f32 = 100.0;
+const MAX_PANEL_WIDTH: f32 = 280.0;
+/// Panel lines at most (quest, plan, actions and their headings).
+pub const MAX_PANEL_LINES: usize = 14;
+/// The floater's rise over its life (14 px/s for 1.8 s, `draw_floaters`) plus its line.
+const FLOATER_RISE: f32 = 26.0 + 14.0;
+/// The floater's widest text (28 characters at 11 px, `short_target`).
+const FLOATER_WIDTH: f32 = 28.0 * 11.0 * 0.6;
+
+/// What the pointer is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hit {
+    /// The mana bar of the familiar at this index.
+    ManaBar(usize),
+    /// Its XP bar.
+    XpBar(usize),
+    /// The familiar (its sprite or its plate).
+    Familiar(usize),
+    /// The focus card.
+    Card,
+    Nothing,
+}
 
 pub fn layout(window: Vec2, count: usize) -> Layout {
     let count = count.max(1);
@@ -146,10 +180,17 @@ impl Layout {
             .then(|| Rect::new(MARGIN, top, self.window.x - MARGIN, top + LOG_HEIGHT))
     }
 
-    /// The plate of the session at `index`: above its familiar while plates fit in one row,
-    /// else in a grid, left to right.
+    /// The plate of the session at `index`: above its familiar while plates fit in one row
+    /// (a lone familiar's at the right, for the panel), else in a grid, left to right.
     pub fn plate_rect(&self, index: usize) -> Rect {
         let h = self.plate_height();
+        if self.count == 1 {
+            // A lone familiar's plate stands at the right, leaving the left to the panel.
+            let w = MAX_PLATE_WIDTH.min(self.window.x - 2.0 * MARGIN);
+            let top = self.plates_top();
+            let right = self.window.x - MARGIN;
+            return Rect::new(right - w, top, right, top + h);
+        }
         if self.rows() == 1 {
             let spacing = self.window.x / self.count as f32;
             let w = (spacing - MARGIN).min(MAX_PLATE_WIDTH);
@@ -213,9 +254,148 @@ impl Layout {
         Rect::new(c.x - half, c.y - half, c.x + half, c.y + half)
     }
 
+    /// The XP bar of a full plate (compact plates have none).
+    pub fn xp_bar_rect(&self, index: usize) -> Option<Rect> {
+        if self.compact {
+            return None;
+        }
+        let plate = self.plate_rect(index);
+        let top = plate.min.y + XP_BAR_TOP;
+        Some(Rect::new(
+            plate.min.x + super::XP_BAR_LEFT,
+            top,
+            plate.max.x - PAD,
+            top + XP_BAR_HEIGHT,
+        ))
+    }
+
+    /// Where the tool target floating up from the familiar may be during its life (it ends
+    /// 12 px-of-art left of the familiar's centre and rises from its middle; `draw_floaters`).
+    pub fn floater_rect(&self, index: usize) -> Rect {
+        let centre = self.to_screen(self.sprite_center(index));
+        // Pushed right to stay in the window, as `draw_floaters` does.
+        let right = (centre.x - 12.0 * self.scale).max(FLOATER_WIDTH + 2.0);
+        let bottom = centre.y - 2.0 * self.scale;
+        Rect::new(right - FLOATER_WIDTH, bottom - FLOATER_RISE, right, bottom)
+    }
+
+    /// Screen y above which nothing of the familiars is drawn: their hats and floaters.
+    fn art_top(&self) -> f32 {
+        (0..self.count)
+            .map(|i| {
+                let hat = self.sprite_rect(i).min.y + 6.0 * self.scale;
+                hat.min(self.floater_rect(i).min.y)
+            })
+            .fold(self.window.y, f32::min)
+    }
+
+    /// The panel of what the agent is doing, when no session is focused: beside a lone
+    /// familiar's plate, else a band under the plates and bubbles; `None` without room.
+    pub fn panel_rect(&self) -> Option<Rect> {
+        let bottom = self.art_top() - MARGIN;
+        let r = if self.count == 1 && !self.grid() {
+            let plate = self.plate_rect(0);
+            let right = (plate.min.x - MARGIN).min(MARGIN + MAX_PANEL_WIDTH);
+            span(MARGIN, self.plates_top(), right, bottom)
+        } else {
+            let top = (0..self.count)
+                .filter_map(|i| self.bubble_rect(i))
+                .map(|b| b.max.y)
+                .fold(self.plates_bottom(), f32::max)
+                + MARGIN;
+            span(
+                MARGIN,
+                top,
+                (self.window.x - MARGIN).min(MARGIN + 2.0 * MAX_PANEL_WIDTH),
+                bottom,
+            )
+        };
+        let max_height = MAX_PANEL_LINES as f32 * PANEL_LINE + 2.0 * PAD;
+        let r = r?;
+        let r = Rect::new(r.min.x, r.min.y, r.max.x, r.max.y.min(r.min.y + max_height));
+        (r.width() >= MIN_PANEL_WIDTH && r.height() >= 3.0 * PANEL_LINE).then_some(r)
+    }
+
+    /// The focused session's card: under the top row, across the window, down to the
+    /// familiars' art (the log strip, plates, bubbles and panel hide meanwhile).
+    pub fn card_rect(&self) -> Option<Rect> {
+        let top = MARGIN + TOP_ROW_HEIGHT + MARGIN;
+        let bottom = self.art_top() - MARGIN;
+        let r = span(MARGIN, top, self.window.x - MARGIN, bottom)?;
+        (r.width() >= MIN_PANEL_WIDTH && r.height() >= 4.0 * PANEL_LINE).then_some(r)
+    }
+
+    /// The mark under the focused familiar's feet (a short bar on the floor, no text).
+    pub fn focus_mark_rect(&self, index: usize) -> Rect {
+        let sprite = self.sprite_rect(index);
+        let feet = sprite.max.y - 2.0 * self.scale;
+        let half = 10.0 * self.scale;
+        let x = sprite.center().x;
+        Rect::new(
+            x - half,
+            feet + 1.0,
+            x + half,
+            (feet + 3.0).min(self.window.y),
+        )
+    }
+
+    /// What is under the pointer at screen point `p`, with or without a focused card.
+    pub fn hit(&self, p: Vec2, focused: bool) -> Hit {
+        if focused && self.card_rect().is_some_and(|r| r.contains(p)) {
+            return Hit::Card;
+        }
+        for i in 0..self.count {
+            if !focused {
+                if self.mana_bar_rect(i).contains(p) {
+                    return Hit::ManaBar(i);
+                }
+                if self.xp_bar_rect(i).is_some_and(|r| r.contains(p)) {
+                    return Hit::XpBar(i);
+                }
+                if self.plate_rect(i).contains(p) {
+                    return Hit::Familiar(i);
+                }
+            }
+            // The cat's body: 17 px of art either side of its centre, hat to feet.
+            let sprite = self.sprite_rect(i);
+            let half = 17.0 * self.scale;
+            let body = Rect::new(
+                sprite.center().x - half,
+                sprite.min.y + 6.0 * self.scale,
+                sprite.center().x + half,
+                sprite.max.y,
+            );
+            if body.contains(p) {
+                return Hit::Familiar(i);
+            }
+        }
+        Hit::Nothing
+    }
+
+    /// A tooltip `width` wide and one line high for what is at `anchor`: under it, else over
+    /// it, kept inside the window.
+    pub fn tooltip_rect(&self, anchor: Rect, width: f32) -> Rect {
+        let h = PANEL_LINE + 2.0 * PAD;
+        let w = width.min(self.window.x - 2.0 * MARGIN);
+        let left = anchor.min.x.clamp(MARGIN, self.window.x - MARGIN - w);
+        let below = anchor.max.y + 2.0;
+        let top = if below + h <= self.window.y - MARGIN {
+            below
+        } else {
+            (anchor.min.y - 2.0 - h).max(0.0)
+        };
+        Rect::new(left, top, left + w, top + h)
+    }
+
     pub fn to_screen(&self, world: Vec2) -> Vec2 {
         Vec2::new(world.x + self.window.x / 2.0, self.window.y / 2.0 - world.y)
     }
+}
+
+/// The rectangle from `(left, top)` to `(right, bottom)`, `None` when empty or inverted
+/// (`Rect::new` would swap the corners).
+fn span(left: f32, top: f32, right: f32, bottom: f32) -> Option<Rect> {
+    (right > left && bottom > top).then(|| Rect::new(left, top, right, bottom))
 }
 
 #[cfg(test)]
@@ -287,6 +467,98 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The art of familiar `i`: its body (hat to feet) and where its floater goes.
+    fn art(l: &Layout, i: usize) -> [(&'static str, Rect); 2] {
+        let sprite = l.sprite_rect(i);
+        let half = 17.0 * l.scale;
+        let body = Rect::new(
+            sprite.center().x - half,
+            sprite.min.y + 6.0 * l.scale,
+            sprite.center().x + half,
+            sprite.max.y,
+        );
+        [("familiar", body), ("floater", l.floater_rect(i))]
+    }
+
+    /// Issue 14: the panel (plan, quest, last actions) takes free space only.
+    #[test]
+    fn the_panel_overlaps_no_label_and_no_art_for_1_to_10_sessions() {
+        let mut shown = 0;
+        for (w, h) in SIZES {
+            for n in 1..=10 {
+                let l = layout(Vec2::new(w, h), n);
+                let Some(panel) = l.panel_rect() else {
+                    continue;
+                };
+                shown += 1;
+                assert!(inside(panel, w, h), "{w}x{h} n={n}: panel {panel:?} leaves");
+                let mut others = vec![("banner", l.banner_rect()), ("status", l.status_rect())];
+                others.extend(l.log_rect().map(|r| ("log", r)));
+                for i in 0..n {
+                    others.push(("plate", l.plate_rect(i)));
+                    others.extend(l.bubble_rect(i).map(|b| ("bubble", b)));
+                    others.extend(art(&l, i));
+                }
+                for (name, r) in others {
+                    assert!(
+                        !overlap(panel, r),
+                        "{w}x{h} n={n}: the panel {panel:?} overlaps {name} {r:?}"
+                    );
+                }
+            }
+        }
+        // A lone familiar always has one; so does a party in a tall window.
+        assert!(layout(Vec2::new(480.0, 320.0), 1).panel_rect().is_some());
+        assert!(layout(Vec2::new(1280.0, 720.0), 3).panel_rect().is_some());
+        assert!(shown >= 8, "the panel shows in {shown} arrangements only");
+    }
+
+    /// Issue 14: a focused session's card covers the plates, never the top row or the art.
+    #[test]
+    fn the_focus_card_overlaps_no_label_and_no_art_for_1_to_10_sessions() {
+        for (w, h) in SIZES {
+            for n in 1..=10 {
+                let l = layout(Vec2::new(w, h), n);
+                let card = l
+                    .card_rect()
+                    .unwrap_or_else(|| panic!("{w}x{h} n={n}: no room for the card"));
+                assert!(inside(card, w, h), "{w}x{h} n={n}: card {card:?} leaves");
+                let mut others = vec![("banner", l.banner_rect()), ("status", l.status_rect())];
+                for i in 0..n {
+                    others.extend(art(&l, i));
+                    let mark = l.focus_mark_rect(i);
+                    assert!(inside(mark, w, h), "{w}x{h} n={n}: mark {mark:?} leaves");
+                    others.push(("mark", mark));
+                }
+                for (name, r) in others {
+                    assert!(
+                        !overlap(card, r),
+                        "{w}x{h} n={n}: the card {card:?} overlaps {name} {r:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_pointer_finds_bars_plates_familiars_and_the_card() {
+        let l = layout(Vec2::new(480.0, 320.0), 3);
+        assert_eq!(l.hit(l.mana_bar_rect(1).center(), false), Hit::ManaBar(1));
+        let xp = l.xp_bar_rect(2).expect("full plates");
+        assert_eq!(l.hit(xp.center(), false), Hit::XpBar(2));
+        let plate = l.plate_rect(0);
+        assert_eq!(l.hit(plate.min + Vec2::splat(2.0), false), Hit::Familiar(0));
+        assert_eq!(l.hit(l.sprite_rect(2).center(), false), Hit::Familiar(2));
+        assert_eq!(l.hit(Vec2::new(2.0, 300.0), false), Hit::Nothing);
+        // Focused, the card is over the plates.
+        assert_eq!(l.hit(l.mana_bar_rect(1).center(), true), Hit::Card);
+        assert_eq!(l.hit(l.sprite_rect(0).center(), true), Hit::Familiar(0));
+        // A tooltip stays in the window.
+        let tip = l.tooltip_rect(l.mana_bar_rect(2), 300.0);
+        assert!(inside(tip, 480.0, 320.0), "{tip:?}");
+        assert!(tip.min.y > l.mana_bar_rect(2).max.y);
     }
 
     #[test]

@@ -11,6 +11,9 @@
 //!   floater arrives;
 //! - `draw`: places and animates them each frame from the logic components;
 //! - `hud`: the quest banner, the log strip and the replay status;
+//! - `panel`: what the agent is doing (plan, quest, last actions), the focused session's
+//!   card and the bars' tooltips;
+//! - `pointer`: hover and click-to-focus, from the layout's hit-tests;
 //! - `input`: the keys;
 //! - `power`: full rate or low power, and the frame counter;
 //! - `capture`: the optional screenshot;
@@ -25,6 +28,8 @@ mod draw;
 mod hud;
 mod input;
 mod layout;
+mod panel;
+mod pointer;
 mod power;
 mod spawn;
 mod text;
@@ -40,7 +45,8 @@ pub use canvas::{
     CANVAS, Canvas, DEFAULT_WINDOW, canvas_scale, canvas_size, canvas_to_window, cursor_to_canvas,
     window_to_canvas,
 };
-pub use layout::{Layout, layout};
+pub use layout::{Hit, Layout, layout};
+pub use pointer::{FocusPlugin, PointerAt};
 pub use power::idle_settings;
 pub use text::{PixelText, set_text, ui_text, world_text};
 
@@ -153,7 +159,11 @@ impl Plugin for ViewPlugin {
             .insert_resource(HudVisible(true))
             .insert_resource(PixelScale(3.0))
             .insert_resource(Options(self.options.clone()))
-            .add_systems(Startup, (canvas::setup_canvas, spawn::setup))
+            .add_plugins(FocusPlugin)
+            .add_systems(
+                Startup,
+                (canvas::setup_canvas, spawn::setup, panel::spawn_panel).chain(),
+            )
             .add_systems(Update, canvas::fit_canvas)
             .add_systems(
                 PostUpdate,
@@ -174,6 +184,7 @@ impl Plugin for ViewPlugin {
                         draw::draw_companions,
                         draw::draw_floaters,
                         hud::draw_hud,
+                        panel::draw_panel,
                         hud::despawn_orphan_huds,
                     ),
                 )
@@ -183,7 +194,8 @@ impl Plugin for ViewPlugin {
             .add_systems(
                 Update,
                 (
-                    input::keys,
+                    pointer::track.before(pointer::point),
+                    input::keys.before(pointer::point),
                     power::power_mode,
                     capture::screenshot,
                     power::count_frames,

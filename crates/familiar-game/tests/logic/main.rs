@@ -3,11 +3,12 @@
 //!
 //! This file holds the helpers; the tests are grouped by what they watch: `animation` (the
 //! state machine, marks and sleep), `mana` (context and compaction), `hud` (XP, speech,
-//! quest, log strip, floaters), `companions` (subagents) and `sessions` (several familiars,
-//! the channel).
+//! quest, log strip, floaters), `companions` (subagents), `sessions` (several familiars,
+//! the channel) and `focus` (click-to-focus, hover, the panel's state).
 
 mod animation;
 mod companions;
+mod focus;
 mod hud;
 mod mana;
 mod sessions;

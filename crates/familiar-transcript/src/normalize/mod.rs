@@ -7,11 +7,13 @@
 //! - `turn`: prompts, slash commands, assistant messages, `system` records, the end of a turn;
 //! - `tool_calls`: tool uses and results, subagent links, tool errors;
 //! - `api_errors`: API errors (`api_error` records, `isApiErrorMessage`, stream-json `result`);
-//! - `context`: the context window (limit) and its precedence.
+//! - `context`: the context window (limit) and its precedence;
+//! - `plan`: the planning tools' changes to the agent's plan (`Event::plan_change`).
 
 mod api_errors;
 mod context;
 mod parse;
+mod plan;
 mod tool_calls;
 mod turn;
 
@@ -132,6 +134,8 @@ pub struct Normalizer {
     deferred_success: Option<Event>,
     /// A Codex rollout's state, once a record of the Codex shape was read.
     codex: Option<Box<crate::codex::Rollout>>,
+    /// Which `TaskCreate` made which task id (for `TaskUpdate`'s plan changes).
+    tasks: plan::TaskIds,
 }
 
 impl Normalizer {
@@ -142,6 +146,7 @@ impl Normalizer {
             metrics: Metrics::default(),
             deferred_success: None,
             codex: None,
+            tasks: plan::TaskIds::default(),
         }
     }
 

@@ -26,6 +26,7 @@ impl Normalizer {
             self.metrics.tool_calls.insert(name.to_owned(), 1);
         }
         let kind = tools::classify(name);
+        let plan_change = super::plan::change(&self.tasks, name, id, input);
         let input = ToolInput::parse(input);
         if tools::modifies_files(name)
             && let Some(path) = input.modified_path()
@@ -60,6 +61,7 @@ impl Normalizer {
         event.tool = Some(name.to_owned());
         event.target = target;
         event.tool_use_id = id.map(str::to_owned);
+        event.plan_change = plan_change;
         if let Some((agent_type, description)) = subagent {
             event.agent_type = agent_type;
             event.description = description;
@@ -82,6 +84,10 @@ impl Normalizer {
             .iter()
             .position(|tool| tool.id == id)
             .map(|index| state.pending.remove(index));
+        if let Some(tool) = &tool {
+            self.tasks.result(&tool.name, id, content);
+        }
+        let state = &mut self.chains[chain].1;
         if !state.turn_over {
             state.settle_status();
         }
