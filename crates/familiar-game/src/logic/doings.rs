@@ -107,28 +107,31 @@ impl Doings {
     }
 }
 
-/// `text` in `max` characters at most, cut in the middle (`cargo te...parser`); a path
-/// (no spaces, a `/`) keeps its file name whole when it can (`.../src/lib.rs`). Cuts fall
+/// What a cut leaves in place of the text it takes out (one character, drawn by the pixel font).
+const DOTS: &str = "…";
+
+/// `text` in `max` characters at most, cut in the middle (`cargo te…parser`); a path
+/// (no spaces, a `/`) keeps its file name whole when it can (`…/src/lib.rs`). Cuts fall
 /// between characters, never inside one.
 pub fn shorten_middle(text: &str, max: usize) -> String {
     let chars: Vec<char> = text.chars().collect();
     if chars.len() <= max {
         return text.to_owned();
     }
-    if max <= 3 {
+    if max <= 1 {
         return chars[chars.len() - max..].iter().collect();
     }
     let is_path = !text.contains(' ') && text.contains('/');
     if is_path {
-        // The longest tail of whole components that fits after `...`.
+        // The longest tail of whole components that fits after `…`.
         let mut tail = 0;
         for (i, c) in chars.iter().enumerate().rev() {
-            if *c == '/' && chars.len() - i + 3 <= max {
+            if *c == '/' && chars.len() - i + 1 <= max {
                 tail = chars.len() - i;
             }
         }
         if tail > 0 {
-            let mut out = String::from("...");
+            let mut out = String::from(DOTS);
             out.extend(&chars[chars.len() - tail..]);
             return out;
         }
@@ -136,31 +139,31 @@ pub fn shorten_middle(text: &str, max: usize) -> String {
         let name_start = chars.iter().rposition(|c| *c == '/').map_or(0, |i| i + 1);
         return shorten_middle(&chars[name_start..].iter().collect::<String>(), max);
     }
-    let keep = max - 3;
+    let keep = max - 1;
     let head = keep.div_ceil(2);
     let tail = keep - head;
     let mut out: String = chars[..head].iter().collect();
-    out.push_str("...");
+    out.push_str(DOTS);
     out.extend(&chars[chars.len() - tail..]);
     out
 }
 
-/// `text` in `max` characters at most, cut at the end with `...`.
+/// `text` in `max` characters at most, cut at the end with `…`.
 pub fn shorten_end(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
     }
-    let mut out: String = text.chars().take(max.saturating_sub(3)).collect();
-    out.push_str("...");
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push_str(DOTS);
     out
 }
 
-/// An item's mark: done, in progress, pending (ASCII until the project font has symbols).
+/// An item's mark: done, in progress, pending (the pixel font draws all three).
 pub fn plan_mark(status: PlanStatus) -> &'static str {
     match status {
-        PlanStatus::Completed => "[x]",
-        PlanStatus::InProgress => "[>]",
-        PlanStatus::Pending => "[ ]",
+        PlanStatus::Completed => "✓",
+        PlanStatus::InProgress => "▶",
+        PlanStatus::Pending => "□",
     }
 }
 
@@ -338,21 +341,21 @@ mod tests {
     fn a_path_keeps_its_file_name_and_text_is_cut_in_the_middle() {
         assert_eq!(
             shorten_middle("/home/u/project/crates/game/src/view/layout.rs", 24),
-            ".../src/view/layout.rs"
+            "…/src/view/layout.rs"
         );
         assert_eq!(
             shorten_middle("/a/very-long-file-name-here.rs", 12),
-            "very-...e.rs"
+            "very-l…re.rs"
         );
         assert_eq!(
             shorten_middle("cargo test --workspace -q", 15),
-            "cargo ...ace -q"
+            "cargo t…pace -q"
         );
         assert_eq!(shorten_middle("short", 15), "short");
         // Never inside a character.
         let cut = shorten_middle("日本語のファイル名がとても長い", 9);
         assert_eq!(cut.chars().count(), 9);
-        assert_eq!(cut, "日本語...も長い");
+        assert_eq!(cut, "日本語の…ても長い");
     }
 
     #[test]
@@ -409,18 +412,18 @@ mod tests {
             [
                 "Quest: Fix the parser",
                 "Plan 4/8",
-                "[x] step 3",
-                "[>] step 4",
-                "[ ] step 5",
-                "[ ] step 6",
-                "[ ] step 7",
+                "✓ step 3",
+                "▶ step 4",
+                "□ step 5",
+                "□ step 6",
+                "□ step 7",
                 "read /src/lib.rs",
             ]
         );
         // Two lines: the heading and the item in progress.
         assert_eq!(
             plan_lines(&d.plan, 30, 2),
-            ["Plan 4/8", "[>] step 4"].map(String::from)
+            ["Plan 4/8", "▶ step 4"].map(String::from)
         );
         // The banner already says the quest: not twice.
         let lines = panel_lines(&d, Some("Fix the parser"), 30, 8);
