@@ -11,7 +11,8 @@
 //! - `input`: the keys;
 //! - `power`: full rate or low power, and the frame counter;
 //! - `capture`: the optional screenshot;
-//! - `bridge`: the pipeline's channel into the game, waking the event loop.
+//! - `bridge`: the pipeline's channel into the game, waking the event loop;
+//! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
@@ -23,6 +24,7 @@ mod input;
 mod layout;
 mod power;
 mod spawn;
+mod wardrobe;
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
@@ -145,7 +147,8 @@ impl Plugin for ViewPlugin {
             .insert_resource(HudVisible(true))
             .insert_resource(PixelScale(3.0))
             .insert_resource(Options(self.options.clone()))
-            .add_systems(Startup, spawn::setup)
+            .init_resource::<wardrobe::HatChange>()
+            .add_systems(Startup, (spawn::setup, wardrobe::setup))
             .add_systems(
                 Update,
                 (
@@ -163,6 +166,7 @@ impl Plugin for ViewPlugin {
                         hud::draw_hud,
                         hud::despawn_orphan_huds,
                     ),
+                    (wardrobe::dress_familiars, wardrobe::draw_wardrobe).chain(),
                 )
                     .chain()
                     .after(LogicSet),
