@@ -3,7 +3,8 @@
 //! by every session's familiar; `logic` adds the XP of `xp` actions to it and shows it on each
 //! familiar's [`crate::logic::Progress`]. No I/O and no Bevy systems here: `persist` loads it
 //! from and saves it to the user's data directory (through `familiar-save`: versioned,
-//! atomic, a damaged or newer file set aside).
+//! atomic, a damaged or newer file set aside), and `wardrobe` says what the unlocks put on
+//! screen (the hat and accessory worn, the scene decor).
 
 pub mod persist;
 pub mod wardrobe;
