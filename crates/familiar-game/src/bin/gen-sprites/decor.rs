@@ -85,7 +85,11 @@ fn lanterns(f: u32) -> Canvas {
     for (i, x) in [107.0f32, 121.0].iter().enumerate() {
         let y = top as f32 + 4.0;
         let col = LANTERN[(i + 1) % LANTERN.len()];
-        let a = if (i as u32 + f).is_multiple_of(2) { 40 } else { 26 };
+        let a = if (i as u32 + f).is_multiple_of(2) {
+            40
+        } else {
+            26
+        };
         glow.ellipse(*x, y + 3.0, 5.5, 5.0, with_alpha(col, a));
         let xi = x.round() as i32;
         c.line(xi, top + 2, xi, y as i32 - 1, STRING);
