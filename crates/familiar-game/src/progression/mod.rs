@@ -126,6 +126,12 @@ pub const UNLOCKS: &[Unlock] = &[
         level: 16,
     },
     Unlock {
+        id: "scene.owl",
+        kind: UnlockKind::Scene,
+        name: "owl",
+        level: 18,
+    },
+    Unlock {
         id: "hat.archmage",
         kind: UnlockKind::Hat,
         name: "archmage's hat",

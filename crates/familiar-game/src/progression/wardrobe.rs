@@ -78,6 +78,11 @@ pub const DECOR: &[Decor] = &[
         frames: 4,
         fps: 4.0,
     },
+    Decor {
+        id: "scene.owl",
+        frames: 2,
+        fps: 0.5,
+    },
 ];
 
 /// Columns of the decor's sheet: the longest animation.

@@ -22,6 +22,9 @@ const STONE: Rgba = [118, 110, 140, 255];
 const STONE_DARK: Rgba = [80, 72, 104, 255];
 const CRYSTAL: Rgba = [150, 224, 255, 255];
 const CRYSTAL_DEEP: Rgba = [80, 140, 220, 255];
+const OWL: Rgba = [150, 118, 92, 255];
+const OWL_DARK: Rgba = [104, 78, 62, 255];
+const OWL_BELLY: Rgba = [214, 196, 168, 255];
 
 fn layer() -> Canvas {
     Canvas::new(DECOR_SIZE.0, DECOR_SIZE.1)
@@ -215,6 +218,41 @@ fn crystal(f: u32) -> Canvas {
     glow
 }
 
+/// An owl perched on the bookshelf, blinking slowly (frame 1: eyes shut).
+fn owl(f: u32) -> Canvas {
+    let mut c = layer();
+    let (x, y) = (36.5, 47.0);
+    c.ellipse(x, y, 3.6, 4.6, OWL_DARK);
+    c.ellipse(x - 0.3, y - 0.4, 3.0, 4.0, OWL);
+    c.ellipse(x, y + 1.8, 2.0, 2.2, OWL_BELLY);
+    // Ear tufts.
+    c.triangle(
+        (x - 3.5, y - 3.0),
+        (x - 1.5, y - 3.5),
+        (x - 3.2, y - 6.5),
+        OWL_DARK,
+    );
+    c.triangle(
+        (x + 3.5, y - 3.0),
+        (x + 1.5, y - 3.5),
+        (x + 3.2, y - 6.5),
+        OWL_DARK,
+    );
+    c.outline(OUT);
+    let (xi, yi) = (x as i32, (y - 1.5) as i32);
+    for ex in [xi - 2, xi + 1] {
+        c.rect(ex, yi - 1, 2, 2, if f == 0 { GOLD } else { OWL_DARK });
+        if f == 0 {
+            c.set(ex + (ex < xi) as i32, yi, PUPIL);
+        }
+    }
+    c.set(xi, yi + 1, GOLD_DARK);
+    // Its feet on the shelf.
+    c.set(xi - 1, 52, GOLD_DARK);
+    c.set(xi + 1, 52, GOLD_DARK);
+    c
+}
+
 /// Frame `f` of decor `id` (transparent for an id this generator does not draw).
 fn decor(id: &str, f: u32) -> Canvas {
     match id {
@@ -223,6 +261,7 @@ fn decor(id: &str, f: u32) -> Canvas {
         "scene.fireflies" => fireflies(f),
         "scene.banner" => banner(f),
         "scene.crystal" => crystal(f),
+        "scene.owl" => owl(f),
         _ => layer(),
     }
 }
