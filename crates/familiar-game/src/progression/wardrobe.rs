@@ -38,6 +38,36 @@ pub fn wearable_index(id: &str, familiar_index: usize) -> Option<usize> {
     Some(block * frames_per_wearable() + familiar_index)
 }
 
+/// A companion's tiny hat: one frame per hat of [`WEARABLES`], left to right, in
+/// `companion-hats.png`; it sits with its bottom on the wisp's head.
+pub const COMPANION_HAT: (u32, u32) = (12, 10);
+
+/// The hats of [`WEARABLES`], in their order in `companion-hats.png`.
+pub fn companion_hats() -> impl Iterator<Item = &'static str> {
+    WEARABLES
+        .iter()
+        .copied()
+        .filter(|id| id.starts_with("hat."))
+}
+
+/// Frame of hat `id` in `companion-hats.png`.
+pub fn companion_hat_index(id: &str) -> Option<usize> {
+    companion_hats().position(|h| h == id)
+}
+
+/// Where the head of the companion wisp is in frame `frame` of row `row` of
+/// [`crate::sheet::COMPANION_SHEET`]: the row (from the frame's top) the tiny hat's bottom
+/// sits on; `None` while it appears (row 2), too small for a hat. The wisp bobs by a pixel
+/// or two: `gen-sprites` checks these against the sheet it draws.
+pub fn companion_head(row: usize, frame: usize) -> Option<i32> {
+    const BOB: [i32; 4] = [0, -1, -2, -1];
+    match row {
+        0 => Some(11 + BOB[frame % 4]),
+        1 => Some(11 + BOB[(frame + 1) % 4]),
+        _ => None,
+    }
+}
+
 /// A decor layer: as big as the backdrop, transparent but for the decor, drawn over it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Decor {
@@ -219,6 +249,20 @@ mod tests {
         for d in DECOR {
             assert!(d.frames >= 1 && d.frames <= decor_columns() && d.fps > 0.0);
         }
+    }
+
+    #[test]
+    fn companions_have_a_tiny_version_of_every_hat() {
+        let hats: Vec<_> = UNLOCKS
+            .iter()
+            .filter(|u| u.kind == UnlockKind::Hat)
+            .map(|u| companion_hat_index(u.id))
+            .collect();
+        assert!(hats.iter().all(Option::is_some));
+        assert_eq!(companion_hat_index("accessory.scarf"), None);
+        assert_eq!(companion_hats().count(), hats.len());
+        assert_eq!(companion_head(2, 3), None);
+        assert!(companion_head(0, 2) < companion_head(0, 0));
     }
 
     #[test]

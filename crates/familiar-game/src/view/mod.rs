@@ -166,7 +166,12 @@ impl Plugin for ViewPlugin {
                         hud::draw_hud,
                         hud::despawn_orphan_huds,
                     ),
-                    (wardrobe::dress_familiars, wardrobe::draw_wardrobe).chain(),
+                    (
+                        wardrobe::dress_familiars,
+                        wardrobe::dress_companions,
+                        wardrobe::draw_wardrobe,
+                    )
+                        .chain(),
                 )
                     .chain()
                     .after(LogicSet),

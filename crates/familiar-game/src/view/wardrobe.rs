@@ -2,18 +2,20 @@
 //! as two sprite layers over its own (children of its sprite, showing the same frame of
 //! `wearables.png`, whose blocks are frame-aligned with the familiar's sheet), a new hat
 //! drops onto every head with a bounce, and the scene decor earned stands over the backdrop
-//! (one backdrop-sized layer each, placed where `draw` places the backdrop). Part of `view`.
+//! (one backdrop-sized layer each, placed where `draw` places the backdrop). Companions wear
+//! a tiny version of the hat, on their bobbing heads. Part of `view`.
 
 use bevy::prelude::*;
 
 use super::{Background, FamiliarParts};
 use crate::assets;
-use crate::logic::Familiar;
+use crate::logic::{Companion, Familiar};
 use crate::progression::Profile;
 use crate::progression::wardrobe::{
-    DECOR, DECOR_SIZE, Wardrobe, decor_columns, wearable_index, wearables_rows,
+    COMPANION_HAT, DECOR, DECOR_SIZE, Wardrobe, companion_hat_index, companion_hats,
+    companion_head, decor_columns, wearable_index, wearables_rows,
 };
-use crate::sheet::SHEET;
+use crate::sheet::{COMPANION_SHEET, SHEET};
 
 /// How long a new hat takes to drop onto the head.
 const DROP_SECS: f32 = 0.6;
@@ -24,7 +26,13 @@ const DROP_FROM: f32 = 14.0;
 pub(super) struct WardrobeArt {
     wearables: Handle<Image>,
     wearables_layout: Handle<TextureAtlasLayout>,
+    companion_hats: Handle<Image>,
+    companion_hats_layout: Handle<TextureAtlasLayout>,
 }
+
+/// A companion's tiny hat (a child of the companion).
+#[derive(Component)]
+pub(super) struct CompanionHat(Entity);
 
 /// The layers a familiar wears: hat, then accessory.
 #[derive(Component)]
@@ -78,9 +86,21 @@ pub(super) fn setup(
             DecorLayer(row),
         ));
     }
+    let companion_hats_layout = layouts.add(TextureAtlasLayout::from_grid(
+        UVec2::new(COMPANION_HAT.0, COMPANION_HAT.1),
+        companion_hats().count() as u32,
+        1,
+        None,
+        None,
+    ));
     commands.insert_resource(WardrobeArt {
         wearables,
         wearables_layout,
+        companion_hats: images.add(assets::image(
+            assets::COMPANION_HATS_PNG,
+            "companion-hats.png",
+        )),
+        companion_hats_layout,
     });
 }
 
@@ -113,6 +133,30 @@ pub(super) fn dress_familiars(
     }
 }
 
+/// Gives each new companion its (hidden) tiny hat.
+pub(super) fn dress_companions(
+    mut commands: Commands,
+    art: Res<WardrobeArt>,
+    added: Query<Entity, (With<Companion>, Without<CompanionHat>)>,
+) {
+    for e in &added {
+        let hat = commands
+            .spawn((
+                Sprite::from_atlas_image(
+                    art.companion_hats.clone(),
+                    TextureAtlas {
+                        layout: art.companion_hats_layout.clone(),
+                        index: 0,
+                    },
+                ),
+                Transform::from_xyz(0.0, 0.0, 0.05),
+                Visibility::Hidden,
+            ))
+            .id();
+        commands.entity(e).add_child(hat).insert(CompanionHat(hat));
+    }
+}
+
 /// The drop of a hat put on `age` seconds ago: its height above the head (sprite pixels),
 /// falling, then one small bounce; 0 once it sits.
 pub(crate) fn drop_height(age: f32) -> f32 {
@@ -129,7 +173,7 @@ pub(crate) fn drop_height(age: f32) -> f32 {
     }
 }
 
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn draw_wardrobe(
     time: Res<Time>,
     profile: Res<Profile>,
@@ -137,13 +181,14 @@ pub(super) fn draw_wardrobe(
     familiars: Query<(&FamiliarParts, &Worn), With<Familiar>>,
     mut sprites: Query<
         (&mut Sprite, &mut Transform, &mut Visibility),
-        (Without<Background>, Without<DecorLayer>),
+        (Without<Background>, Without<DecorLayer>, Without<Companion>),
     >,
     mut decor: Query<
         (&DecorLayer, &mut Sprite, &mut Transform, &mut Visibility),
         (Without<Worn>, Without<FamiliarParts>, Without<Background>),
     >,
     background: Query<(&Sprite, &Transform), (With<Background>, Without<DecorLayer>)>,
+    companions: Query<(&Sprite, &CompanionHat), (With<Companion>, Without<DecorLayer>)>,
 ) {
     let t = time.elapsed_secs();
     let wardrobe = Wardrobe::of(&profile);
@@ -181,6 +226,32 @@ pub(super) fn draw_wardrobe(
                 None => *vis = Visibility::Hidden,
             }
         }
+    }
+    // The companions' tiny hats, on the wisp's head in each frame, faded with it.
+    let tiny = hat.and_then(companion_hat_index);
+    for (sprite, hat_of) in &companions {
+        let Ok((mut s, mut tr, mut vis)) = sprites.get_mut(hat_of.0) else {
+            continue;
+        };
+        let index = sprite.texture_atlas.as_ref().map(|a| a.index).unwrap_or(0);
+        let columns = COMPANION_SHEET.columns as usize;
+        let head = companion_head(index / columns, index % columns);
+        let (Some(at), Some(head), Some(size)) = (tiny, head, sprite.custom_size) else {
+            *vis = Visibility::Hidden;
+            continue;
+        };
+        // The companion is sized through `custom_size`: one of its pixels is `px` wide.
+        let px = size.x / COMPANION_SHEET.frame as f32;
+        let half = COMPANION_SHEET.frame as f32 / 2.0;
+        let bottom = half - head as f32;
+        tr.translation.x = 0.5 * px;
+        tr.translation.y = (bottom + COMPANION_HAT.1 as f32 / 2.0) * px;
+        s.custom_size = Some(Vec2::new(COMPANION_HAT.0 as f32, COMPANION_HAT.1 as f32) * px);
+        s.color = Color::WHITE.with_alpha(sprite.color.alpha());
+        if let Some(atlas) = s.texture_atlas.as_mut() {
+            atlas.index = at;
+        }
+        *vis = Visibility::Inherited;
     }
     // Decor over the backdrop, wherever and however big `draw` makes it.
     let Ok((bg_sprite, bg)) = background.single() else {

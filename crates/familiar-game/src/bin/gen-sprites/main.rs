@@ -29,7 +29,7 @@ use canvas::Canvas;
 use decor::decor_sheet;
 use familiar::familiar_sheet;
 use props::{background, companion_sheet, icons};
-use wearables::wearables_sheet;
+use wearables::{companion_hats_sheet, wearables_sheet};
 
 /// Every asset file the generator writes, with its canvas.
 pub fn all_assets() -> Vec<(&'static str, Canvas)> {
@@ -40,6 +40,7 @@ pub fn all_assets() -> Vec<(&'static str, Canvas)> {
         ("background.png", background()),
         ("wearables.png", wearables_sheet()),
         ("decor.png", decor_sheet()),
+        ("companion-hats.png", companion_hats_sheet()),
     ]
 }
 

@@ -6,7 +6,9 @@
 //! one exactly, outline, occlusion by paws and books, and the hurt flash included.
 
 use familiar_game::anim::Anim;
-use familiar_game::progression::wardrobe::{WEARABLES, frames_per_wearable, wearables_rows};
+use familiar_game::progression::wardrobe::{
+    COMPANION_HAT, WEARABLES, companion_hats, frames_per_wearable, wearables_rows,
+};
 use familiar_game::progression::{UnlockKind, unlock};
 use familiar_game::sheet::SHEET;
 
@@ -351,6 +353,52 @@ pub fn wearables_sheet() -> Canvas {
     sheet
 }
 
+/// A companion's tiny version of hat `id` (`COMPANION_HAT`), its brim on the bottom rows.
+fn tiny_hat(id: &str) -> Canvas {
+    let mut c = Canvas::new(COMPANION_HAT.0, COMPANION_HAT.1);
+    match id {
+        "hat.pointed" => {
+            c.triangle((1.5, 8.0), (10.5, 8.0), (7.5, 0.5), HAT);
+            c.triangle((6.5, 8.0), (10.5, 8.0), (7.5, 0.5), HAT_SHADE);
+            c.ellipse(6.0, 8.4, 5.5, 1.3, HAT_SHADE);
+            c.set(6, 5, GOLD);
+        }
+        "hat.beanie" => {
+            dome(&mut c, 6.0, 7.5, 4.6, 4.8, KNIT);
+            c.rect(1, 7, 10, 2, KNIT_CUFF);
+            c.ellipse(6.0, 2.2, 1.7, 1.6, KNIT_CUFF);
+        }
+        "hat.crown" => {
+            for x in [2.5, 6.0, 9.5] {
+                c.triangle((x - 1.8, 6.0), (x + 1.8, 6.0), (x, 2.0), GOLD);
+            }
+            c.rect(1, 5, 10, 4, GOLD);
+            c.rect(7, 5, 4, 4, GOLD_DARK);
+            c.set(5, 7, GEM_RED);
+            c.set(6, 7, GEM_RED);
+        }
+        "hat.archmage" => {
+            c.triangle((2.0, 8.0), (9.5, 8.0), (6.0, 2.5), MAGE);
+            c.triangle((4.5, 4.5), (7.5, 4.5), (10.5, 0.5), MAGE);
+            c.ellipse(6.0, 8.3, 5.8, 1.3, MAGE_SHADE);
+            c.set(5, 5, GOLD);
+        }
+        _ => {}
+    }
+    c.outline(OUT);
+    c
+}
+
+/// The companions' tiny hats, one frame each, in the order of `companion_hats()`.
+pub fn companion_hats_sheet() -> Canvas {
+    let ids: Vec<&str> = companion_hats().collect();
+    let mut sheet = Canvas::new(COMPANION_HAT.0 * ids.len() as u32, COMPANION_HAT.1);
+    for (i, id) in ids.iter().enumerate() {
+        sheet.blit(&tiny_hat(id), (i as u32 * COMPANION_HAT.0) as i32, 0);
+    }
+    sheet
+}
+
 /// For `--preview`: the familiar wearing each wearable (a row each, bare first), in one frame
 /// of every animation.
 pub fn dressed_preview() -> Canvas {
@@ -402,6 +450,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn every_hat_has_a_tiny_version_resting_on_its_brim() {
+        for id in companion_hats() {
+            let c = tiny_hat(id);
+            let shown = c.pixels.iter().filter(|p| p[3] > 0).count();
+            assert!(shown > 20, "{id}: {shown} pixels");
+            let bottom = (0..c.pixels.len())
+                .filter(|i| c.pixels[*i][3] > 0)
+                .map(|i| i as u32 / c.width)
+                .max();
+            assert_eq!(bottom, Some(COMPANION_HAT.1 - 1), "{id}");
+        }
+    }
+
+    #[test]
+    fn the_companions_head_is_where_the_game_puts_its_hat() {
+        // `companion_head` follows the wisp's bob: the wisp's top is the same distance
+        // above it in every frame that wears a hat.
+        use familiar_game::progression::wardrobe::companion_head;
+        use familiar_game::sheet::COMPANION_SHEET;
+        let sheet = crate::props::companion_sheet();
+        let size = COMPANION_SHEET.frame as i32;
+        let mut gaps = Vec::new();
+        for row in 0..COMPANION_SHEET.rows.len() {
+            for f in 0..COMPANION_SHEET.rows[row].0 as usize {
+                let Some(head) = companion_head(row, f) else {
+                    continue;
+                };
+                let top = (0..size).find(|y| {
+                    (6..18).any(|x| sheet.get(f as i32 * size + x, row as i32 * size + y)[3] > 0)
+                });
+                gaps.push(top.map(|t| head - t));
+            }
+        }
+        assert_eq!(gaps.len(), 8);
+        assert!(gaps.windows(2).all(|w| w[0] == w[1]), "{gaps:?}");
     }
 
     #[test]
