@@ -10,6 +10,9 @@ pub const FAMILIAR_PNG: &[u8] = include_bytes!("../../../assets/familiar.png");
 pub const COMPANION_PNG: &[u8] = include_bytes!("../../../assets/companion.png");
 pub const ICONS_PNG: &[u8] = include_bytes!("../../../assets/icons.png");
 pub const BACKGROUND_PNG: &[u8] = include_bytes!("../../../assets/background.png");
+pub const WEARABLES_PNG: &[u8] = include_bytes!("../../../assets/wearables.png");
+pub const DECOR_PNG: &[u8] = include_bytes!("../../../assets/decor.png");
+pub const COMPANION_HATS_PNG: &[u8] = include_bytes!("../../../assets/companion-hats.png");
 
 /// Decodes an embedded PNG into a nearest-filtered image (crisp pixels when scaled up).
 pub fn image(bytes: &[u8], name: &str) -> Image {

@@ -13,8 +13,9 @@
 //!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs;
-//! - `progression` is the user's XP, level and unlocks (pure), and `progression::persist`
-//!   keeps them between runs in the data directory.
+//! - `progression` is the user's XP, level and unlocks (pure), `progression::wardrobe` what
+//!   they put on screen (pure), and `progression::persist` keeps them between runs in the data
+//!   directory.
 
 pub mod anim;
 mod assets;

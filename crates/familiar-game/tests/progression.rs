@@ -12,6 +12,7 @@ use bevy::time::TimeUpdateStrategy;
 use familiar_game::GameFeed;
 use familiar_game::logic::{Familiar, FeedMessage, GameLogicPlugin, LogStrip, Progress};
 use familiar_game::progression::persist::{ProgressionPlugin, load_profile};
+use familiar_game::progression::wardrobe::Wardrobe;
 use familiar_game::progression::{Profile, UnlockKind};
 use familiar_model::{Action, ActionKind, Event, EventKind, Status};
 
@@ -197,6 +198,45 @@ fn a_save_round_trips_with_unlocks_this_version_does_not_know() {
     saved.unlocks.insert("hat.from-a-later-version".to_owned());
     assert!(familiar_save::save(&path, &saved).is_ok());
     assert_eq!(load_profile(&path), (saved, true));
+}
+
+#[test]
+fn a_save_written_before_the_wardrobe_still_loads_and_dresses_the_familiar() {
+    // What the first version wrote at level 10: its four unlocks, `scene.night` (then a
+    // night sky, now the paper lanterns) among them, and one this version does not know.
+    let dir = tempdir();
+    let path = dir.path().join("progress.json");
+    let old = br#"{"familiar": "progress", "version": 1, "data": {"xp": 7300,
+        "unlocks": ["accessory.scarf", "hat.crown", "hat.pointed", "scene.night",
+        "scene.from-a-later-version"]}}"#;
+    assert!(std::fs::write(&path, old).is_ok());
+    let (mut loaded, may_save) = load_profile(&path);
+    assert!(may_save);
+    assert_eq!((loaded.xp, loaded.level()), (7300, 10));
+    let w = Wardrobe::of(&loaded);
+    assert_eq!(w.hat.map(|u| u.id), Some("hat.crown"));
+    assert_eq!(w.accessory.map(|u| u.id), Some("accessory.scarf"));
+    assert_eq!(
+        w.decor.iter().map(|d| d.id).collect::<Vec<_>>(),
+        ["scene.night"]
+    );
+    // The next XP earns what this version added below level 10, and keeps the unknown id.
+    let gain = loaded.add(1);
+    assert_eq!(
+        gain.unlocked.iter().map(|u| u.id).collect::<Vec<_>>(),
+        [
+            "scene.bookshelf",
+            "hat.beanie",
+            "accessory.specs",
+            "scene.fireflies"
+        ]
+    );
+    assert!(loaded.unlocks.contains("scene.from-a-later-version"));
+    assert_eq!(Wardrobe::of(&loaded).hat.map(|u| u.id), Some("hat.crown"));
+    assert_eq!(
+        Wardrobe::of(&loaded).accessory.map(|u| u.id),
+        Some("accessory.specs")
+    );
 }
 
 #[test]

@@ -2,12 +2,14 @@
 //! are. Real Claude Code transcripts live beside the repository in
 //! `../shared/fixtures/real/` (`FAMILIAR_REAL_FIXTURES` moves them); the small edge-case
 //! transcripts the project writes live in `fixtures/`. With the `dbus` feature, `dbus`
-//! gives notification tests a real session bus and a recording notification server.
+//! gives notification tests a real session bus and a recording notification server; `xvfb`
+//! gives window tests a display.
 
 use std::path::{Path, PathBuf};
 
 #[cfg(feature = "dbus")]
 pub mod dbus;
+pub mod xvfb;
 
 /// The workspace root (this crate is `crates/familiar-testkit`).
 pub fn workspace_root() -> PathBuf {

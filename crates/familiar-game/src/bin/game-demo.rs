@@ -4,8 +4,11 @@
 //!
 //! ```text
 //! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle | --asleep] [--continuous]
-//!           [--screenshot PATH [--frames N]] [--stats] [--window-memory PATH]
+//!           [--screenshot PATH [--frames N]] [--stats] [--window-memory PATH] [--xp N]
 //! ```
+//! `--xp N` starts the user at N XP, with the unlocks of its level (to look at what is worn at
+//! a level: 10 is Lv 2, 640 Lv 5, 7290 Lv 10, 68590 Lv 20), in a profile saved to a temporary
+//! directory removed at the end.
 //! `--idle` sends the opening only, then nothing (for idle CPU); `--asleep` also says the agent
 //! is idle with an unknown context (the familiar sleeps); `--stats` prints the time to
 //! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`);
@@ -19,6 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
+use familiar_game::progression::Profile;
 use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, run_game};
 use familiar_model::{
     Action, ActionKind, Event, EventKind, PlanItem, PlanStatus, ReplayControl, Status,
@@ -34,6 +38,7 @@ struct Args {
     frames: u32,
     stats: bool,
     window_memory: Option<PathBuf>,
+    xp: Option<i64>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -47,6 +52,7 @@ fn parse() -> Result<Args, String> {
         frames: 30,
         stats: false,
         window_memory: None,
+        xp: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -67,6 +73,7 @@ fn parse() -> Result<Args, String> {
                     .parse()
                     .map_err(|e| format!("--frames: {e}"))?
             }
+            "--xp" => a.xp = Some(value("--xp")?.parse().map_err(|e| format!("--xp: {e}"))?),
             "--screenshot" => a.screenshot = Some(PathBuf::from(value("--screenshot")?)),
             "--idle" => a.idle = true,
             "--asleep" => a.asleep = true,
@@ -334,6 +341,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A profile at the XP asked for, in a directory of its own.
+    let profile_dir = args
+        .xp
+        .map(|_| std::env::temp_dir().join(format!("familiar-demo-{}", std::process::id())));
+    if let (Some(xp), Some(dir)) = (args.xp, &profile_dir) {
+        let mut profile = Profile::default();
+        profile.add(xp);
+        if let Err(e) = familiar_save::save(&dir.join("progress.json"), &profile) {
+            eprintln!("game-demo: --xp: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let started = Instant::now();
     let (tx, rx) = crossbeam_channel::unbounded();
     let control = ReplayControl::new(1.0);
@@ -348,6 +367,7 @@ fn main() -> ExitCode {
             after_frames: args.frames,
         }),
         frame_counter: Some(frames.clone()),
+        progress: profile_dir.as_ref().map(|d| d.join("progress.json")),
         ..GameOptions::default()
     };
     if args.stats {
@@ -368,7 +388,11 @@ fn main() -> ExitCode {
         });
     }
     std::thread::spawn(move || feeder(tx, &args, control));
-    match run_game(rx, options) {
+    let result = run_game(rx, options);
+    if let Some(dir) = &profile_dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("game-demo: {e}");

@@ -3,9 +3,11 @@
 //! by every session's familiar; `logic` adds the XP of `xp` actions to it and shows it on each
 //! familiar's [`crate::logic::Progress`]. No I/O and no Bevy systems here: `persist` loads it
 //! from and saves it to the user's data directory (through `familiar-save`: versioned,
-//! atomic, a damaged or newer file set aside).
+//! atomic, a damaged or newer file set aside), and `wardrobe` says what the unlocks put on
+//! screen (the hat and accessory worn, the scene decor).
 
 pub mod persist;
+pub mod wardrobe;
 
 use std::collections::BTreeSet;
 
@@ -53,7 +55,9 @@ pub struct Unlock {
     pub level: u32,
 }
 
-/// Every unlock, by level.
+/// Every unlock, by level: one every level or two early on, then every few levels (a few
+/// days of work each, see [`xp_for_level`]). Ids are kept in save files: never rename or
+/// remove one (`scene.night`, once a night sky, is the paper lanterns now).
 pub const UNLOCKS: &[Unlock] = &[
     Unlock {
         id: "hat.pointed",
@@ -68,16 +72,70 @@ pub const UNLOCKS: &[Unlock] = &[
         level: 3,
     },
     Unlock {
+        id: "scene.bookshelf",
+        kind: UnlockKind::Scene,
+        name: "bookshelf",
+        level: 4,
+    },
+    Unlock {
         id: "scene.night",
         kind: UnlockKind::Scene,
-        name: "night sky",
+        name: "paper lanterns",
         level: 5,
+    },
+    Unlock {
+        id: "hat.beanie",
+        kind: UnlockKind::Hat,
+        name: "knitted beanie",
+        level: 6,
+    },
+    Unlock {
+        id: "accessory.specs",
+        kind: UnlockKind::Accessory,
+        name: "reading glasses",
+        level: 7,
+    },
+    Unlock {
+        id: "scene.fireflies",
+        kind: UnlockKind::Scene,
+        name: "fireflies",
+        level: 8,
     },
     Unlock {
         id: "hat.crown",
         kind: UnlockKind::Hat,
         name: "crown",
         level: 10,
+    },
+    Unlock {
+        id: "scene.banner",
+        kind: UnlockKind::Scene,
+        name: "guild banner",
+        level: 12,
+    },
+    Unlock {
+        id: "accessory.cape",
+        kind: UnlockKind::Accessory,
+        name: "cape",
+        level: 14,
+    },
+    Unlock {
+        id: "scene.crystal",
+        kind: UnlockKind::Scene,
+        name: "crystal ball",
+        level: 16,
+    },
+    Unlock {
+        id: "scene.owl",
+        kind: UnlockKind::Scene,
+        name: "owl",
+        level: 18,
+    },
+    Unlock {
+        id: "hat.archmage",
+        kind: UnlockKind::Hat,
+        name: "archmage's hat",
+        level: 20,
     },
 ];
 
@@ -192,15 +250,27 @@ mod tests {
         assert_eq!(gain.level_up_from, Some(2));
         assert_eq!(
             gain.unlocked.iter().map(|u| u.id).collect::<Vec<_>>(),
-            ["accessory.scarf", "scene.night", "hat.crown"]
+            [
+                "accessory.scarf",
+                "scene.bookshelf",
+                "scene.night",
+                "hat.beanie",
+                "accessory.specs",
+                "scene.fireflies",
+                "hat.crown"
+            ]
         );
+        assert_eq!(p.level(), 11);
         assert_eq!(p.best(UnlockKind::Hat).map(|u| u.id), Some("hat.crown"));
-        assert_eq!(p.best(UnlockKind::Scene).map(|u| u.id), Some("scene.night"));
+        assert_eq!(
+            p.best(UnlockKind::Scene).map(|u| u.id),
+            Some("scene.fireflies")
+        );
         // Losing XP lowers the level but keeps what was earned.
         let gain = p.add(-1_000_000);
         assert_eq!((p.xp, p.level()), (0, 1));
         assert_eq!(gain, Gain::default());
-        assert_eq!(p.unlocked().count(), UNLOCKS.len());
+        assert_eq!(p.unlocked().count(), 8);
     }
 
     #[test]

@@ -17,7 +17,8 @@
 //! - `input`: the keys;
 //! - `power`: full rate or low power, and the frame counter;
 //! - `capture`: the optional screenshot;
-//! - `bridge`: the pipeline's channel into the game, waking the event loop.
+//! - `bridge`: the pipeline's channel into the game, waking the event loop;
+//! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
@@ -33,6 +34,7 @@ mod pointer;
 mod power;
 mod spawn;
 mod text;
+mod wardrobe;
 
 use bevy::prelude::*;
 use familiar_model::ReplayControl;
@@ -160,9 +162,16 @@ impl Plugin for ViewPlugin {
             .insert_resource(PixelScale(3.0))
             .insert_resource(Options(self.options.clone()))
             .add_plugins(FocusPlugin)
+            .init_resource::<wardrobe::HatChange>()
             .add_systems(
                 Startup,
-                (canvas::setup_canvas, spawn::setup, panel::spawn_panel).chain(),
+                (
+                    canvas::setup_canvas,
+                    spawn::setup,
+                    panel::spawn_panel,
+                    wardrobe::setup,
+                )
+                    .chain(),
             )
             .add_systems(Update, canvas::fit_canvas)
             .add_systems(
@@ -187,6 +196,12 @@ impl Plugin for ViewPlugin {
                         panel::draw_panel,
                         hud::despawn_orphan_huds,
                     ),
+                    (
+                        wardrobe::dress_familiars,
+                        wardrobe::dress_companions,
+                        wardrobe::draw_wardrobe,
+                    )
+                        .chain(),
                 )
                     .chain()
                     .after(LogicSet),

@@ -1,11 +1,13 @@
-//! The familiar (a small violet cat in a wizard's hat): its pose, the effects of each
-//! animation, and the whole sheet laid out by `familiar_game::sheet::SHEET`.
+//! The familiar (a small violet cat): its pose, the effects of each animation, and the whole
+//! sheet laid out by `familiar_game::sheet::SHEET`. It wears nothing there: its hats and
+//! accessories are layers of their own (`wearables`), drawn through the hooks here.
 
 use familiar_game::anim::Anim;
 use familiar_game::sheet::SHEET;
 
 use crate::brushes::{smoke, sparkle, star, zed};
 use crate::canvas::*;
+use crate::wearables::{self, Head, Wear};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Eyes {
@@ -57,12 +59,19 @@ impl Default for Pose {
     }
 }
 
-/// Draws the familiar (a small violet cat in a wizard's hat) into a 48×48 layer, outlined.
-fn draw_familiar(p: &Pose) -> Canvas {
+/// Draws the familiar (a small violet cat) into a 48×48 layer, outlined, wearing `wear`
+/// (nothing for its own sheet; the wearables' layers are the difference, see `wearables`).
+fn draw_familiar(p: &Pose, wear: Wear) -> Canvas {
     let mut c = Canvas::new(48, 48);
     let (ox, oy) = (p.dx, p.dy);
     let sq = p.squash;
     let body = [SHADE, BASE, LIGHT];
+    let head = Head {
+        x: 24.0 + ox,
+        y: 28.0 + oy + sq * 0.8,
+        tilt: p.hat_tilt,
+        squash: sq,
+    };
 
     // Tail first, so the body covers its root.
     let segments = 10;
@@ -75,6 +84,7 @@ fn draw_familiar(p: &Pose) -> Canvas {
         let col = if t > 0.8 { CREAM } else { BASE };
         c.ellipse(x, y, r, r, col);
     }
+    wearables::behind(&mut c, wear, &head);
     // Feet.
     c.ellipse(20.0 + ox, 44.3 + oy.min(0.0) * 0.0 + oy, 2.8, 1.6, SHADE);
     c.ellipse(28.0 + ox, 44.3 + oy, 2.8, 1.6, SHADE);
@@ -115,30 +125,7 @@ fn draw_familiar(p: &Pose) -> Canvas {
     );
     // Head.
     c.ball(24.0 + ox, 28.0 + hy, 10.2 + sq * 0.6, 8.0 - sq * 0.4, body);
-    // Hat: cone, band, brim, star.
-    let tip = (26.5 + ox + p.hat_tilt, 6.5 + hy);
-    c.triangle((18.5 + ox, 21.0 + hy), (30.0 + ox, 21.0 + hy), tip, HAT);
-    c.triangle(
-        (24.5 + ox, 21.0 + hy),
-        (30.0 + ox, 21.0 + hy),
-        tip,
-        HAT_SHADE,
-    );
-    c.triangle(
-        (19.5 + ox, 20.5 + hy),
-        (22.0 + ox, 20.5 + hy),
-        (tip.0 - 0.5, tip.1 + 3.0),
-        HAT_LIGHT,
-    );
-    c.ellipse(24.5 + ox, 21.2 + hy, 8.0, 1.7, HAT_SHADE);
-    c.ellipse(24.0 + ox, 20.8 + hy, 7.4, 1.2, HAT);
-    let sx = (24.0 + ox + p.hat_tilt * 0.4).round() as i32;
-    let sy = (15.0 + hy).round() as i32;
-    c.set(sx, sy, GOLD);
-    c.set(sx - 1, sy, GOLD);
-    c.set(sx + 1, sy, GOLD);
-    c.set(sx, sy - 1, GOLD);
-    c.set(sx, sy + 1, GOLD);
+    wearables::front(&mut c, wear, &head);
     // Paws (drawn after the body so raised paws overlap it).
     let paw = |c: &mut Canvas, x: f32, y: f32| {
         c.ellipse(x, y, 2.3, 2.0, SHADE);
@@ -211,11 +198,12 @@ fn draw_familiar(p: &Pose) -> Canvas {
             c.set(mx + 2, my + 1, PUPIL);
         }
     }
+    wearables::face(&mut c, wear, &head);
     c
 }
 
-/// One frame of an animation: the pose plus its effects layer.
-fn frame(anim: Anim, f: u32) -> Canvas {
+/// One frame of an animation: the pose, wearing `wear`, plus its effects layer.
+pub(crate) fn frame(anim: Anim, f: u32, wear: Wear) -> Canvas {
     let mut out = Canvas::new(48, 48);
     let mut fx = Canvas::new(48, 48);
     let mut fx_front = Canvas::new(48, 48);
@@ -448,7 +436,7 @@ fn frame(anim: Anim, f: u32) -> Canvas {
     }
     out.blit(&fx, 0, 0);
     if draw_char {
-        let mut ch = draw_familiar(&pose);
+        let mut ch = draw_familiar(&pose, wear);
         if let Some((col, amount)) = flash {
             ch.tint(col, amount.max(0.0));
         }
@@ -464,7 +452,7 @@ pub fn familiar_sheet() -> Canvas {
     for (row, anim) in Anim::ALL.iter().enumerate() {
         let (frames, _) = SHEET.rows[row];
         for f in 0..frames {
-            let fr = frame(*anim, f);
+            let fr = frame(*anim, f, Wear::NOTHING);
             sheet.blit(
                 &fr,
                 (f * SHEET.frame) as i32,

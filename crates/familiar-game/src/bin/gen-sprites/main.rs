@@ -7,22 +7,29 @@
 //! - `canvas`: the RGBA canvas, its primitives and the palette;
 //! - `brushes`: sparkles, stars, Zs and smoke;
 //! - `familiar`: the familiar's poses and animation frames;
-//! - `props`: the companion, the icons and the backdrop.
+//! - `props`: the companion, the icons and the backdrop;
+//! - `wearables`: the familiar's hats and accessories, layers over its sheet;
+//! - `decor`: the scene decor the scene unlocks add over the backdrop.
 //!
 //! Run `cargo run -p familiar-game --bin gen-sprites` after changing the art, and commit the
-//! PNGs. `--preview DIR` also writes 4× enlargements on a dark backdrop, to look at the art.
+//! PNGs. `--preview DIR` also writes 4× enlargements on a dark backdrop, to look at the art,
+//! and `dressed.png`: the familiar in each of its wearables.
 
 mod brushes;
 mod canvas;
+mod decor;
 mod familiar;
 mod props;
+mod wearables;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use canvas::Canvas;
+use decor::decor_sheet;
 use familiar::familiar_sheet;
 use props::{background, companion_sheet, icons};
+use wearables::{companion_hats_sheet, wearables_sheet};
 
 /// Every asset file the generator writes, with its canvas.
 pub fn all_assets() -> Vec<(&'static str, Canvas)> {
@@ -31,6 +38,9 @@ pub fn all_assets() -> Vec<(&'static str, Canvas)> {
         ("companion.png", companion_sheet()),
         ("icons.png", icons()),
         ("background.png", background()),
+        ("wearables.png", wearables_sheet()),
+        ("decor.png", decor_sheet()),
+        ("companion-hats.png", companion_hats_sheet()),
     ]
 }
 
@@ -94,6 +104,12 @@ fn run() -> Result<(), String> {
         if let Some(p) = &preview {
             write(&p.join(name), &enlarge(&canvas, 4))?;
         }
+    }
+    if let Some(p) = &preview {
+        write(
+            &p.join("dressed.png"),
+            &enlarge(&wearables::dressed_preview(), 4),
+        )?;
     }
     Ok(())
 }
