@@ -5,10 +5,13 @@
 //! ```text
 //! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle | --asleep] [--continuous]
 //!           [--screenshot PATH [--frames N]] [--stats]
+//! game-demo --scene NAME [--screenshot PATH]
 //! ```
 //! `--idle` sends the opening only, then nothing (for idle CPU); `--asleep` also says the agent
 //! is idle with an unknown context (the familiar sleeps); `--stats` prints the time to
 //! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`).
+//! `--scene` plays one of `familiar_game::scene::NAMES` instead of the loop, with a fixed clock,
+//! and captures its frame (the screenshot tests, `tests/screens.rs`, run it so).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +32,7 @@ struct Args {
     screenshot: Option<PathBuf>,
     frames: u32,
     stats: bool,
+    scene: Option<String>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -41,6 +45,7 @@ fn parse() -> Result<Args, String> {
         screenshot: None,
         frames: 30,
         stats: false,
+        scene: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -61,6 +66,7 @@ fn parse() -> Result<Args, String> {
                     .parse()
                     .map_err(|e| format!("--frames: {e}"))?
             }
+            "--scene" => a.scene = Some(value("--scene")?),
             "--screenshot" => a.screenshot = Some(PathBuf::from(value("--screenshot")?)),
             "--idle" => a.idle = true,
             "--asleep" => a.asleep = true,
@@ -280,6 +286,19 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let scene = match args
+        .scene
+        .as_deref()
+        .map(|n| (n, familiar_game::scene::scene(n)))
+    {
+        None => None,
+        Some((_, Some(scene))) => Some(scene),
+        Some((name, None)) => {
+            let names = familiar_game::scene::NAMES.join(", ");
+            eprintln!("game-demo: no scene {name:?} (scenes: {names})");
+            return ExitCode::FAILURE;
+        }
+    };
     let started = Instant::now();
     let (tx, rx) = crossbeam_channel::unbounded();
     let control = ReplayControl::new(1.0);
@@ -291,8 +310,9 @@ fn main() -> ExitCode {
         title: "Familiar demo".to_string(),
         screenshot: args.screenshot.clone().map(|path| ScreenshotOptions {
             path,
-            after_frames: args.frames,
+            after_frames: scene.as_ref().map_or(args.frames, |s| s.capture_frame),
         }),
+        scene: scene.clone(),
         frame_counter: Some(frames.clone()),
         ..GameOptions::default()
     };
@@ -313,7 +333,9 @@ fn main() -> ExitCode {
             }
         });
     }
-    std::thread::spawn(move || feeder(tx, &args, control));
+    if scene.is_none() {
+        std::thread::spawn(move || feeder(tx, &args, control));
+    }
     match run_game(rx, options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
