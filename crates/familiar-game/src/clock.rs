@@ -1,7 +1,8 @@
-//! The local wall-clock time the view may show (time-of-day lighting, scenes by the hour),
-//! behind one resource so captures can fix it: [`LocalClock`] reads the system's local time,
-//! unless a [`crate::scene::Scene`] fixed it for a screenshot that must be the same run after
-//! run. Game time (animations, timers) is Bevy's `Time`, which scenes drive by a fixed step.
+//! What varies from run to run, behind resources a [`crate::scene::Scene`] fixes for a
+//! screenshot that must be the same run after run: [`LocalClock`], the local wall-clock time
+//! the view may show (time-of-day lighting, scenes by the hour), and [`Seed`], the seed of
+//! anything random it draws (particles, weather). Game time (animations, timers) is Bevy's
+//! `Time`, which scenes drive by a fixed step.
 
 use bevy::prelude::*;
 
@@ -42,6 +43,22 @@ impl LocalClock {
     }
 }
 
+/// The seed for anything random the view draws: seed every generator from it (never from the
+/// system), so a scene's particles fall the same way each run.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seed(pub u64);
+
+impl Seed {
+    /// A seed of this run: fixed by a scene, else from the clock.
+    pub fn for_run(fixed: Option<u64>) -> Seed {
+        Seed(fixed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +73,6 @@ mod tests {
         assert_eq!(noon.hours(), 12.5);
         let system = LocalClock::default().now();
         assert!(system.hour < 24 && system.minute < 60, "{system:?}");
+        assert_eq!(Seed::for_run(Some(14)), Seed(14));
     }
 }

@@ -176,7 +176,10 @@ impl Plugin for GamePlugin {
         })
         .insert_resource(clock::LocalClock {
             fixed: self.options.scene.as_ref().map(|s| s.local_time),
-        });
+        })
+        .insert_resource(clock::Seed::for_run(
+            self.options.scene.as_ref().map(|s| s.seed),
+        ));
         if let Some(scene) = &self.options.scene {
             app.add_plugins(scene::ScenePlugin {
                 scene: scene.clone(),

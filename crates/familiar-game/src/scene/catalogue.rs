@@ -115,6 +115,7 @@ fn build(name: &'static str, cues: Vec<Cue>, capture_frame: u32) -> Scene {
             hour: 17,
             minute: 0,
         },
+        seed: 14,
         cues,
         capture_frame,
     }

@@ -42,6 +42,8 @@ pub struct Scene {
     pub step: Duration,
     /// What the view sees as the local time of day.
     pub local_time: TimeOfDay,
+    /// The seed of anything random the view draws ([`crate::clock::Seed`]).
+    pub seed: u64,
     pub cues: Vec<Cue>,
     /// The frame whose picture is captured.
     pub capture_frame: u32,
