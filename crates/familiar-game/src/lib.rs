@@ -15,14 +15,19 @@
 //! - `window_memory` remembers the window's size and position between runs;
 //! - `progression` is the user's XP, level and unlocks (pure), `progression::wardrobe` what
 //!   they put on screen (pure), and `progression::persist` keeps them between runs in the data
-//!   directory.
+//!   directory;
+//! - `scene` puts the game in a given state from a fixed feed and a fixed clock, for
+//!   screenshots that are the same run after run; `clock` is the local time of day the view
+//!   reads (fixed by a scene).
 
 pub mod anim;
 mod assets;
+pub mod clock;
 pub mod font;
 pub mod logic;
 mod probe;
 pub mod progression;
+pub mod scene;
 pub mod sheet;
 mod view;
 mod window_memory;
@@ -92,6 +97,10 @@ pub struct GameOptions {
     pub max_familiars: usize,
     /// Counts frames (updates), for benchmarks.
     pub frame_counter: Option<Arc<AtomicU64>>,
+    /// Play this scene (fixed feed, time step and local time) instead of only the feed, for a
+    /// deterministic screenshot; the screenshot's `after_frames` then counts from the first
+    /// frame.
+    pub scene: Option<scene::Scene>,
 }
 
 impl Default for GameOptions {
@@ -105,6 +114,7 @@ impl Default for GameOptions {
             title: "Familiar".to_string(),
             max_familiars: 10,
             frame_counter: None,
+            scene: None,
         }
     }
 }
@@ -171,7 +181,18 @@ impl Plugin for GamePlugin {
         })
         .add_plugins(window_memory::WindowMemoryPlugin {
             path: self.options.window_memory.clone(),
-        });
+        })
+        .insert_resource(clock::LocalClock {
+            fixed: self.options.scene.as_ref().map(|s| s.local_time),
+        })
+        .insert_resource(clock::Seed::for_run(
+            self.options.scene.as_ref().map(|s| s.seed),
+        ));
+        if let Some(scene) = &self.options.scene {
+            app.add_plugins(scene::ScenePlugin {
+                scene: scene.clone(),
+            });
+        }
         if let Some(feed) = &self.feed {
             view::add_feed_bridge(app, feed.clone());
         }
@@ -210,11 +231,16 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
                 run_on_any_thread: true,
             })
             .set(ImagePlugin::default_nearest())
+            // A scene's capture must not miss what a shader still compiling would leave out.
+            .set(bevy::render::RenderPlugin {
+                synchronous_pipeline_compilation: options.scene.is_some(),
+                ..default()
+            })
             // The binary installs its own tracing subscriber.
             .disable::<bevy::log::LogPlugin>(),
     )
     .insert_resource(ClearColor(Color::srgb_u8(18, 14, 38)))
-    .insert_resource(if options.continuous {
+    .insert_resource(if options.continuous || options.scene.is_some() {
         WinitSettings::game()
     } else {
         view::idle_settings(Duration::from_millis(500))

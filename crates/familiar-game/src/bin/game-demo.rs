@@ -5,6 +5,7 @@
 //! ```text
 //! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle | --asleep] [--continuous]
 //!           [--screenshot PATH [--frames N]] [--stats] [--window-memory PATH] [--xp N]
+//! game-demo --scene NAME [--screenshot PATH]
 //! ```
 //! `--xp N` starts the user at N XP, with the unlocks of its level (to look at what is worn at
 //! a level: 10 is Lv 2, 640 Lv 5, 7290 Lv 10, 68590 Lv 20), in a profile saved to a temporary
@@ -14,6 +15,8 @@
 //! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`);
 //! `--window-memory` opens the window at the size a `WindowMemory` JSON file says (to look at
 //! other window sizes), and writes it back on exit.
+//! `--scene` plays one of `familiar_game::scene::NAMES` instead of the loop, with a fixed clock,
+//! and captures its frame (the screenshot tests, `tests/screens.rs`, run it so).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +42,7 @@ struct Args {
     stats: bool,
     window_memory: Option<PathBuf>,
     xp: Option<i64>,
+    scene: Option<String>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -53,6 +57,7 @@ fn parse() -> Result<Args, String> {
         stats: false,
         window_memory: None,
         xp: None,
+        scene: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -74,6 +79,7 @@ fn parse() -> Result<Args, String> {
                     .map_err(|e| format!("--frames: {e}"))?
             }
             "--xp" => a.xp = Some(value("--xp")?.parse().map_err(|e| format!("--xp: {e}"))?),
+            "--scene" => a.scene = Some(value("--scene")?),
             "--screenshot" => a.screenshot = Some(PathBuf::from(value("--screenshot")?)),
             "--idle" => a.idle = true,
             "--asleep" => a.asleep = true,
@@ -353,6 +359,19 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    let scene = match args
+        .scene
+        .as_deref()
+        .map(|n| (n, familiar_game::scene::scene(n)))
+    {
+        None => None,
+        Some((_, Some(scene))) => Some(scene),
+        Some((name, None)) => {
+            let names = familiar_game::scene::NAMES.join(", ");
+            eprintln!("game-demo: no scene {name:?} (scenes: {names})");
+            return ExitCode::FAILURE;
+        }
+    };
     let started = Instant::now();
     let (tx, rx) = crossbeam_channel::unbounded();
     let control = ReplayControl::new(1.0);
@@ -364,8 +383,9 @@ fn main() -> ExitCode {
         title: "Familiar demo".to_string(),
         screenshot: args.screenshot.clone().map(|path| ScreenshotOptions {
             path,
-            after_frames: args.frames,
+            after_frames: scene.as_ref().map_or(args.frames, |s| s.capture_frame),
         }),
+        scene: scene.clone(),
         frame_counter: Some(frames.clone()),
         progress: profile_dir.as_ref().map(|d| d.join("progress.json")),
         ..GameOptions::default()
@@ -387,7 +407,9 @@ fn main() -> ExitCode {
             }
         });
     }
-    std::thread::spawn(move || feeder(tx, &args, control));
+    if scene.is_none() {
+        std::thread::spawn(move || feeder(tx, &args, control));
+    }
     let result = run_game(rx, options);
     if let Some(dir) = &profile_dir {
         let _ = std::fs::remove_dir_all(dir);

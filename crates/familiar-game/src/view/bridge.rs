@@ -1,7 +1,8 @@
 //! The feed bridge: a thread carries the pipeline's channel into the game and wakes the event
-//! loop when items arrive.
+//! loop when items arrive, unless `power` says a frame is due soon anyway ([`FrameSoon`]).
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use bevy::prelude::*;
 use bevy::winit::{EventLoopProxyWrapper, WinitUserEvent};
@@ -17,11 +18,29 @@ pub fn add_feed_bridge(app: &mut App, feed: Receiver<GameFeed>) {
     // pipeline instead of the bridge buffering without end.
     let (tx, rx) = crossbeam_channel::bounded(BRIDGE_CAPACITY);
     app.insert_resource(FeedChannel(rx))
+        .insert_resource(FrameSoon::default())
         .insert_resource(BridgeStart(Mutex::new(Some((feed, tx)))))
         .add_systems(Startup, start_bridge);
 }
 
 pub(super) const BRIDGE_CAPACITY: usize = 4096;
+
+/// Set by `power` while the window draws at its animation rate: the next frame comes within
+/// one animation frame, so a wake-up per feed item would only add frames (at 3 sessions and 6
+/// items a second, 7 of 27 frames a second were wake-ups). `power` clears it before it lets
+/// the window sleep longer, and then looks at the channel, so no item waits for a long timer.
+#[derive(Resource, Clone, Default)]
+pub(crate) struct FrameSoon(pub(crate) Arc<AtomicBool>);
+
+impl FrameSoon {
+    pub(crate) fn get(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn set(&self, soon: bool) {
+        self.0.store(soon, Ordering::SeqCst);
+    }
+}
 
 #[derive(Resource)]
 pub(super) struct BridgeStart(Mutex<Option<(Receiver<GameFeed>, Sender<GameFeed>)>>);
@@ -34,12 +53,14 @@ pub(super) struct BridgeStop(Sender<()>);
 pub(super) fn start_bridge(
     mut commands: Commands,
     start: Res<BridgeStart>,
+    soon: Res<FrameSoon>,
     proxy: Option<Res<EventLoopProxyWrapper>>,
 ) {
     let Some((feed, tx)) = start.0.lock().ok().and_then(|mut g| g.take()) else {
         return;
     };
     let proxy = proxy.map(|p| (**p).clone());
+    let soon = soon.clone();
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(0);
     let spawned = std::thread::Builder::new()
         .name("familiar-game-feed".to_string())
@@ -54,7 +75,7 @@ pub(super) fn start_bridge(
                         if tx.send(item).is_err() {
                             break;
                         }
-                        if was_empty && let Some(p) = &proxy {
+                        if was_empty && !soon.get() && let Some(p) = &proxy {
                             let _ = p.send_event(WinitUserEvent::WakeUp);
                         }
                     }

@@ -1,5 +1,6 @@
 //! The optional screenshot (`GameOptions::screenshot`): after some frames with the familiars on
-//! stage, capture the window, save it, and quit.
+//! stage (or, playing a scene, after that many frames from the start), capture the window, save
+//! it, and quit.
 
 use std::time::Duration;
 
@@ -30,7 +31,9 @@ pub(super) fn screenshot(
     };
     let started = *state.started.get_or_insert_with(std::time::Instant::now);
     // Count frames once a familiar is on stage and past its entrance (a puff of smoke).
-    let on_stage = !familiars.is_empty() && familiars.iter().all(|a| a.0.current() != Anim::Enter);
+    // A scene counts every frame: its cues and clock make frame N the same picture each run.
+    let on_stage = options.0.scene.is_some()
+        || (!familiars.is_empty() && familiars.iter().all(|a| a.0.current() != Anim::Enter));
     if on_stage {
         state.frames += 1;
     }

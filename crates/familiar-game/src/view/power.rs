@@ -6,8 +6,9 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy::winit::{UpdateMode, WinitSettings};
 
+use super::bridge::FrameSoon;
 use super::{COMPACTION_NOTE_SECS, Options};
-use crate::logic::{Activity, Animation, Mana, Speech};
+use crate::logic::{Activity, Animation, FeedChannel, Mana, Speech};
 
 /// Low-power settings: draw when something happens to the window, a feed item arrives, or
 /// every `wait`. Mouse motion elsewhere on the desktop does not wake it.
@@ -27,6 +28,8 @@ pub(super) fn power_mode(
     activity: Res<Activity>,
     familiars: Query<(&Animation, &Speech, &Mana)>,
     settings: Option<ResMut<WinitSettings>>,
+    soon: Option<Res<FrameSoon>>,
+    channel: Option<Res<FeedChannel>>,
     mut opened: Local<Option<std::time::Instant>>,
 ) {
     let Some(mut settings) = settings else {
@@ -45,10 +48,15 @@ pub(super) fn power_mode(
         }
         return;
     }
-    let wait = if activity.animating {
-        // 20 fps: the sprite sheets run at 2-10 fps, easing and floaters look smooth at 20,
-        // and each frame costs real CPU where rendering is software (llvmpipe).
-        Duration::from_millis(50)
+    let animating = activity.animating;
+    if let Some(soon) = &soon {
+        soon.set(animating);
+    }
+    // Cleared first, then the channel looked at: an item the bridge sent without a wake-up
+    // (the flag was still set) is seen here, and keeps the next frame near.
+    let pending = channel.is_some_and(|c| !c.0.is_empty());
+    let wait = if animating || pending {
+        ANIMATION_FRAME
     } else if familiars.iter().any(|(a, ..)| !a.0.calm()) {
         Duration::from_millis(333)
     } else {
@@ -76,11 +84,61 @@ pub(super) fn power_mode(
     }
 }
 
+/// The frame time while something moves: 20 fps. The sprite sheets run at 2-10 fps, easing and
+/// floaters look smooth at 20, and each frame costs real CPU where rendering is software
+/// (llvmpipe). Feed items do not add frames meanwhile (`FrameSoon`).
+pub(super) const ANIMATION_FRAME: Duration = Duration::from_millis(50);
+
 /// How long a new window draws at full rate before it may go reactive.
 pub(super) const FIRST_FRAMES_AT_FULL_RATE: Duration = Duration::from_millis(1500);
 
 pub(super) fn count_frames(options: Res<Options>) {
     if let Some(counter) = &options.0.frame_counter {
         counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::FeedChannel;
+    use crate::{GameFeed, GameOptions};
+
+    /// Regression guard for the skipped wake-ups: an item the bridge left without a wake-up
+    /// (a frame was due soon) must keep the next frame near once nothing animates any more.
+    #[test]
+    fn an_item_sent_without_a_wake_up_keeps_the_next_frame_near() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let soon = FrameSoon::default();
+        soon.set(true);
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins)
+            .insert_resource(Options(GameOptions {
+                window_memory: None,
+                ..GameOptions::default()
+            }))
+            .insert_resource(Activity::default())
+            .insert_resource(idle_settings(Duration::from_secs(5)))
+            .insert_resource(soon.clone())
+            .insert_resource(FeedChannel(rx))
+            .add_systems(Update, power_mode);
+        app.update();
+        // Past the first moments at full rate (wall-clock by design: the window's mapping).
+        std::thread::sleep(FIRST_FRAMES_AT_FULL_RATE + Duration::from_millis(100));
+        assert!(tx.send(GameFeed::Quit).is_ok());
+        app.update();
+        let mode = |app: &App| app.world().resource::<WinitSettings>().unfocused_mode;
+        assert!(
+            !soon.get(),
+            "nothing animates: the bridge must wake the loop again"
+        );
+        assert_eq!(mode(&app), UpdateMode::reactive_low_power(ANIMATION_FRAME));
+        let drained: Vec<GameFeed> = app.world().resource::<FeedChannel>().0.try_iter().collect();
+        assert_eq!(drained.len(), 1);
+        app.update();
+        assert_eq!(
+            mode(&app),
+            UpdateMode::reactive_low_power(Duration::from_secs(5))
+        );
     }
 }
