@@ -10,6 +10,8 @@
 //! - `file`: one followed transcript: its [`familiar_transcript::Normalizer`], the events held
 //!   until its session is known, its timers.
 //! - [`snapshot`]: what a session looks like now, and its `snapshot` event.
+//! - `think`: the turn's thinking intensity (`think`), carried from its prompt onto its
+//!   `thinking` events.
 //! - [`timers`]: when quiet becomes `waiting_for_input` and silence becomes `idle`.
 //!
 //! The model is pure: no files, threads or clock of its own. Time is whatever the last
@@ -20,6 +22,7 @@ mod file;
 pub mod input;
 mod model;
 pub mod snapshot;
+mod think;
 pub mod timers;
 
 pub use input::{FileInfo, FileKind, Input, Output};
