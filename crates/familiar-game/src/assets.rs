@@ -10,6 +10,8 @@ pub const FAMILIAR_PNG: &[u8] = include_bytes!("../../../assets/familiar.png");
 pub const COMPANION_PNG: &[u8] = include_bytes!("../../../assets/companion.png");
 pub const ICONS_PNG: &[u8] = include_bytes!("../../../assets/icons.png");
 pub const BACKGROUND_PNG: &[u8] = include_bytes!("../../../assets/background.png");
+pub const WORLD_PNG: &[u8] = include_bytes!("../../../assets/world.png");
+pub const SKY_PNG: &[u8] = include_bytes!("../../../assets/sky.png");
 
 /// Decodes an embedded PNG into a nearest-filtered image (crisp pixels when scaled up).
 pub fn image(bytes: &[u8], name: &str) -> Image {

@@ -11,6 +11,7 @@
 //!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs;
+//! - `world` is the reacting world as plain data (sky for the hour and weather, particles);
 //! - `progression` is the user's XP, level and unlocks (pure), and `progression::persist`
 //!   keeps them between runs in the data directory.
 
@@ -22,6 +23,7 @@ pub mod progression;
 pub mod sheet;
 mod view;
 mod window_memory;
+pub mod world;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,11 +1,14 @@
 //! A scripted scene for looking at the game and measuring it, without the rest of Familiar:
 //! a feeder thread plays a fixed loop of events and actions (reading, writing, bash, errors,
-//! subagents, compaction, XP) into `run_game`.
+//! subagents, compaction, XP, an approval wait, "ultrathink" and "think hard" prompts, tool and
+//! API errors) into `run_game`.
 //!
 //! ```text
 //! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle | --asleep] [--continuous]
-//!           [--screenshot PATH [--frames N]] [--stats]
+//!           [--screenshot PATH [--frames N]] [--stats] [--steps N]
 //! ```
+//! `--steps N` plays the first N steps of the loop, then holds (to look at one moment: 1 is
+//! the "ultrathink" prompt, 14 the approval wait, 17 the rain after an API error).
 //! `--idle` sends the opening only, then nothing (for idle CPU); `--asleep` also says the agent
 //! is idle with an unknown context (the familiar sleeps); `--stats` prints the time to
 //! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`).
@@ -18,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, run_game};
-use familiar_model::{Action, ActionKind, Event, EventKind, ReplayControl, Status};
+use familiar_model::{Action, ActionKind, ErrorKind, Event, EventKind, ReplayControl, Status};
 
 struct Args {
     sessions: usize,
@@ -29,6 +32,7 @@ struct Args {
     screenshot: Option<PathBuf>,
     frames: u32,
     stats: bool,
+    steps: Option<usize>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -41,6 +45,7 @@ fn parse() -> Result<Args, String> {
         screenshot: None,
         frames: 30,
         stats: false,
+        steps: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -62,6 +67,13 @@ fn parse() -> Result<Args, String> {
                     .map_err(|e| format!("--frames: {e}"))?
             }
             "--screenshot" => a.screenshot = Some(PathBuf::from(value("--screenshot")?)),
+            "--steps" => {
+                a.steps = Some(
+                    value("--steps")?
+                        .parse()
+                        .map_err(|e| format!("--steps: {e}"))?,
+                )
+            }
             "--idle" => a.idle = true,
             "--asleep" => a.asleep = true,
             "--continuous" => a.continuous = true,
@@ -121,26 +133,46 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             s.action(ActionKind::Xp { amount: 10 }, kind, None),
         ]
     };
-    match n % 16 {
-        0 => {
-            let ev = s.event(EventKind::Prompt, Status::Working);
-            out.push(GameFeed::Event(ev));
-            out.push(s.action(
+    // A prompt that asks for thinking (`think`: 2 think hard, 3 ultrathink), and the thinking
+    // event after it, which carries the turn's intensity as the session model does.
+    let prompt = |s: &mut Session, text: &str, think: u8| {
+        let mut ev = s.event(EventKind::Prompt, Status::Working);
+        ev.text = Some(text.to_string());
+        ev.think = Some(think);
+        let mut thinking = s.event(EventKind::Thinking, Status::Working);
+        thinking.think = Some(think);
+        vec![
+            GameFeed::Event(ev),
+            s.action(
                 ActionKind::Quest {
-                    text: "Make the flaky test pass and tidy the parser".to_string(),
+                    text: text.to_string(),
                 },
                 EventKind::Prompt,
                 None,
-            ));
-            out.push(s.action(animate("think"), EventKind::Prompt, None));
-        }
+            ),
+            GameFeed::Event(thinking),
+            s.action(animate("think"), EventKind::Thinking, None),
+        ]
+    };
+    let error = |s: &mut Session, kind: ErrorKind, anim: &str| {
+        let mut ev = s.event(EventKind::Error, Status::Working);
+        ev.error = Some(kind);
+        vec![
+            GameFeed::Event(ev),
+            s.action(animate(anim), EventKind::Error, None),
+        ]
+    };
+    match n % 20 {
+        0 => out.extend(prompt(
+            s,
+            "ultrathink: make the flaky test pass and tidy the parser",
+            3,
+        )),
         1 => out.extend(tool(s, EventKind::Reading, "/repo/tests/parser.rs", "cast")),
         2 => out.extend(tool(s, EventKind::Reading, "/repo/src/parser.rs", "cast")),
         3 => out.extend(tool(s, EventKind::Bash, "cargo test parser", "attack")),
         4 => {
-            let ev = s.event(EventKind::Error, Status::Working);
-            out.push(GameFeed::Event(ev));
-            out.push(s.action(animate("hurt"), EventKind::Error, None));
+            out.extend(error(s, ErrorKind::Tool, "hurt"));
             out.push(s.action(
                 ActionKind::Say {
                     text: "Ouch, 2 tests failed.".to_string(),
@@ -189,12 +221,10 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             ev.target = Some("git push".to_string());
             out.push(GameFeed::Event(ev));
         }
-        13 => {
-            let ev = s.event(EventKind::Error, Status::Working);
-            out.push(GameFeed::Event(ev));
-            out.push(s.action(animate("blocked"), EventKind::Error, None));
-        }
-        14 => {
+        // Still waiting for approval: nothing comes, the familiar keeps asking.
+        13 => {}
+        14 => out.extend(error(s, ErrorKind::Rejected, "blocked")),
+        15 => {
             if s.used > 120_000 {
                 let pre = s.used;
                 s.used = 18_000;
@@ -208,6 +238,13 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
                 out.extend(tool(s, EventKind::Writing, "/repo/README.md", "write"));
             }
         }
+        16 => out.extend(error(s, ErrorKind::Api, "hurt")),
+        17 => out.extend(prompt(
+            s,
+            "think hard about why the parser test is flaky",
+            2,
+        )),
+        18 => out.extend(tool(s, EventKind::Reading, "/repo/src/lexer.rs", "cast")),
         _ => {
             let ev = s.event(EventKind::Success, Status::WaitingForInput);
             out.push(GameFeed::Event(ev));
@@ -255,6 +292,9 @@ fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
     }
     let mut n = 0usize;
     loop {
+        if args.steps.is_some_and(|steps| n >= steps * sessions.len()) {
+            return;
+        }
         if control.paused() {
             std::thread::sleep(Duration::from_millis(100));
             continue;

@@ -9,6 +9,7 @@
 //! - `feed`: [`ingest`] applies each event and action to them;
 //! - `tick`: [`advance`] runs the timers;
 //! - `text`: labels and the shortening of text for the screen;
+//! - `world`: the weather, each familiar's effects and the sound cues ([`SoundCue`]);
 //! - `xp`: `xp` actions into the user's [`crate::progression::Profile`], shown on every
 //!   familiar's [`Progress`].
 
@@ -16,6 +17,7 @@ mod feed;
 mod state;
 mod text;
 mod tick;
+mod world;
 mod xp;
 
 use bevy::prelude::*;
@@ -31,6 +33,7 @@ pub use state::{
 };
 pub use text::{codex_label, session_label};
 pub use tick::advance;
+pub use world::{AURA_SECS, Effects, SoundCue, WorldWeather, react};
 
 /// One item of the feed, as a Bevy message.
 #[derive(Message, Debug, Clone)]
@@ -70,13 +73,15 @@ pub struct GameLogicPlugin;
 impl Plugin for GameLogicPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<FeedMessage>()
+            .add_message::<SoundCue>()
+            .init_resource::<WorldWeather>()
             .init_resource::<GameConfig>()
             .init_resource::<LogStrip>()
             .init_resource::<Activity>()
             .init_resource::<Focus>()
             .init_resource::<state::CompanionSeq>()
             .init_resource::<crate::progression::Profile>()
-            .add_systems(Update, (ingest, advance).chain().in_set(LogicSet));
+            .add_systems(Update, (ingest, advance, react).chain().in_set(LogicSet));
     }
 }
 

@@ -11,6 +11,7 @@ use super::{
     Background, COMPACTION_NOTE_SECS, CompanionLabel, FamiliarParts, HudVisible, PixelScale,
     band_color, fit, rgb, row, window_size,
 };
+use crate::anim::Anim;
 use crate::logic::{
     self, Animation, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Companion, FLOATER_SECS, Familiar,
     Floater, Mana, ManaBand, Mark, Progress, SessionInfo, Speech,
@@ -107,7 +108,8 @@ pub(super) fn draw_familiars(
         }
         // Status mark bobbing beside the hat.
         if let Ok((mut sprite, mut tr, mut vis)) = sprites.get_mut(parts.mark) {
-            match Mark::symbol(*mark) {
+            // The asking pose draws its own `!` bubble.
+            match Mark::symbol(*mark).filter(|_| current != Anim::Ask) {
                 Some(symbol) => {
                     if let Some(atlas) = sprite.texture_atlas.as_mut() {
                         atlas.index = if symbol == '!' {

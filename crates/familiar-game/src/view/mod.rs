@@ -11,18 +11,22 @@
 //! - `input`: the keys;
 //! - `power`: full rate or low power, and the frame counter;
 //! - `capture`: the optional screenshot;
-//! - `bridge`: the pipeline's channel into the game, waking the event loop.
+//! - `bridge`: the pipeline's channel into the game, waking the event loop;
+//! - `world`: the sky of the time of day, the weather, the campfire of rest;
+//! - `effects`: the particles of bursts and think auras.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
 mod bridge;
 mod capture;
 mod draw;
+mod effects;
 mod hud;
 mod input;
 mod layout;
 mod power;
 mod spawn;
+mod world;
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
@@ -145,7 +149,7 @@ impl Plugin for ViewPlugin {
             .insert_resource(HudVisible(true))
             .insert_resource(PixelScale(3.0))
             .insert_resource(Options(self.options.clone()))
-            .add_systems(Startup, spawn::setup)
+            .add_systems(Startup, (spawn::setup, world::setup_world))
             .add_systems(
                 Update,
                 (
@@ -163,6 +167,14 @@ impl Plugin for ViewPlugin {
                         hud::draw_hud,
                         hud::despawn_orphan_huds,
                     ),
+                    (
+                        world::attach_campfires,
+                        effects::attach_particles,
+                        world::draw_sky,
+                        world::draw_campfires,
+                        effects::draw_particles,
+                    )
+                        .chain(),
                 )
                     .chain()
                     .after(LogicSet),

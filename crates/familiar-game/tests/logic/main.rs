@@ -4,13 +4,14 @@
 //! This file holds the helpers; the tests are grouped by what they watch: `animation` (the
 //! state machine, marks and sleep), `mana` (context and compaction), `hud` (XP, speech,
 //! quest, log strip, floaters), `companions` (subagents) and `sessions` (several familiars,
-//! the channel).
+//! the channel), `world` (the approval pose, effects, weather, sound cues).
 
 mod animation;
 mod companions;
 mod hud;
 mod mana;
 mod sessions;
+mod world;
 
 use std::time::Duration;
 

@@ -7,7 +7,8 @@
 //! - `canvas`: the RGBA canvas, its primitives and the palette;
 //! - `brushes`: sparkles, stars, Zs and smoke;
 //! - `familiar`: the familiar's poses and animation frames;
-//! - `props`: the companion, the icons and the backdrop.
+//! - `props`: the companion, the icons and the backdrop;
+//! - `world`: the campfire, the clouds and the backdrop of each phase of the day.
 //!
 //! Run `cargo run -p familiar-game --bin gen-sprites` after changing the art, and commit the
 //! PNGs. `--preview DIR` also writes 4× enlargements on a dark backdrop, to look at the art.
@@ -16,6 +17,7 @@ mod brushes;
 mod canvas;
 mod familiar;
 mod props;
+mod world;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +33,8 @@ pub fn all_assets() -> Vec<(&'static str, Canvas)> {
         ("companion.png", companion_sheet()),
         ("icons.png", icons()),
         ("background.png", background()),
+        ("world.png", world::world_sheet()),
+        ("sky.png", world::sky_sheet()),
     ]
 }
 
