@@ -298,6 +298,49 @@ pub fn aura_particle(think: u8, i: usize, t: f32) -> Option<Particle> {
     })
 }
 
+/// Seconds a companion takes to walk in, or out.
+pub const COMPANION_WALK_SECS: f32 = 1.2;
+/// Seconds of the puff in which a companion appears (at the start of its walk in) or vanishes
+/// (at the end of its walk out).
+const PUFF_SECS: f32 = 0.3;
+
+/// Where a companion is on its walk in or out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Walk {
+    /// 0 at its place beside the familiar .. 1 at the edge of the scene it comes from.
+    pub away: f32,
+    /// Frame (0..4) of the puff it appears or vanishes in, while it does.
+    pub puff: Option<usize>,
+}
+
+/// A companion of `age` seconds, leaving for `leaving` seconds if it is: it appears in a
+/// puff a little way off, walks in, works beside the familiar, then walks off and vanishes.
+pub fn companion_walk(age: f32, leaving: Option<f32>) -> Walk {
+    let ease = |t: f32| {
+        let t = t.clamp(0.0, 1.0);
+        t * t * (3.0 - 2.0 * t)
+    };
+    let frame = |t: f32| ((t / PUFF_SECS) * 4.0).clamp(0.0, 3.0) as usize;
+    if let Some(left) = leaving {
+        let walk = COMPANION_WALK_SECS - PUFF_SECS;
+        let vanish = left - walk;
+        Walk {
+            away: ease(left / walk),
+            puff: (vanish >= 0.0).then(|| 3 - frame(vanish)),
+        }
+    } else if age < PUFF_SECS {
+        Walk {
+            away: 1.0,
+            puff: Some(frame(age)),
+        }
+    } else {
+        Walk {
+            away: 1.0 - ease((age - PUFF_SECS) / (COMPANION_WALK_SECS - PUFF_SECS)),
+            puff: None,
+        }
+    }
+}
+
 /// A deterministic pseudo-random value in 0..1 for `seed` (particles look scattered but
 /// the same on every run, so screenshots compare).
 fn unit(seed: u32) -> f32 {

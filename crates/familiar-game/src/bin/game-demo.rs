@@ -192,7 +192,15 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             ));
             out.push(s.action(animate("think"), EventKind::SubagentStart, None));
         }
-        6 | 7 => out.push(s.action(animate("cast"), EventKind::Reading, Some("agent-demo"))),
+        6 | 7 => {
+            // The subagent's own event: its companion's context (its mana bar).
+            let mut ev = s.event(EventKind::Reading, Status::Working);
+            ev.agent = Some("agent-demo".to_string());
+            ev.context_used = Some(if n % 20 == 6 { 60_000 } else { 130_000 });
+            ev.target = Some("/repo/src/lexer.rs".to_string());
+            out.push(GameFeed::Event(ev));
+            out.push(s.action(animate("cast"), EventKind::Reading, Some("agent-demo")));
+        }
         8 => out.push(s.action(
             ActionKind::CompanionLeave {
                 id: "toolu_demo".to_string(),

@@ -236,6 +236,7 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         if !matches!(ev.kind, EventKind::Status | EventKind::SessionStart) {
             companion_busy(world, e, agent);
         }
+        super::world::companion_context(world, e, agent, ev);
         return;
     }
     // Compaction first: its post size stands in for the unknown context the event carries.
@@ -337,6 +338,7 @@ pub(crate) fn apply_action(world: &mut World, act: &Action, now: f32) {
                     age: 0.0,
                     busy: 0.0,
                     leaving: None,
+                    context: None,
                 });
             }
         }

@@ -83,6 +83,19 @@ pub(crate) fn observe_event(world: &mut World, e: Entity, ev: &Event) {
     }
 }
 
+/// A subagent's event: its companion's context (its own chain's, which every event of it
+/// carries), for the companion's small mana bar.
+pub(crate) fn companion_context(world: &mut World, owner: Entity, agent: &str, ev: &Event) {
+    let Some(used) = ev.context_used else {
+        return;
+    };
+    if let Some(c) = super::feed::companion_for(world, owner, agent)
+        && let Some(mut comp) = world.get_mut::<super::Companion>(c)
+    {
+        comp.context = Some((used, ev.context_limit));
+    }
+}
+
 /// Ages the weather and the effects, starts the burst of each victory or hurt that began,
 /// and sends the sound cue of every animation that started.
 pub fn react(

@@ -13,7 +13,7 @@
 //! - `capture`: the optional screenshot;
 //! - `bridge`: the pipeline's channel into the game, waking the event loop;
 //! - `world`: the sky of the time of day, the weather, the campfire of rest;
-//! - `effects`: the particles of bursts and think auras.
+//! - `effects`: the particles of bursts and think auras, the companions' mana bars.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
@@ -170,9 +170,11 @@ impl Plugin for ViewPlugin {
                     (
                         world::attach_campfires,
                         effects::attach_particles,
+                        effects::attach_companion_bars,
                         world::draw_sky,
                         world::draw_campfires,
                         effects::draw_particles,
+                        effects::draw_companion_bars,
                     )
                         .chain(),
                 )

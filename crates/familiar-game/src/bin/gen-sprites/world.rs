@@ -88,6 +88,17 @@ pub fn world_sheet() -> Canvas {
     }
     sheet.blit(&cloud(false), 0, WORLD.frame as i32);
     sheet.blit(&cloud(true), WORLD.frame as i32, WORLD.frame as i32);
+    // Each frame keeps a clear border: scaled by a fraction, a sprite samples its neighbour's
+    // edge (the campfire's glow showed as a dashed line over every cloud).
+    let n = WORLD.frame as i32;
+    for y in 0..sheet.height as i32 {
+        for x in 0..sheet.width as i32 {
+            if x % n == 0 || x % n == n - 1 || y % n == 0 || y % n == n - 1 {
+                let i = (y as u32 * sheet.width + x as u32) as usize;
+                sheet.pixels[i] = CLEAR;
+            }
+        }
+    }
     sheet
 }
 
