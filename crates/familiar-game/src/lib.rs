@@ -86,6 +86,9 @@ pub struct GameOptions {
     pub max_familiars: usize,
     /// Counts frames (updates), for benchmarks.
     pub frame_counter: Option<Arc<AtomicU64>>,
+    /// Where the sound cue of each animation that starts goes ([`logic::SoundCue`],
+    /// [`anim::Anim::cue`]): the seam for sound. `None`: cues stay inside the game.
+    pub sound_cues: Option<crossbeam_channel::Sender<logic::SoundCue>>,
 }
 
 impl Default for GameOptions {
@@ -99,6 +102,7 @@ impl Default for GameOptions {
             title: "Familiar".to_string(),
             max_familiars: 10,
             frame_counter: None,
+            sound_cues: None,
         }
     }
 }
@@ -157,6 +161,7 @@ impl Plugin for GamePlugin {
             ..logic::GameConfig::default()
         })
         .add_plugins(GameLogicPlugin)
+        .insert_resource(logic::CueSink(self.options.sound_cues.clone()))
         .add_plugins(ProgressionPlugin {
             path: self.options.progress.clone(),
         })

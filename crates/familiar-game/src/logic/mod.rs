@@ -33,7 +33,7 @@ pub use state::{
 };
 pub use text::{codex_label, session_label};
 pub use tick::advance;
-pub use world::{AURA_SECS, Effects, SoundCue, WorldWeather, react};
+pub use world::{AURA_SECS, CueSink, Effects, SoundCue, WorldWeather, react};
 
 /// One item of the feed, as a Bevy message.
 #[derive(Message, Debug, Clone)]

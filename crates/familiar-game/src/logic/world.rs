@@ -51,6 +51,10 @@ pub struct SoundCue {
     pub cue: &'static str,
 }
 
+/// Where [`SoundCue`]s go besides the game's own messages (`GameOptions::sound_cues`).
+#[derive(Resource, Debug, Clone, Default)]
+pub struct CueSink(pub Option<crossbeam_channel::Sender<SoundCue>>);
+
 /// A main-agent event of familiar `e`: the weather, and the intensity of thinking.
 pub(crate) fn observe_event(world: &mut World, e: Entity, ev: &Event) {
     match ev.kind {
@@ -103,6 +107,7 @@ pub fn react(
     mut weather: ResMut<WorldWeather>,
     mut familiars: Query<(&Familiar, &mut Animation, &mut Effects)>,
     mut cues: MessageWriter<SoundCue>,
+    sink: Option<Res<CueSink>>,
     mut activity: ResMut<super::Activity>,
 ) {
     let dt = time.delta_secs();
@@ -129,10 +134,15 @@ pub fn react(
                 fx.burst = Some((b, 0.0));
             }
             if let Some(cue) = started.cue() {
-                cues.write(SoundCue {
+                let cue = SoundCue {
                     session: familiar.session.clone(),
                     cue,
-                });
+                };
+                if let Some(Some(tx)) = sink.as_ref().map(|s| &s.0) {
+                    // A full or closed sink only loses sounds, never the game.
+                    let _ = tx.try_send(cue.clone());
+                }
+                cues.write(cue);
             }
         }
         moving |= fx.burst.is_some() || fx.aura() >= 2;

@@ -2,7 +2,7 @@
 //! weather, sound cues; and the pure rules behind them (`familiar_game::world`).
 
 use super::*;
-use familiar_game::logic::{AURA_SECS, Effects, SoundCue, WorldWeather};
+use familiar_game::logic::{AURA_SECS, CueSink, Effects, SoundCue, WorldWeather};
 use familiar_game::world::{
     Burst, MAX_CLOUDS, PARTICLE_SLOTS, Phase, RAIN_GLOOM, Trouble, Weather, aura_count,
     aura_particle, sky,
@@ -246,4 +246,26 @@ fn bursts_end_and_stay_within_the_slots() {
     // Confetti goes up before it falls.
     let up = Burst::Confetti.particle(3, 0.3).map(|p| p.y).unwrap_or(0.0);
     assert!(up > 6.0);
+}
+
+#[test]
+fn sound_cues_reach_the_sink_in_the_order_animations_start() {
+    let mut app = settled();
+    let (tx, rx) = crossbeam_channel::unbounded();
+    app.insert_resource(CueSink(Some(tx)));
+    animate(&mut app, "hurt");
+    app.update();
+    seconds(&mut app, 1.5);
+    status(&mut app, Status::WaitingForApproval);
+    status(&mut app, Status::Idle);
+    seconds(&mut app, 0.5);
+    let got: Vec<(String, &str)> = rx.try_iter().map(|c| (c.session, c.cue)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("s1".to_string(), "hurt"),
+            ("s1".to_string(), "ask"),
+            ("s1".to_string(), "rest"),
+        ]
+    );
 }
