@@ -5,7 +5,8 @@
 //!
 //! The protocol is `familiar_model::window`: [`WindowFeed`] lines on stdin (their end ends the
 //! feed), [`WindowReport`] lines on stdout — first `ready` or `unavailable` (the probe, before
-//! Bevy starts), then the replay's pause and speed as the window's keys change them. Exit
+//! Bevy starts), then the replay's pause and speed as the window's keys change them, and the
+//! sound cue of each animation that starts (`cue`; `familiar` logs it for now). Exit
 //! status: 0 when the window closed (or could not open), 1 when the game failed, 2 on bad
 //! arguments. Not meant to be run by hand.
 
@@ -15,6 +16,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crossbeam_channel::Sender;
+use familiar_game::logic::SoundCue;
 use familiar_game::{GameFeed, GameOptions, ScreenshotOptions};
 use familiar_model::{ReplayControl, WindowFeed, WindowReport};
 
@@ -128,8 +130,24 @@ fn main() -> ExitCode {
             .name("familiar-window-replay".to_owned())
             .spawn(move || report_replay(&control));
     }
+    // Each animation's sound cue goes to `familiar` as a report line (the seam for sounds).
+    let (cue_tx, cue_rx) = crossbeam_channel::bounded::<SoundCue>(64);
+    let _ = std::thread::Builder::new()
+        .name("familiar-window-cues".to_owned())
+        .spawn(move || {
+            for c in cue_rx {
+                let cue = WindowReport::Cue {
+                    session: c.session,
+                    cue: c.cue.to_owned(),
+                };
+                if !report(&cue) {
+                    return;
+                }
+            }
+        });
     let game = GameOptions {
         replay,
+        sound_cues: Some(cue_tx),
         title: options.title.unwrap_or_else(|| "Familiar".to_owned()),
         // A screenshot run draws every frame: under Xvfb no window manager focuses the window,
         // and a reactive window would draw too few frames to reach the capture.

@@ -27,10 +27,12 @@ pub enum Anim {
     Blocked,
     /// Compaction (and sleep).
     Rest,
+    /// Waiting for approval: a raised paw and a `!` bubble, held while the status lasts.
+    Ask,
 }
 
 impl Anim {
-    pub const ALL: [Anim; 10] = [
+    pub const ALL: [Anim; 11] = [
         Anim::Idle,
         Anim::Enter,
         Anim::Cast,
@@ -41,6 +43,7 @@ impl Anim {
         Anim::Hurt,
         Anim::Blocked,
         Anim::Rest,
+        Anim::Ask,
     ];
 
     pub fn name(self) -> &'static str {
@@ -55,6 +58,7 @@ impl Anim {
             Anim::Hurt => "hurt",
             Anim::Blocked => "blocked",
             Anim::Rest => "rest",
+            Anim::Ask => "ask",
         }
     }
 
@@ -73,6 +77,7 @@ impl Anim {
             "hurt" | "error" => Anim::Hurt,
             "blocked" | "rejected" | "interrupted" => Anim::Blocked,
             "rest" | "sleep" | "compact" | "compact_boundary" => Anim::Rest,
+            "ask" | "approval" | "waiting_for_approval" => Anim::Ask,
             _ => return None,
         })
     }
@@ -88,7 +93,7 @@ impl Anim {
             Anim::Idle => 0,
             Anim::Think => 1,
             Anim::Cast | Anim::Write | Anim::Attack => 2,
-            Anim::Enter | Anim::Victory => 3,
+            Anim::Enter | Anim::Victory | Anim::Ask => 3,
             Anim::Rest | Anim::Blocked => 4,
             Anim::Hurt => 5,
         }
@@ -101,7 +106,7 @@ impl Anim {
             Anim::Cast | Anim::Write => 0.6,
             Anim::Attack => 0.5,
             Anim::Think => 0.8,
-            Anim::Enter | Anim::Hurt | Anim::Blocked => 0.8,
+            Anim::Enter | Anim::Hurt | Anim::Blocked | Anim::Ask => 0.8,
             Anim::Victory => 1.2,
             Anim::Rest => 2.0,
         }
@@ -116,7 +121,23 @@ impl Anim {
             Anim::Hurt => 1.0,
             Anim::Blocked => 1.2,
             Anim::Victory => 1.6,
-            Anim::Rest => 3.0,
+            Anim::Rest | Anim::Ask => 3.0,
+        }
+    }
+
+    /// The sound cue of this animation: the seam between animations and sound. The game
+    /// reports each cue when its animation starts on screen ([`AnimMachine::take_started`],
+    /// `logic::SoundCue`); a sink may play it (e.g. through `familiar-audio`). `None`: silent.
+    /// Work animations stay silent (a burst of tools would be a drum roll).
+    pub fn cue(self) -> Option<&'static str> {
+        match self {
+            Anim::Idle | Anim::Cast | Anim::Attack | Anim::Write | Anim::Think => None,
+            Anim::Enter => Some("enter"),
+            Anim::Victory => Some("victory"),
+            Anim::Hurt => Some("hurt"),
+            Anim::Blocked => Some("blocked"),
+            Anim::Rest => Some("rest"),
+            Anim::Ask => Some("ask"),
         }
     }
 
@@ -141,6 +162,13 @@ pub struct AnimMachine {
     idle_for: f32,
     /// The session went idle while an animation played: sleep once it is over.
     sleep_requested: bool,
+    /// The session waits for approval: when nothing else plays, the familiar asks.
+    asking: bool,
+    /// Counts what changes the animation on screen (starts, sleep, asking), so
+    /// [`AnimMachine::take_started`] reports each start once.
+    generation: u32,
+    /// `generation` when `take_started` last looked.
+    reported: Option<u32>,
 }
 
 impl Default for AnimMachine {
@@ -161,6 +189,9 @@ impl AnimMachine {
             sleeping: false,
             idle_for: 0.0,
             sleep_requested: false,
+            asking: false,
+            generation: 0,
+            reported: None,
         }
     }
 
@@ -174,13 +205,47 @@ impl AnimMachine {
         }
     }
 
-    /// The animation on screen (sleep shows as `Rest`).
+    /// The animation on screen (sleep shows as `Rest`; idle while waiting for approval shows
+    /// as `Ask`).
     pub fn current(&self) -> Anim {
         if self.sleeping {
             Anim::Rest
+        } else if self.asking && self.current == Anim::Idle {
+            Anim::Ask
         } else {
             self.current
         }
+    }
+
+    /// The session waits for approval (`true`) or no longer does: between other animations
+    /// the familiar holds up its paw under a `!` until the status changes.
+    pub fn ask(&mut self, asking: bool) {
+        if asking && self.sleeping {
+            self.sleeping = false;
+            self.start(Anim::Idle);
+        }
+        if asking {
+            self.sleep_requested = false;
+        }
+        if self.asking != asking && self.current == Anim::Idle {
+            self.generation += 1;
+        }
+        self.asking = asking;
+    }
+
+    pub fn asking(&self) -> bool {
+        self.asking
+    }
+
+    /// The animation that started on screen since the last call, if any (the one showing
+    /// now: of a burst within one frame only the last counts). The game turns it into a
+    /// sound cue ([`Anim::cue`]).
+    pub fn take_started(&mut self) -> Option<Anim> {
+        if self.reported == Some(self.generation) {
+            return None;
+        }
+        self.reported = Some(self.generation);
+        Some(self.current())
     }
 
     pub fn pending(&self) -> Option<Anim> {
@@ -253,6 +318,7 @@ impl AnimMachine {
         if !self.sleeping && self.current.priority() <= Anim::Idle.priority() {
             self.sleeping = true;
             self.elapsed = 0.0;
+            self.generation += 1;
         } else if !self.sleeping {
             self.sleep_requested = true;
         }
@@ -268,6 +334,7 @@ impl AnimMachine {
     }
 
     fn start(&mut self, anim: Anim) {
+        self.generation += 1;
         self.current = anim;
         self.elapsed = 0.0;
         self.pending = None;
@@ -300,6 +367,7 @@ impl AnimMachine {
                 self.sleep_requested = false;
                 self.sleeping = true;
                 self.elapsed = 0.0;
+                self.generation += 1;
             }
         }
     }
@@ -435,5 +503,26 @@ mod tests {
         let mut e = AnimMachine::new();
         e.tick(0.9);
         assert_eq!(e.frame(6, 8.0), 5, "the entrance holds its last frame");
+    }
+
+    #[test]
+    fn asking_shows_between_animations_and_each_start_is_reported_once() {
+        let mut m = settled_machine();
+        m.take_started();
+        m.ask(true);
+        assert_eq!(m.current(), Anim::Ask);
+        assert_eq!(m.take_started(), Some(Anim::Ask));
+        assert_eq!(m.take_started(), None, "once");
+        m.request(Anim::Victory);
+        assert_eq!(m.current(), Anim::Victory);
+        m.request(Anim::Cast);
+        assert_eq!(m.take_started(), Some(Anim::Victory), "the one on screen");
+        m.tick(3.0);
+        m.tick(3.0);
+        assert_eq!(m.current(), Anim::Ask);
+        m.ask(false);
+        assert_eq!(m.current(), Anim::Idle);
+        assert_eq!(Anim::Victory.cue(), Some("victory"));
+        assert_eq!(Anim::Cast.cue(), None);
     }
 }

@@ -13,6 +13,8 @@ pub const BACKGROUND_PNG: &[u8] = include_bytes!("../../../assets/background.png
 pub const WEARABLES_PNG: &[u8] = include_bytes!("../../../assets/wearables.png");
 pub const DECOR_PNG: &[u8] = include_bytes!("../../../assets/decor.png");
 pub const COMPANION_HATS_PNG: &[u8] = include_bytes!("../../../assets/companion-hats.png");
+pub const WORLD_PNG: &[u8] = include_bytes!("../../../assets/world.png");
+pub const SKY_PNG: &[u8] = include_bytes!("../../../assets/sky.png");
 
 /// Decodes an embedded PNG into a nearest-filtered image (crisp pixels when scaled up).
 pub fn image(bytes: &[u8], name: &str) -> Image {

@@ -13,6 +13,7 @@
 //!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs;
+//! - `world` is the reacting world as plain data (sky for the hour and weather, particles);
 //! - `progression` is the user's XP, level and unlocks (pure), `progression::wardrobe` what
 //!   they put on screen (pure), and `progression::persist` keeps them between runs in the data
 //!   directory;
@@ -31,6 +32,7 @@ pub mod scene;
 pub mod sheet;
 mod view;
 mod window_memory;
+pub mod world;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -101,6 +103,9 @@ pub struct GameOptions {
     /// deterministic screenshot; the screenshot's `after_frames` then counts from the first
     /// frame.
     pub scene: Option<scene::Scene>,
+    /// Where the sound cue of each animation that starts goes ([`logic::SoundCue`],
+    /// [`anim::Anim::cue`]): the seam for sound. `None`: cues stay inside the game.
+    pub sound_cues: Option<crossbeam_channel::Sender<logic::SoundCue>>,
 }
 
 impl Default for GameOptions {
@@ -115,6 +120,7 @@ impl Default for GameOptions {
             max_familiars: 10,
             frame_counter: None,
             scene: None,
+            sound_cues: None,
         }
     }
 }
@@ -173,6 +179,7 @@ impl Plugin for GamePlugin {
             ..logic::GameConfig::default()
         })
         .add_plugins(GameLogicPlugin)
+        .insert_resource(logic::CueSink(self.options.sound_cues.clone()))
         .add_plugins(ProgressionPlugin {
             path: self.options.progress.clone(),
         })

@@ -36,6 +36,7 @@ pub const SHEET: SheetLayout = SheetLayout {
         (4, 8.0),  // hurt
         (4, 6.0),  // blocked
         (4, 2.0),  // rest
+        (4, 4.0),  // ask
     ],
 };
 
@@ -57,6 +58,22 @@ pub const ICON_EXCLAIM: usize = 0;
 pub const ICON_QUESTION: usize = 1;
 pub const ICON_STAR: usize = 2;
 pub const ICON_Z: usize = 3;
+
+/// Props of the world (32×32 frames): row 0 the campfire of rest and sleep (4 frames), row 1
+/// a light cloud and a dark rain cloud.
+pub const WORLD: SheetLayout = SheetLayout {
+    frame: 32,
+    columns: 4,
+    rows: &[(4, 6.0), (2, 1.0)],
+};
+
+pub const WORLD_CLOUD: usize = 4;
+pub const WORLD_RAIN_CLOUD: usize = 5;
+
+/// The backdrops: one picture per phase of the day (`crate::world::Phase` order: night, dawn,
+/// day, dusk), each `SKY_SIZE`, stacked top to bottom in `sky.png`.
+pub const SKY_SIZE: [u32; 2] = [160, 100];
+pub const SKY_PHASES: u32 = 4;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,8 @@
 //! `familiar` writes [`WindowFeed`] lines on the window's stdin (the session model's events
 //! and the scripts' actions, in order; the end of the input ends the feed), and reads
 //! [`WindowReport`] lines from its stdout: first whether a window can open at all, then the
-//! replay's pause and speed whenever the window's keys change them.
+//! replay's pause and speed whenever the window's keys change them, and the sound cue of each
+//! animation that starts.
 
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,9 @@ pub enum WindowReport {
     Unavailable { reason: String },
     /// The replay's pause or speed changed (space, `+`/`-` in the window).
     Replay { paused: bool, speed: f64 },
+    /// An animation with a sound cue started on screen (`victory`, `hurt`, `ask`, ...): the
+    /// seam for sounds that follow the game's animations. `session` is "" when unknown.
+    Cue { session: String, cue: String },
 }
 
 #[cfg(test)]
@@ -81,6 +85,10 @@ mod tests {
             WindowReport::Replay {
                 paused: true,
                 speed: 2.5,
+            },
+            WindowReport::Cue {
+                session: "s1".to_owned(),
+                cue: "victory".to_owned(),
             },
         ] {
             let (line, back) = round_trip(&report);

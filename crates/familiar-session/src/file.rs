@@ -39,6 +39,8 @@ pub struct FileState {
     pub status_since: Option<SystemTime>,
     /// Lines of this file so far were backlog (read silently at start-up).
     pub in_backlog: bool,
+    /// The thinking intensity of its current turn.
+    pub(crate) think: crate::think::TurnThink,
 }
 
 impl FileState {
@@ -58,6 +60,7 @@ impl FileState {
             status: Status::Unknown,
             status_since: None,
             in_backlog: false,
+            think: Default::default(),
         }
     }
 

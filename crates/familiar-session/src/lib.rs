@@ -11,6 +11,8 @@
 //!   until its session is known, its timers.
 //! - [`snapshot`]: what a session looks like now, and its `snapshot` event.
 //! - `plan`: the plan changes of a session's main agent applied to its plan.
+//! - `think`: the turn's thinking intensity (`think`), carried from its prompt onto its
+//!   `thinking` events.
 //! - [`timers`]: when quiet becomes `waiting_for_input` and silence becomes `idle`.
 //!
 //! The model is pure: no files, threads or clock of its own. Time is whatever the last
@@ -22,6 +24,7 @@ pub mod input;
 mod model;
 mod plan;
 pub mod snapshot;
+mod think;
 pub mod timers;
 
 pub use input::{FileInfo, FileKind, Input, Output};

@@ -158,6 +158,9 @@ impl SessionModel {
             // later record, which would otherwise go out live.
             file.normalizer.flush(&mut events);
         }
+        if !file.is_subagent() {
+            file.think.carry(&mut events);
+        }
         if file.session.is_none() {
             file.session = events
                 .iter()

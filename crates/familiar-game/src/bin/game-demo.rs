@@ -1,15 +1,19 @@
 //! A scripted scene for looking at the game and measuring it, without the rest of Familiar:
 //! a feeder thread plays a fixed loop of events and actions (reading, writing, bash, errors,
-//! subagents, compaction, XP, the plan as the session model carries it) into `run_game`.
+//! subagents, compaction, XP, the plan as the session model carries it, an approval wait,
+//! "ultrathink" and "think hard" prompts, tool and API errors) into `run_game`.
 //!
 //! ```text
 //! game-demo [--sessions N] [--rate ITEMS_PER_S] [--idle | --asleep] [--continuous]
 //!           [--screenshot PATH [--frames N]] [--stats] [--window-memory PATH] [--xp N]
+//!           [--steps N]
 //! game-demo --scene NAME [--screenshot PATH]
 //! ```
 //! `--xp N` starts the user at N XP, with the unlocks of its level (to look at what is worn at
 //! a level: 10 is Lv 2, 640 Lv 5, 7290 Lv 10, 68590 Lv 20), in a profile saved to a temporary
 //! directory removed at the end.
+//! `--steps N` plays the first N steps of the loop, then holds (to look at one moment: 1 is
+//! the "ultrathink" prompt, 14 the approval wait, 17 the rain after an API error).
 //! `--idle` sends the opening only, then nothing (for idle CPU); `--asleep` also says the agent
 //! is idle with an unknown context (the familiar sleeps); `--stats` prints the time to
 //! the first frame and frames per second to stderr every 5 s (used by `bench/game.sh`);
@@ -28,7 +32,7 @@ use crossbeam_channel::Sender;
 use familiar_game::progression::Profile;
 use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, run_game};
 use familiar_model::{
-    Action, ActionKind, Event, EventKind, PlanItem, PlanStatus, ReplayControl, Status,
+    Action, ActionKind, ErrorKind, Event, EventKind, PlanItem, PlanStatus, ReplayControl, Status,
 };
 
 struct Args {
@@ -43,6 +47,7 @@ struct Args {
     window_memory: Option<PathBuf>,
     xp: Option<i64>,
     scene: Option<String>,
+    steps: Option<usize>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -58,6 +63,7 @@ fn parse() -> Result<Args, String> {
         window_memory: None,
         xp: None,
         scene: None,
+        steps: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -81,6 +87,13 @@ fn parse() -> Result<Args, String> {
             "--xp" => a.xp = Some(value("--xp")?.parse().map_err(|e| format!("--xp: {e}"))?),
             "--scene" => a.scene = Some(value("--scene")?),
             "--screenshot" => a.screenshot = Some(PathBuf::from(value("--screenshot")?)),
+            "--steps" => {
+                a.steps = Some(
+                    value("--steps")?
+                        .parse()
+                        .map_err(|e| format!("--steps: {e}"))?,
+                )
+            }
             "--idle" => a.idle = true,
             "--asleep" => a.asleep = true,
             "--continuous" => a.continuous = true,
@@ -172,31 +185,56 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             s.action(ActionKind::Xp { amount: 10 }, kind, None),
         ]
     };
-    match n % 16 {
-        0 => {
-            let mut ev = s.event(EventKind::Prompt, Status::Working);
-            ev.text = Some("Make the flaky test pass and tidy the parser".to_string());
-            out.push(GameFeed::Event(ev));
-            out.push(plan_event(s, 0));
-            out.push(s.action(
+    // A prompt that asks for thinking (`think`: 2 think hard, 3 ultrathink), and the thinking
+    // event after it, which carries the turn's intensity as the session model does.
+    let prompt = |s: &mut Session, text: &str, quest: &str, think: u8| {
+        let mut ev = s.event(EventKind::Prompt, Status::Working);
+        ev.text = Some(text.to_string());
+        ev.think = Some(think);
+        let mut thinking = s.event(EventKind::Thinking, Status::Working);
+        thinking.think = Some(think);
+        vec![
+            GameFeed::Event(ev),
+            s.action(
                 ActionKind::Quest {
-                    // Accents, CJK and an emoji: the pixel font and its fallback.
-                    text: "Corrige le test «café» — 修正テスト 🚀".to_string(),
+                    text: quest.to_string(),
                 },
                 EventKind::Prompt,
                 None,
+            ),
+            GameFeed::Event(thinking),
+            s.action(animate("think"), EventKind::Thinking, None),
+        ]
+    };
+    let error = |s: &mut Session, kind: ErrorKind, anim: &str| {
+        let mut ev = s.event(EventKind::Error, Status::Working);
+        ev.error = Some(kind);
+        vec![
+            GameFeed::Event(ev),
+            s.action(animate(anim), EventKind::Error, None),
+        ]
+    };
+    match n % 20 {
+        0 => {
+            out.extend(prompt(
+                s,
+                "ultrathink: make the flaky test pass and tidy the parser",
+                // Accents, CJK and an emoji: the pixel font and its fallback.
+                "Corrige le test «café» — 修正テスト 🚀",
+                3,
             ));
-            out.push(s.action(animate("think"), EventKind::Prompt, None));
+            out.push(plan_event(s, 0));
         }
         1 => out.extend(tool(s, EventKind::Reading, "/repo/tests/parser.rs", "cast")),
         2 => out.extend(tool(s, EventKind::Reading, "/repo/src/parser.rs", "cast")),
         3 => out.extend(tool(s, EventKind::Bash, "cargo test parser", "attack")),
         4 => {
-            let mut ev = s.event(EventKind::Error, Status::Working);
-            ev.tool = Some("Bash".to_string());
-            ev.text = Some("2 tests failed: parser::lookahead, parser::eof".to_string());
-            out.push(GameFeed::Event(ev));
-            out.push(s.action(animate("hurt"), EventKind::Error, None));
+            let mut hurt = error(s, ErrorKind::Tool, "hurt");
+            if let Some(GameFeed::Event(ev)) = hurt.first_mut() {
+                ev.tool = Some("Bash".to_string());
+                ev.text = Some("2 tests failed: parser::lookahead, parser::eof".to_string());
+            }
+            out.extend(hurt);
             out.push(s.action(
                 ActionKind::Say {
                     text: "Ouch, 2 tests failed.".to_string(),
@@ -216,7 +254,15 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             ));
             out.push(s.action(animate("think"), EventKind::SubagentStart, None));
         }
-        6 | 7 => out.push(s.action(animate("cast"), EventKind::Reading, Some("agent-demo"))),
+        6 | 7 => {
+            // The subagent's own event: its companion's context (its mana bar).
+            let mut ev = s.event(EventKind::Reading, Status::Working);
+            ev.agent = Some("agent-demo".to_string());
+            ev.context_used = Some(if n % 20 == 6 { 60_000 } else { 130_000 });
+            ev.target = Some("/repo/src/lexer.rs".to_string());
+            out.push(GameFeed::Event(ev));
+            out.push(s.action(animate("cast"), EventKind::Reading, Some("agent-demo")));
+        }
         8 => out.push(s.action(
             ActionKind::CompanionLeave {
                 id: "toolu_demo".to_string(),
@@ -252,15 +298,17 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
             ev.target = Some("git push".to_string());
             out.push(GameFeed::Event(ev));
         }
-        13 => {
-            let mut ev = s.event(EventKind::Error, Status::Working);
-            ev.tool = Some("Bash".to_string());
-            ev.target = Some("git push".to_string());
-            ev.text = Some("! [rejected] main -> main (non-fast-forward)".to_string());
-            out.push(GameFeed::Event(ev));
-            out.push(s.action(animate("blocked"), EventKind::Error, None));
-        }
+        // Still waiting for approval: nothing comes, the familiar keeps asking.
+        13 => {}
         14 => {
+            let mut blocked = error(s, ErrorKind::Rejected, "blocked");
+            if let Some(GameFeed::Event(ev)) = blocked.first_mut() {
+                ev.tool = Some("Bash".to_string());
+                ev.target = Some("git push".to_string());
+            }
+            out.extend(blocked);
+        }
+        15 => {
             if s.used > 120_000 {
                 let pre = s.used;
                 s.used = 18_000;
@@ -274,6 +322,14 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
                 out.extend(tool(s, EventKind::Writing, "/repo/README.md", "write"));
             }
         }
+        16 => out.extend(error(s, ErrorKind::Api, "hurt")),
+        17 => out.extend(prompt(
+            s,
+            "think hard about why the parser test is flaky",
+            "think hard about why the parser test is flaky",
+            2,
+        )),
+        18 => out.extend(tool(s, EventKind::Reading, "/repo/src/lexer.rs", "cast")),
         _ => {
             out.push(plan_event(s, 4));
             let ev = s.event(EventKind::Success, Status::WaitingForInput);
@@ -322,6 +378,9 @@ fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
     }
     let mut n = 0usize;
     loop {
+        if args.steps.is_some_and(|steps| n >= steps * sessions.len()) {
+            return;
+        }
         if control.paused() {
             std::thread::sleep(Duration::from_millis(100));
             continue;

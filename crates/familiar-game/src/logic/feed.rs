@@ -97,6 +97,7 @@ pub(crate) fn familiar_for(world: &mut World, session: Option<&str>, now: f32) -
                 last_active: now,
             },
             Animation(AnimMachine::new()),
+            super::Effects::default(),
             Mana::default(),
             progress,
             Mark::default(),
@@ -187,6 +188,7 @@ pub(crate) fn observe_state(
         }
     }
     if let Some(mut anim) = world.get_mut::<Animation>(e) {
+        anim.0.ask(status == Status::WaitingForApproval);
         match status {
             Status::Idle => anim.0.sleep(),
             Status::Working => anim.0.wake(),
@@ -234,6 +236,7 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         if !matches!(ev.kind, EventKind::Status | EventKind::SessionStart) {
             companion_busy(world, e, agent);
         }
+        super::world::companion_context(world, e, agent, ev);
         return;
     }
     super::doings::observe(world, e, ev);
@@ -244,6 +247,7 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         mana.compact(ev.pre_tokens, ev.post_tokens);
     }
     observe_state(world, e, ev.context_used, ev.context_limit, ev.status, now);
+    super::world::observe_event(world, e, ev);
     if ev.kind == EventKind::Snapshot
         && let Some(mut info) = world.get_mut::<SessionInfo>(e)
     {
@@ -335,6 +339,7 @@ pub(crate) fn apply_action(world: &mut World, act: &Action, now: f32) {
                     age: 0.0,
                     busy: 0.0,
                     leaving: None,
+                    context: None,
                 });
             }
         }

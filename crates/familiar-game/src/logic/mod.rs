@@ -10,6 +10,7 @@
 //! - `feed`: [`ingest`] applies each event and action to them;
 //! - `tick`: [`advance`] runs the timers;
 //! - `text`: labels and the shortening of text for the screen;
+//! - `world`: the weather, each familiar's effects and the sound cues ([`SoundCue`]);
 //! - `xp`: `xp` actions into the user's [`crate::progression::Profile`], shown on every
 //!   familiar's [`Progress`].
 
@@ -18,6 +19,7 @@ mod feed;
 mod state;
 mod text;
 mod tick;
+mod world;
 mod xp;
 
 use bevy::prelude::*;
@@ -37,6 +39,7 @@ pub use state::{
 };
 pub use text::{codex_label, session_label};
 pub use tick::advance;
+pub use world::{AURA_SECS, CueSink, Effects, SoundCue, WorldWeather, react};
 
 /// One item of the feed, as a Bevy message.
 #[derive(Message, Debug, Clone)]
@@ -76,6 +79,8 @@ pub struct GameLogicPlugin;
 impl Plugin for GameLogicPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<FeedMessage>()
+            .add_message::<SoundCue>()
+            .init_resource::<WorldWeather>()
             .init_resource::<GameConfig>()
             .init_resource::<LogStrip>()
             .init_resource::<Activity>()
@@ -84,7 +89,7 @@ impl Plugin for GameLogicPlugin {
             .init_resource::<Hovered>()
             .init_resource::<state::CompanionSeq>()
             .init_resource::<crate::progression::Profile>()
-            .add_systems(Update, (ingest, advance).chain().in_set(LogicSet));
+            .add_systems(Update, (ingest, advance, react).chain().in_set(LogicSet));
     }
 }
 

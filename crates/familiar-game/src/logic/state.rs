@@ -234,10 +234,13 @@ pub struct Companion {
     pub busy: f32,
     /// Seconds since it started to leave.
     pub leaving: Option<f32>,
+    /// Its own context (tokens used, limit), from its subagent's events: its small mana bar.
+    pub context: Option<(u64, u64)>,
 }
 
-pub const COMPANION_ENTER_SECS: f32 = 0.5;
-pub const COMPANION_LEAVE_SECS: f32 = 0.5;
+/// A companion walks in and out (`crate::world::companion_walk`).
+pub const COMPANION_ENTER_SECS: f32 = crate::world::COMPANION_WALK_SECS;
+pub const COMPANION_LEAVE_SECS: f32 = crate::world::COMPANION_WALK_SECS;
 
 /// Counter behind [`Companion::order`].
 #[derive(Resource, Debug, Default)]

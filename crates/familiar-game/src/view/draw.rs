@@ -11,9 +11,10 @@ use super::{
     Background, COMPACTION_NOTE_SECS, CompanionLabel, FamiliarParts, HudVisible, PixelScale,
     band_color, canvas_size, fit, rgb, row,
 };
+use crate::anim::Anim;
 use crate::logic::{
-    self, Animation, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Companion, FLOATER_SECS, Familiar,
-    Floater, Mana, ManaBand, Mark, Progress, SessionInfo, Speech,
+    self, Animation, Companion, FLOATER_SECS, Familiar, Floater, Mana, ManaBand, Mark, Progress,
+    SessionInfo, Speech,
 };
 use crate::sheet::{self, COMPANION_SHEET, SHEET};
 use familiar_model::Status;
@@ -94,7 +95,8 @@ pub(super) fn draw_familiars(
         }
         // Status mark bobbing beside the hat.
         if let Ok((mut sprite, mut tr, mut vis)) = sprites.get_mut(parts.mark) {
-            match Mark::symbol(*mark) {
+            // The asking pose draws its own `!` bubble.
+            match Mark::symbol(*mark).filter(|_| current != Anim::Ask) {
                 Some(symbol) => {
                     if let Some(atlas) = sprite.texture_atlas.as_mut() {
                         atlas.index = if symbol == '!' {
@@ -375,7 +377,9 @@ pub(super) fn draw_companions(
             .unwrap_or(0);
         let side = if rank % 2 == 0 { 1.0 } else { -1.0 };
         let step = (rank / 2) as f32;
-        let x = owner.translation.x + side * (26.0 + step * 16.0) * l.scale;
+        // It walks in from its side of the scene, and out the same way.
+        let walk = crate::world::companion_walk(c.age, c.leaving);
+        let x = owner.translation.x + side * (26.0 + step * 16.0 + walk.away * 40.0) * l.scale;
         let y = l.ground_y + 10.0 * l.scale;
         t.translation = Vec3::new(x, y, 3.0 + rank as f32 * 0.1);
         sprite.custom_size = Some(Vec2::splat(COMPANION_SHEET.frame as f32 * l.scale));
@@ -384,12 +388,9 @@ pub(super) fn draw_companions(
                 lt.translation = Vec3::new(0.0, -9.0 * l.scale, 1.0);
             }
         }
-        let (row_i, frame) = if let Some(left) = c.leaving {
-            let f = ((1.0 - left / COMPANION_LEAVE_SECS) * 3.99).clamp(0.0, 3.0) as usize;
-            (2, f)
-        } else if c.age < COMPANION_ENTER_SECS {
-            (2, ((c.age / COMPANION_ENTER_SECS) * 4.0).min(3.0) as usize)
-        } else if c.busy > 0.0 {
+        let (row_i, frame) = if let Some(puff) = walk.puff {
+            (2, puff)
+        } else if c.busy > 0.0 || walk.away > 0.0 {
             (1, (c.age * COMPANION_SHEET.rows[1].1) as usize % 4)
         } else {
             (0, (c.age * COMPANION_SHEET.rows[0].1) as usize % 4)
@@ -397,11 +398,7 @@ pub(super) fn draw_companions(
         if let Some(atlas) = sprite.texture_atlas.as_mut() {
             atlas.index = row_i * COMPANION_SHEET.columns as usize + frame;
         }
-        let alpha = c
-            .leaving
-            .map(|l| (1.0 - l / COMPANION_LEAVE_SECS).clamp(0.0, 1.0))
-            .unwrap_or(1.0);
-        sprite.color = companion_tint(&c.kind).with_alpha(alpha);
+        sprite.color = companion_tint(&c.kind);
     }
 }
 

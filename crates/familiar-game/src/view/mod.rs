@@ -18,7 +18,9 @@
 //! - `power`: full rate or low power, and the frame counter;
 //! - `capture`: the optional screenshot;
 //! - `bridge`: the pipeline's channel into the game, waking the event loop;
-//! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor.
+//! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor;
+//! - `world`: the sky of the time of day, the weather, the campfire of rest;
+//! - `effects`: the particles of bursts and think auras, the companions' mana bars.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
@@ -26,6 +28,7 @@ mod bridge;
 mod canvas;
 mod capture;
 mod draw;
+mod effects;
 mod hud;
 mod input;
 mod layout;
@@ -35,6 +38,7 @@ mod power;
 mod spawn;
 mod text;
 mod wardrobe;
+mod world;
 
 use bevy::prelude::*;
 use familiar_model::ReplayControl;
@@ -170,6 +174,7 @@ impl Plugin for ViewPlugin {
                     spawn::setup,
                     panel::spawn_panel,
                     wardrobe::setup,
+                    world::setup_world,
                 )
                     .chain(),
             )
@@ -200,6 +205,13 @@ impl Plugin for ViewPlugin {
                         wardrobe::dress_familiars,
                         wardrobe::dress_companions,
                         wardrobe::draw_wardrobe,
+                        world::attach_campfires,
+                        effects::attach_particles,
+                        effects::attach_companion_bars,
+                        world::draw_sky,
+                        world::draw_campfires,
+                        effects::draw_particles,
+                        effects::draw_companion_bars,
                     )
                         .chain(),
                 )

@@ -53,7 +53,7 @@ fn companions_come_work_and_leave() {
     );
     app.update();
     assert!(companions(&mut app).iter().any(|c| c.leaving.is_some()));
-    seconds(&mut app, 1.0);
+    seconds(&mut app, 1.5);
     let c = companions(&mut app);
     assert_eq!(c.len(), 1);
     assert_eq!(c[0].id, "toolu_2");
@@ -107,4 +107,51 @@ fn inline_sidechain_records_are_subagent_activity() {
         c[0].busy > 0.0 && c[0].agent.as_deref() == Some("sidechain"),
         "{c:?}"
     );
+}
+
+#[test]
+fn a_companion_shows_its_subagents_own_context() {
+    let mut app = settled();
+    send(
+        &mut app,
+        GameFeed::Action(action(ActionKind::CompanionSpawn {
+            id: "toolu_1".to_string(),
+            kind: "Explore".to_string(),
+        })),
+    );
+    app.update();
+    assert_eq!(companions(&mut app)[0].context, None, "unknown at first");
+    let mut sub = event(EventKind::Reading, Some(30_000));
+    sub.agent = Some("a1".to_string());
+    send(&mut app, GameFeed::Event(sub));
+    app.update();
+    assert_eq!(companions(&mut app)[0].context, Some((30_000, 200_000)));
+    let mut unknown = event(EventKind::Text, None);
+    unknown.agent = Some("a1".to_string());
+    send(&mut app, GameFeed::Event(unknown));
+    app.update();
+    assert_eq!(
+        companions(&mut app)[0].context,
+        Some((30_000, 200_000)),
+        "an event without context keeps the last known"
+    );
+}
+
+#[test]
+fn companions_walk_in_from_a_puff_and_walk_out_into_one() {
+    use familiar_game::world::{COMPANION_WALK_SECS, companion_walk};
+    let start = companion_walk(0.0, None);
+    assert_eq!((start.away, start.puff), (1.0, Some(0)));
+    let mid = companion_walk(COMPANION_WALK_SECS * 0.6, None);
+    assert!(
+        mid.puff.is_none() && mid.away > 0.0 && mid.away < 1.0,
+        "{mid:?}"
+    );
+    let home = companion_walk(COMPANION_WALK_SECS, None);
+    assert_eq!((home.away, home.puff), (0.0, None));
+    let going = companion_walk(5.0, Some(COMPANION_WALK_SECS * 0.4));
+    assert!(going.away > 0.0 && going.puff.is_none(), "{going:?}");
+    let gone = companion_walk(5.0, Some(COMPANION_WALK_SECS * 0.99));
+    assert_eq!(gone.away, 1.0);
+    assert_eq!(gone.puff, Some(0), "it vanishes in the puff it came in");
 }

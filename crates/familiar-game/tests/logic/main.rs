@@ -4,7 +4,8 @@
 //! This file holds the helpers; the tests are grouped by what they watch: `animation` (the
 //! state machine, marks and sleep), `mana` (context and compaction), `hud` (XP, speech,
 //! quest, log strip, floaters), `companions` (subagents), `sessions` (several familiars,
-//! the channel) and `focus` (click-to-focus, hover, the panel's state).
+//! the channel), `focus` (click-to-focus, hover, the panel's state) and `world` (the approval
+//! pose, effects, weather, sound cues).
 
 mod animation;
 mod companions;
@@ -12,6 +13,7 @@ mod focus;
 mod hud;
 mod mana;
 mod sessions;
+mod world;
 
 use std::time::Duration;
 

@@ -433,6 +433,49 @@ pub(crate) fn frame(anim: Anim, f: u32, wear: Wear) -> Canvas {
             fx_front.ellipse(27.5, 33.0, r, r, with_alpha(SWEAT, 170));
             fx_front.set(27, 32, WHITE);
         }
+        Anim::Ask => {
+            // A raised paw waving under a speech bubble with a big `!`: it reads at a glance,
+            // and unlike the `?` of waiting for input the familiar itself reaches up.
+            pose.eyes = Eyes::Open {
+                look_x: -1.0,
+                look_y: -1.0,
+            };
+            pose.mouth = Mouth::Open;
+            let wave = [0.0, 1.0, 0.0, -1.0][f as usize % 4];
+            pose.paw_l = (-6.5 + wave * 0.5, -12.0);
+            pose.squash = [0.0, -0.3, -0.5, -0.3][f as usize % 4];
+            pose.tail = [1.0, 2.0, 3.0, 2.0][f as usize % 4];
+            let bob = [0.0, -1.0, -1.0, 0.0][f as usize % 4];
+            fx_front.ellipse(40.0, 8.0 + bob, 6.5, 6.5, WHITE);
+            fx_front.triangle(
+                (37.0, 12.0 + bob),
+                (40.0, 13.0 + bob),
+                (38.0, 18.0 + bob),
+                WHITE,
+            );
+            fx_front.outline(OUT);
+            let by = (8.0 + bob) as i32;
+            fx_front.rect(39, by - 4, 2, 5, RED);
+            fx_front.rect(39, by + 2, 2, 2, RED);
+            // The raised arm, behind the body, up to the paw.
+            let (px, py) = (17.8 + pose.paw_l.0, 37.5 + pose.paw_l.1 + pose.dy);
+            for i in 0..=8 {
+                let t = i as f32 / 8.0;
+                fx.ellipse(
+                    16.5 + (px - 16.5) * t,
+                    35.0 + (py - 35.0) * t,
+                    1.9,
+                    1.9,
+                    BASE,
+                );
+            }
+            fx.outline(OUT);
+            // Motion lines beside the waving paw.
+            if f % 2 == 1 {
+                fx.line(5, 22, 3, 20, with_alpha(WHITE, 220));
+                fx.line(5, 26, 2, 25, with_alpha(WHITE, 220));
+            }
+        }
     }
     out.blit(&fx, 0, 0);
     if draw_char {

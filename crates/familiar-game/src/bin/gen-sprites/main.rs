@@ -9,7 +9,8 @@
 //! - `familiar`: the familiar's poses and animation frames;
 //! - `props`: the companion, the icons and the backdrop;
 //! - `wearables`: the familiar's hats and accessories, layers over its sheet;
-//! - `decor`: the scene decor the scene unlocks add over the backdrop.
+//! - `decor`: the scene decor the scene unlocks add over the backdrop;
+//! - `world`: the campfire, the clouds and the backdrop of each phase of the day.
 //!
 //! Run `cargo run -p familiar-game --bin gen-sprites` after changing the art, and commit the
 //! PNGs. `--preview DIR` also writes 4× enlargements on a dark backdrop, to look at the art,
@@ -21,6 +22,7 @@ mod decor;
 mod familiar;
 mod props;
 mod wearables;
+mod world;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,6 +43,8 @@ pub fn all_assets() -> Vec<(&'static str, Canvas)> {
         ("wearables.png", wearables_sheet()),
         ("decor.png", decor_sheet()),
         ("companion-hats.png", companion_hats_sheet()),
+        ("world.png", world::world_sheet()),
+        ("sky.png", world::sky_sheet()),
     ]
 }
 

@@ -108,17 +108,17 @@ pub fn icons() -> Canvas {
 }
 
 /// Deterministic pseudo-random numbers (a tiny LCG), so the art is the same on every run.
-struct Lcg(u64);
+pub(crate) struct Lcg(pub(crate) u64);
 
 impl Lcg {
-    fn next(&mut self) -> u32 {
+    pub(crate) fn next(&mut self) -> u32 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 33) as u32
     }
-    fn below(&mut self, n: u32) -> u32 {
+    pub(crate) fn below(&mut self, n: u32) -> u32 {
         self.next() % n.max(1)
     }
 }
@@ -159,9 +159,7 @@ pub fn background() -> Canvas {
     c.ellipse(135.0, 21.0, 1.5, 1.2, [225, 212, 170, 255]);
     // Hills.
     for x in 0..w as i32 {
-        let xf = x as f32;
-        let far = 66.0 + 6.0 * (xf * 0.05).sin() + 3.0 * (xf * 0.13 + 1.0).sin();
-        let near = 74.0 + 4.0 * (xf * 0.07 + 2.0).sin() + 2.0 * (xf * 0.21).sin();
+        let (far, near) = hills(x);
         for y in far as i32..h as i32 {
             c.set(x, y, [44, 34, 78, 255]);
         }
@@ -169,21 +167,37 @@ pub fn background() -> Canvas {
             c.set(x, y, [34, 26, 60, 255]);
         }
     }
-    // Stone floor.
-    for y in 82..h as i32 {
-        for x in 0..w as i32 {
+    floor(
+        &mut c,
+        [[40, 30, 62, 255], [84, 70, 118, 255], [66, 54, 98, 255]],
+    );
+    c
+}
+
+/// The tops of the far and near hills at column `x` (shared by every backdrop).
+pub(crate) fn hills(x: i32) -> (f32, f32) {
+    let xf = x as f32;
+    let far = 66.0 + 6.0 * (xf * 0.05).sin() + 3.0 * (xf * 0.13 + 1.0).sin();
+    let near = 74.0 + 4.0 * (xf * 0.07 + 2.0).sin() + 2.0 * (xf * 0.21).sin();
+    (far, near)
+}
+
+/// The stone floor from row 82 down: `[joint, lit edge, stone]` colours.
+pub(crate) fn floor(c: &mut Canvas, [joint, lit, stone]: [Rgba; 3]) {
+    let (w, h) = (c.width as i32, c.height as i32);
+    for y in 82..h {
+        for x in 0..w {
             let row = (y - 82) / 6;
             let off = if row % 2 == 0 { 0 } else { 6 };
             let edge = (y - 82) % 6 == 0 || (x + off) % 12 == 0;
             let col = if edge {
-                [40, 30, 62, 255]
+                joint
             } else if (y - 82) % 6 == 1 {
-                [84, 70, 118, 255]
+                lit
             } else {
-                [66, 54, 98, 255]
+                stone
             };
             c.set(x, y, col);
         }
     }
-    c
 }
