@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError};
 
-use super::paths::READ_BUDGET;
 use super::{BATCH_INTERVAL, SEND_WAIT, TailStats, TailerConfig, WatchMode, bump};
 use crate::discovery::{Matcher, WatchRoot};
 use crate::file::{FileTail, Start};
@@ -253,7 +252,7 @@ impl Tailer {
     /// Room for more of a backlog: few messages are on their way (in the outbox or the
     /// channel). A file with more to read is read only then, so a start-up backlog goes no
     /// faster than the consumer takes it, and at most about [`BACKLOG_IN_FLIGHT`] ×
-    /// [`READ_BUDGET`] bytes of lines are held at once, not every file's backlog.
+    /// [`READ_BUDGET`](super::paths::READ_BUDGET) bytes of lines are held at once, not every file's backlog.
     fn backlog_room(&self) -> bool {
         self.outbox.len() + self.sender.len() < BACKLOG_IN_FLIGHT
     }
