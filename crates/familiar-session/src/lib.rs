@@ -11,6 +11,8 @@
 //!   until its session is known, its timers.
 //! - [`snapshot`]: what a session looks like now, and its `snapshot` event.
 //! - [`timers`]: when quiet becomes `waiting_for_input` and silence becomes `idle`.
+//! - `table`: the followed files by id, and which of them a tick must look at (changed by
+//!   an input, or at a timer threshold), so a tick costs what is due, not every file.
 //!
 //! The model is pure: no files, threads or clock of its own. Time is whatever the last
 //! [`Input::Tick`] said, so a test drives hours of timers in microseconds, and a replay can
@@ -20,6 +22,7 @@ mod file;
 pub mod input;
 mod model;
 pub mod snapshot;
+mod table;
 pub mod timers;
 
 pub use input::{FileInfo, FileKind, Input, Output};
