@@ -185,26 +185,30 @@ impl SessionModel {
             file.touched(now);
         }
         file.settle(now);
-        let key = file.session_key().map(str::to_owned);
         let is_subagent_file = file.is_subagent();
-        if let Some(key) = &key {
-            let session = self.sessions.entry(key.clone()).or_default();
-            session.had_backlog |= backlog;
-            if session.cwd.is_none()
-                && let Some(identity) = &file.identity
-            {
-                session.cwd.clone_from(&identity.cwd);
-                session.git_branch.clone_from(&identity.git_branch);
+        if let Some(key) = file.session_key() {
+            // Looked up before inserting: a line of a known session allocates no key.
+            if !self.sessions.contains_key(key) {
+                self.sessions.insert(key.to_owned(), SessionInfo::default());
             }
-            // The session's model is its main agent's: a subagent's own model (often another)
-            // must not win by whichever file happened to be read last.
-            let main_model = events
-                .iter()
-                .rev()
-                .filter(|event| !event.sidechain && event.agent.is_none())
-                .find_map(|event| event.model.as_ref());
-            if let Some(model) = main_model.filter(|_| !is_subagent_file) {
-                session.model = Some(model.clone());
+            if let Some(session) = self.sessions.get_mut(key) {
+                session.had_backlog |= backlog;
+                if session.cwd.is_none()
+                    && let Some(identity) = &file.identity
+                {
+                    session.cwd.clone_from(&identity.cwd);
+                    session.git_branch.clone_from(&identity.git_branch);
+                }
+                // The session's model is its main agent's: a subagent's own model (often
+                // another) must not win by whichever file happened to be read last.
+                let main_model = events
+                    .iter()
+                    .rev()
+                    .filter(|event| !event.sidechain && event.agent.is_none())
+                    .find_map(|event| event.model.as_ref());
+                if let Some(model) = main_model.filter(|_| !is_subagent_file) {
+                    session.model = Some(model.clone());
+                }
             }
         }
         if backlog {
@@ -278,20 +282,24 @@ impl SessionModel {
                 event.session.clone_from(&file.info.session_id);
             }
         }
-        if let Some(key) = event.session.clone() {
+        if let Some(key) = event.session.as_deref() {
             let needs_snapshot = self
                 .sessions
-                .get(&key)
+                .get(key)
                 .is_some_and(|session| session.had_backlog && !session.shown);
             if needs_snapshot {
-                self.show(&key, out);
+                self.show(key, out);
             }
-            let session = self.sessions.entry(key).or_default();
-            session.shown = true;
-            if !session.cwd_told && session.cwd.is_some() {
-                event.cwd.clone_from(&session.cwd);
-                event.git_branch.clone_from(&session.git_branch);
-                session.cwd_told = true;
+            if !self.sessions.contains_key(key) {
+                self.sessions.insert(key.to_owned(), SessionInfo::default());
+            }
+            if let Some(session) = self.sessions.get_mut(key) {
+                session.shown = true;
+                if !session.cwd_told && session.cwd.is_some() {
+                    event.cwd.clone_from(&session.cwd);
+                    event.git_branch.clone_from(&session.git_branch);
+                    session.cwd_told = true;
+                }
             }
         }
         out.push(Output::Event(event));
