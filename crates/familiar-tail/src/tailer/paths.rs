@@ -320,7 +320,8 @@ impl Tailer {
         let mut out = Vec::new();
         let result = tail.poll(&mut self.scratch, READ_BUDGET, check_path, &mut out);
         let generation = tail.generation();
-        if generation > 0 {
+        // Looked up first: most polls read lines of a generation already noted.
+        if generation > 0 && self.generations.get(path) != Some(&generation) {
             self.generations.insert(path.to_path_buf(), generation);
         }
         self.outbox.extend(out);
