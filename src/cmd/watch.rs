@@ -247,7 +247,7 @@ fn follow(
     let mut run = 0;
     let result = loop {
         // A message already waiting is taken without a select (which locks and registers
-        // with every channel: at 200 sessions it made the main thread 5x the futex calls), a bounded
+        // with every channel: 5x the main thread's futex calls at 200 sessions), a bounded
         // run at a time so that hooks, reloads and Ctrl-C still come in.
         let mut message = None;
         if run < RUN {
