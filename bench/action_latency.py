@@ -43,3 +43,4 @@ latencies.sort()
 pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
 print(f"append -> action over {count} appends: p50 {pick(0.5):.2f} ms, "
       f"p99 {pick(0.99):.2f} ms, max {latencies[-1]:.2f} ms")
+print("load average (1, 5, 15 min): %.2f %.2f %.2f" % os.getloadavg())

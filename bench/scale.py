@@ -2,7 +2,9 @@
 transcript) each appended at 10 lines/s with real fixture lines, for a fixed time, while
 `familiar watch --headless --all` follows them through the shipped scripts. Reports the
 watcher's CPU (share of one core) and peak RSS for each N.
-Usage: python3 bench/scale.py [SECONDS] [BINARY]   (default 20 s, target/release/familiar)"""
+Usage: python3 bench/scale.py [SECONDS] [BINARY]   (default 20 s, target/release/familiar)
+SESSIONS="200" (space-separated) picks the counts; PERF=FILE records the last count's watcher
+with `perf record -g` into FILE (for `perf report -i FILE`)."""
 import glob
 import os
 import subprocess
@@ -35,8 +37,9 @@ def rss_kb(pid):
     return 0
 
 
+print("load average (1, 5, 15 min) at start: %.2f %.2f %.2f" % os.getloadavg())
 print(f"{'sessions':>8} {'files':>6} {'lines/s':>8} {'CPU % of a core':>16} {'peak RSS MB':>12}")
-for sessions in (1, 10, 100, 200):
+for sessions in [int(n) for n in os.environ.get("SESSIONS", "1 10 100 200").split()]:
     home = tempfile.mkdtemp(prefix="familiar-scale-")
     project = os.path.join(home, ".claude", "projects", "-work-scale")
     os.makedirs(project)
@@ -55,6 +58,10 @@ for sessions in (1, 10, 100, 200):
     watch = subprocess.Popen([binary, "watch", "--headless", "--no-notify", "--all"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     time.sleep(1.5)
+    perf = None
+    if os.environ.get("PERF"):
+        perf = subprocess.Popen(["perf", "record", "-g", "-o", os.environ["PERF"], "-p", str(watch.pid)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     start_cpu, start = cpu_seconds(watch.pid), time.monotonic()
     written, i = 0, 0
     # Each file gets 10 lines per second, spread evenly.
@@ -73,6 +80,10 @@ for sessions in (1, 10, 100, 200):
     elapsed = time.monotonic() - start
     cpu = (cpu_seconds(watch.pid) - start_cpu) / elapsed * 100
     rss = rss_kb(watch.pid) / 1024
+    if perf:
+        perf.send_signal(2)
+        perf.wait()
     watch.terminate()
     watch.wait()
     print(f"{sessions:>8} {len(files):>6} {written / elapsed:>8.0f} {cpu:>16.1f} {rss:>12.1f}")
+print("load average (1, 5, 15 min) at end: %.2f %.2f %.2f" % os.getloadavg())

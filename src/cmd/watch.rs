@@ -244,9 +244,55 @@ fn follow(
     let (mut hooks, _hook_socket) = listen_for_hooks();
     let mut live = Live::new(model);
     let mut caught_up = false;
+    let mut run = 0;
     let result = loop {
-        select! {
-            recv(receiver) -> message => match message {
+        // A message already waiting is taken without a select (which locks and registers
+        // with every channel: 5x the main thread's futex calls at 200 sessions), a bounded
+        // run at a time so that hooks, reloads and Ctrl-C still come in.
+        let mut message = None;
+        if run < RUN {
+            message = receiver.try_recv().ok().map(Ok);
+            run += 1;
+        }
+        if message.is_none() {
+            run = 0;
+            select! {
+                recv(receiver) -> received => message = Some(received),
+                recv(reloads) -> change => match change {
+                    Ok(_) => stage.reload_changed(),
+                    // The script watcher stopped: a disconnected channel would be ready forever.
+                    Err(_) => reloads = crossbeam_channel::never(),
+                },
+                recv(hooks) -> input => {
+                    // Regression: a listener that could not start left a disconnected channel,
+                    // always ready, and the loop spun a core (the window never got its first
+                    // frame).
+                    let Ok(input) = input else {
+                        hooks = crossbeam_channel::never();
+                        continue;
+                    };
+                    // The tailer follows it from now on, unless it does already (a session
+                    // outside the selection, or under another config dir, shows up at once).
+                    if let Some(path) =
+                        input.transcript_path.as_ref().filter(|p| p.is_absolute())
+                    {
+                        handle.follow(path.clone());
+                    }
+                    if let Some(signal) = familiar_hook::hook_event(&input) {
+                        live.hook(&signal);
+                    }
+                }
+                recv(interrupt) -> _ => break Ok(()),
+                default(TICK) => {
+                    live.tick();
+                    if front.stop.is_set() || (front.headless && stdout_closed()) {
+                        break Ok(());
+                    }
+                }
+            }
+        }
+        if let Some(message) = message {
+            match message {
                 Ok(message) => {
                     // Later ones: files a hook named have delivered their backlog.
                     if live.take(message) == Took::CaughtUp && !caught_up {
@@ -267,34 +313,6 @@ fn follow(
                     }
                 }
                 Err(_) => break Err(anyhow::anyhow!("the tailer stopped unexpectedly")),
-            },
-            recv(reloads) -> change => match change {
-                Ok(_) => stage.reload_changed(),
-                // The script watcher stopped: a disconnected channel would be ready forever.
-                Err(_) => reloads = crossbeam_channel::never(),
-            },
-            recv(hooks) -> input => {
-                // Regression: a listener that could not start left a disconnected channel,
-                // always ready, and the loop spun a core (the window never got its first frame).
-                let Ok(input) = input else {
-                    hooks = crossbeam_channel::never();
-                    continue;
-                };
-                // The tailer follows it from now on, unless it does already (a session
-                // outside the selection, or under another config dir, shows up at once).
-                if let Some(path) = input.transcript_path.as_ref().filter(|p| p.is_absolute()) {
-                    handle.follow(path.clone());
-                }
-                if let Some(signal) = familiar_hook::hook_event(&input) {
-                    live.hook(&signal);
-                }
-            }
-            recv(interrupt) -> _ => break Ok(()),
-            default(TICK) => {
-                live.tick();
-                if front.stop.is_set() || (front.headless && stdout_closed()) {
-                    break Ok(());
-                }
             }
         }
         if live.drain().any(|event| stage.on_event(&event).is_break()) {
@@ -327,6 +345,8 @@ fn follow(
 
 /// How often the session model's timers are looked at while nothing else happens.
 const TICK: Duration = Duration::from_millis(250);
+/// Tailer messages taken one after another without looking at the other channels.
+const RUN: usize = 64;
 
 /// Hook messages from `familiar hook` (Claude Code's permission and idle prompts), when the
 /// socket can be had; another running Familiar or no runtime dir only costs this feature.

@@ -14,6 +14,8 @@
 //! - `think`: the turn's thinking intensity (`think`), carried from its prompt onto its
 //!   `thinking` events.
 //! - [`timers`]: when quiet becomes `waiting_for_input` and silence becomes `idle`.
+//! - `table`: the followed files by id, and which of them a tick must look at (changed by
+//!   an input, or at a timer threshold), so a tick costs what is due, not every file.
 //!
 //! The model is pure: no files, threads or clock of its own. Time is whatever the last
 //! [`Input::Tick`] said, so a test drives hours of timers in microseconds, and a replay can
@@ -24,6 +26,7 @@ pub mod input;
 mod model;
 mod plan;
 pub mod snapshot;
+mod table;
 mod think;
 pub mod timers;
 

@@ -12,6 +12,7 @@ use familiar_transcript::{NormalizerConfig, head, subagent_link};
 use crate::file::{FileState, IDENTITY_TRIES, MAX_HELD};
 use crate::input::{FileInfo, FileKind, Input, Output};
 use crate::snapshot::{SessionSnapshot, SubagentSnapshot};
+use crate::table::{FileId, FileTable};
 use crate::timers::{Timers, timer_status};
 
 /// How the model reads records and runs its timers.
@@ -41,7 +42,7 @@ struct SessionInfo {
 #[derive(Debug, Default)]
 pub struct SessionModel {
     config: ModelConfig,
-    files: BTreeMap<Arc<Path>, FileState>,
+    files: FileTable,
     sessions: BTreeMap<String, SessionInfo>,
     /// Subagent id → the Task/Agent tool_use that started it (agent ids are unique).
     links: HashMap<String, String>,
@@ -67,7 +68,9 @@ impl SessionModel {
     /// Take one input; what it causes is appended to `out`.
     pub fn apply(&mut self, input: Input<'_>, out: &mut Vec<Output>) {
         match input {
-            Input::Opened { path, info } => self.open(path, info, out),
+            Input::Opened { path, info } => {
+                self.open(path, info, out);
+            }
             Input::Line {
                 path,
                 number,
@@ -75,14 +78,16 @@ impl SessionModel {
                 backlog,
             } => self.line(path, number, bytes, backlog, out),
             Input::Meta { path, agent_type } => {
-                if let Some(file) = self.files.get_mut(path) {
+                if let Some(file) = self.files.id(path).and_then(|id| self.files.get_mut(id)) {
                     file.info.agent_type = agent_type.map(str::to_owned);
                 }
             }
             Input::Removed { path } => {
-                self.flush(path, out);
-                if let Some(mut file) = self.files.remove(path) {
-                    self.release_held(&mut file, out);
+                if let Some(id) = self.files.id(path) {
+                    self.flush(id, out);
+                    if let Some(mut file) = self.files.remove(id) {
+                        Self::release_held(&mut file, out);
+                    }
                 }
             }
             Input::CaughtUp => self.caught_up(out),
@@ -104,13 +109,15 @@ impl SessionModel {
             .collect()
     }
 
-    fn open(&mut self, path: &Path, info: &FileInfo, out: &mut Vec<Output>) {
-        self.flush(path, out);
-        if let Some(mut old) = self.files.remove(path) {
-            self.release_held(&mut old, out);
+    fn open(&mut self, path: &Path, info: &FileInfo, out: &mut Vec<Output>) -> FileId {
+        if let Some(id) = self.files.id(path) {
+            self.flush(id, out);
+            if let Some(mut old) = self.files.remove(id) {
+                Self::release_held(&mut old, out);
+            }
         }
         let file = FileState::new(info.clone(), &self.config.normalizer);
-        self.files.insert(Arc::from(path), file);
+        self.files.insert(path, file)
     }
 
     fn line(
@@ -121,11 +128,13 @@ impl SessionModel {
         backlog: bool,
         out: &mut Vec<Output>,
     ) {
-        if !self.files.contains_key(path) {
-            self.open(path, &FileInfo::unknown(), out);
-        }
+        let id = match self.files.id(path) {
+            Some(id) => id,
+            None => self.open(path, &FileInfo::unknown(), out),
+        };
+        self.files.changed(id);
         let now = self.now;
-        let Some(file) = self.files.get_mut(path) else {
+        let Some(file) = self.files.get_mut(id) else {
             return;
         };
         if file.in_backlog && !backlog {
@@ -181,98 +190,89 @@ impl SessionModel {
             file.touched(now);
         }
         file.settle(now);
-        let key = file.session_key().map(str::to_owned);
         let is_subagent_file = file.is_subagent();
-        if let Some(key) = &key {
-            let session = self.sessions.entry(key.clone()).or_default();
-            session.had_backlog |= backlog;
-            if session.cwd.is_none()
-                && let Some(identity) = &file.identity
-            {
-                session.cwd.clone_from(&identity.cwd);
-                session.git_branch.clone_from(&identity.git_branch);
+        if let Some(key) = file.session_key() {
+            // Looked up before inserting: a line of a known session allocates no key.
+            if !self.sessions.contains_key(key) {
+                self.sessions.insert(key.to_owned(), SessionInfo::default());
             }
-            // The session's model is its main agent's: a subagent's own model (often another)
-            // must not win by whichever file happened to be read last.
-            let main_model = events
-                .iter()
-                .rev()
-                .filter(|event| !event.sidechain && event.agent.is_none())
-                .find_map(|event| event.model.as_ref());
-            if let Some(model) = main_model.filter(|_| !is_subagent_file) {
-                session.model = Some(model.clone());
+            if let Some(session) = self.sessions.get_mut(key) {
+                session.had_backlog |= backlog;
+                if session.cwd.is_none()
+                    && let Some(identity) = &file.identity
+                {
+                    session.cwd.clone_from(&identity.cwd);
+                    session.git_branch.clone_from(&identity.git_branch);
+                }
+                // The session's model is its main agent's: a subagent's own model (often
+                // another) must not win by whichever file happened to be read last.
+                let main_model = events
+                    .iter()
+                    .rev()
+                    .filter(|event| !event.sidechain && event.agent.is_none())
+                    .find_map(|event| event.model.as_ref());
+                if let Some(model) = main_model.filter(|_| !is_subagent_file) {
+                    session.model = Some(model.clone());
+                }
+                crate::plan::apply(&mut session.plan, &mut events, is_subagent_file);
             }
-            crate::plan::apply(&mut session.plan, &mut events, is_subagent_file);
         }
         if backlog {
             self.scratch = events;
             return;
         }
-        let path: Arc<Path> = match self.files.get_key_value(path) {
-            Some((key, _)) => Arc::clone(key),
-            None => Arc::from(path),
-        };
-        self.deliver(path, &mut events, out);
+        self.deliver(id, &mut events, out);
         self.scratch = events;
     }
 
     /// Let out what a file's normalizer held for a later record (a `success` waiting for
     /// its `turn_duration`): the file ended, or was quiet long enough that none is coming.
-    fn flush(&mut self, path: &Path, out: &mut Vec<Output>) {
-        let Some(path) = self
-            .files
-            .get_key_value(path)
-            .map(|(key, _)| Arc::clone(key))
-        else {
-            return;
-        };
+    fn flush(&mut self, id: FileId, out: &mut Vec<Output>) {
         let now = self.now;
         let mut events = Vec::new();
-        if let Some(file) = self.files.get_mut(&path) {
-            file.normalizer.flush(&mut events);
-            if let Some(last) = events.last() {
-                file.last_kind = Some(last.kind);
-            }
-            file.settle(now);
+        let Some(file) = self.files.get_mut(id) else {
+            return;
+        };
+        file.normalizer.flush(&mut events);
+        if let Some(last) = events.last() {
+            file.last_kind = Some(last.kind);
         }
+        file.settle(now);
         if !events.is_empty() {
-            self.deliver(path, &mut events, out);
+            self.deliver(id, &mut events, out);
         }
     }
 
     /// Send a file's new events, or hold them until its session is known.
-    fn deliver(&mut self, path: Arc<Path>, events: &mut Vec<Event>, out: &mut Vec<Output>) {
+    fn deliver(&mut self, id: FileId, events: &mut Vec<Event>, out: &mut Vec<Output>) {
         // Events before the session is known wait for it (a `summary` written ahead of the
         // first record of its session belongs to that session, not to a phantom one).
-        let held_before = self
-            .files
-            .get(&path)
-            .is_some_and(|file| !file.held.is_empty());
+        let held_before = self.files.get(id).is_some_and(|file| !file.held.is_empty());
         // Known from the records, or from the path (`<sessionId>.jsonl`): only a file whose
         // place says nothing (a replayed file, a pipe) waits for its records to tell.
         let session_known = self
             .files
-            .get(&path)
+            .get(id)
             .is_some_and(|file| file.session.is_some() || file.info.session_id.is_some());
         if session_known && held_before {
             let held = self
                 .files
-                .get_mut(&path)
+                .get_mut(id)
                 .map(|file| std::mem::take(&mut file.held))
                 .unwrap_or_default();
             for event in held {
-                self.emit(&path, event, out);
+                self.emit(id, event, out);
             }
         }
         for event in events.drain(..) {
             if session_known || event.session.is_some() {
-                self.emit(&path, event, out);
-            } else if let Some(file) = self.files.get_mut(&path) {
+                self.emit(id, event, out);
+            } else if let Some(file) = self.files.get_mut(id) {
                 file.held.push(event);
                 if file.held.len() > MAX_HELD {
                     let mut file_events = std::mem::take(&mut file.held);
                     for event in file_events.drain(..) {
-                        self.emit(&path, event, out);
+                        self.emit(id, event, out);
                     }
                 }
             }
@@ -281,34 +281,38 @@ impl SessionModel {
 
     /// Send one live event: tagged from its file, after its session's snapshot, carrying
     /// the session's `cwd` the first time it is known.
-    fn emit(&mut self, path: &Path, mut event: Event, out: &mut Vec<Output>) {
-        if let Some(file) = self.files.get(path) {
+    fn emit(&mut self, id: FileId, mut event: Event, out: &mut Vec<Output>) {
+        if let Some(file) = self.files.get(id) {
             file.tag(&mut event);
             if event.session.is_none() {
                 event.session.clone_from(&file.info.session_id);
             }
         }
-        if let Some(key) = event.session.clone() {
+        if let Some(key) = event.session.as_deref() {
             let needs_snapshot = self
                 .sessions
-                .get(&key)
+                .get(key)
                 .is_some_and(|session| session.had_backlog && !session.shown);
             if needs_snapshot {
-                self.show(&key, out);
+                self.show(key, out);
             }
-            let session = self.sessions.entry(key).or_default();
-            session.shown = true;
-            if !session.cwd_told && session.cwd.is_some() {
-                event.cwd.clone_from(&session.cwd);
-                event.git_branch.clone_from(&session.git_branch);
-                session.cwd_told = true;
+            if !self.sessions.contains_key(key) {
+                self.sessions.insert(key.to_owned(), SessionInfo::default());
+            }
+            if let Some(session) = self.sessions.get_mut(key) {
+                session.shown = true;
+                if !session.cwd_told && session.cwd.is_some() {
+                    event.cwd.clone_from(&session.cwd);
+                    event.git_branch.clone_from(&session.git_branch);
+                    session.cwd_told = true;
+                }
             }
         }
         out.push(Output::Event(event));
     }
 
     /// Let out what a file held back, with whatever session it can be given.
-    fn release_held(&mut self, file: &mut FileState, out: &mut Vec<Output>) {
+    fn release_held(file: &mut FileState, out: &mut Vec<Output>) {
         for mut event in std::mem::take(&mut file.held) {
             file.tag(&mut event);
             if event.session.is_none() {
@@ -320,8 +324,11 @@ impl SessionModel {
 
     fn caught_up(&mut self, out: &mut Vec<Output>) {
         let now = self.now;
-        for file in self.files.values_mut().filter(|file| file.in_backlog) {
-            file.finish_backlog(now, &self.config.timers);
+        for id in self.files.ids() {
+            if let Some(file) = self.files.get_mut(id).filter(|file| file.in_backlog) {
+                file.finish_backlog(now, &self.config.timers);
+                self.files.changed(id);
+            }
         }
         let waiting: Vec<String> = self
             .sessions
@@ -337,9 +344,13 @@ impl SessionModel {
     /// Emit a session's `snapshot` event.
     fn show(&mut self, key: &str, out: &mut Vec<Output>) {
         let now = self.now;
-        for file in self.files.values_mut() {
-            if file.in_backlog && file.session_key() == Some(key) {
+        for id in self.files.ids() {
+            if let Some(file) = self.files.get_mut(id)
+                && file.in_backlog
+                && file.session_key() == Some(key)
+            {
                 file.finish_backlog(now, &self.config.timers);
+                self.files.changed(id);
             }
         }
         let Some(snapshot) = self.snapshot_of(key) else {
@@ -355,50 +366,58 @@ impl SessionModel {
     fn tick(&mut self, now: SystemTime, out: &mut Vec<Output>) {
         self.now = Some(now);
         let timers = self.config.timers;
+        // Only files an input changed or whose next threshold came: at any other file, this
+        // tick would find nothing to do (see `table`).
+        let due = self.files.due(now);
+        if due.is_empty() {
+            return;
+        }
+        let quiet = |file: &FileState| {
+            file.last_activity
+                .is_some_and(|last| elapsed(last, now) >= timers.quiet_after)
+        };
         // Events held for a session that no record named: once the file has been quiet for
         // the quiet-turn time, no record is coming soon to name it; let them out as they are.
-        let stale: Vec<Arc<Path>> = self
-            .files
-            .iter()
-            .filter(|(_, file)| !file.held.is_empty())
-            .filter(|(_, file)| {
-                file.last_activity
-                    .is_some_and(|last| elapsed(last, now) >= timers.quiet_after)
-            })
-            .map(|(path, _)| Arc::clone(path))
-            .collect();
-        for path in stale {
-            if let Some(mut file) = self.files.remove(&path) {
-                self.release_held(&mut file, out);
-                self.files.insert(path, file);
+        for &id in &due {
+            if let Some(file) = self.files.get_mut(id)
+                && !file.held.is_empty()
+                && quiet(file)
+            {
+                Self::release_held(file, out);
             }
         }
         // A success held for its `turn_duration`: quiet this long, the CLI wrote none.
-        let quiet: Vec<Arc<Path>> = self
-            .files
-            .iter()
-            .filter(|(_, file)| !file.in_backlog && file.normalizer.has_deferred())
-            .filter(|(_, file)| {
-                file.last_activity
-                    .is_some_and(|last| elapsed(last, now) >= timers.quiet_after)
-            })
-            .map(|(path, _)| Arc::clone(path))
-            .collect();
-        for path in quiet {
-            self.flush(&path, out);
+        for &id in &due {
+            if self.files.get(id).is_some_and(|file| {
+                !file.in_backlog && file.normalizer.has_deferred() && quiet(file)
+            }) {
+                self.flush(id, out);
+            }
         }
         let mut events = Vec::new();
-        let finished: HashSet<Arc<Path>> = self
-            .files
-            .iter()
-            .filter(|(_, file)| self.finished_subagent(file))
-            .map(|(path, _)| Arc::clone(path))
-            .collect();
-        for (path, file) in &mut self.files {
-            if file.in_backlog || file.hook_status.is_some() || file.last_line == 0 {
+        for &id in &due {
+            let finished = self
+                .files
+                .get(id)
+                .is_some_and(|file| self.finished_subagent(file));
+            let Some(file) = self.files.get_mut(id) else {
                 continue;
+            };
+            if let Some(last) = file.last_activity {
+                // The next threshold after now: quiet-turn or idle time since the last activity.
+                let next = [timers.quiet_after, timers.idle_after]
+                    .into_iter()
+                    .filter_map(|after| last.checked_add(after))
+                    .filter(|at| *at > now)
+                    .min();
+                if let Some(next) = next {
+                    self.files.schedule(id, next);
+                }
             }
-            if finished.contains(path) {
+            let Some(file) = self.files.get_mut(id) else {
+                continue;
+            };
+            if file.in_backlog || file.hook_status.is_some() || file.last_line == 0 || finished {
                 continue;
             }
             let Some(last) = file.last_activity else {
@@ -454,11 +473,14 @@ impl SessionModel {
         let main = signal.session.as_deref().and_then(|key| {
             self.files
                 .iter()
-                .filter(|(_, file)| !file.is_subagent() && file.session_key() == Some(key))
-                .max_by_key(|(_, file)| file.last_activity)
-                .map(|(path, _)| Arc::clone(path))
+                .filter(|(_, _, file)| !file.is_subagent() && file.session_key() == Some(key))
+                .max_by_key(|(_, _, file)| file.last_activity)
+                .map(|(id, _, _)| id)
         });
-        let Some(file) = main.and_then(|path| self.files.get_mut(&path)) else {
+        if let Some(id) = main {
+            self.files.changed(id);
+        }
+        let Some(file) = main.and_then(|id| self.files.get_mut(id)) else {
             // A session the model does not follow: the hook's word is all there is.
             out.push(Output::Event(signal.clone()));
             return;
@@ -496,7 +518,8 @@ impl SessionModel {
         let files: Vec<(&Arc<Path>, &FileState)> = self
             .files
             .iter()
-            .filter(|(_, file)| file.session_key() == Some(key))
+            .filter(|(_, _, file)| file.session_key() == Some(key))
+            .map(|(_, path, file)| (path, file))
             .collect();
         let (main_path, main) = files
             .iter()
@@ -544,3 +567,7 @@ impl SessionModel {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "due_tests.rs"]
+mod due_tests;

@@ -35,6 +35,10 @@
 //! transcripts: their bytes stay on disk and the offsets stay put, so reading resumes exactly
 //! where it stopped once the consumer catches up. Nothing is dropped and memory stays bounded.
 //! If the receiver is dropped, the tailer ends.
+//!
+//! A backlog (start-up, or a large append) is read a few hundred KiB per file per turn, and
+//! only while at most a few messages are on their way: it goes no faster than the consumer
+//! takes it, so the lines in memory stay about a MiB, not every file's backlog at once.
 
 mod paths;
 mod run;

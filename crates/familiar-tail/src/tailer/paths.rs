@@ -20,8 +20,9 @@ use crate::discovery::{
 use crate::file::{FileError, FileTail, Start};
 use crate::message::TailMessage;
 
-/// Bytes read from one file per turn of the loop, so one huge file cannot starve the rest.
-const READ_BUDGET: u64 = 8 << 20;
+/// Bytes read from one file per turn of the loop, so one huge file cannot starve the rest
+/// (and a backlog is held in memory a few of these at a time: see `run`).
+pub(super) const READ_BUDGET: u64 = 256 << 10;
 
 impl Tailer {
     pub(super) fn handle_path(&mut self, path: &Path, names_changed: bool) {
@@ -319,7 +320,8 @@ impl Tailer {
         let mut out = Vec::new();
         let result = tail.poll(&mut self.scratch, READ_BUDGET, check_path, &mut out);
         let generation = tail.generation();
-        if generation > 0 {
+        // Looked up first: most polls read lines of a generation already noted.
+        if generation > 0 && self.generations.get(path) != Some(&generation) {
             self.generations.insert(path.to_path_buf(), generation);
         }
         self.outbox.extend(out);

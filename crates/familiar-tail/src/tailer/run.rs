@@ -18,6 +18,10 @@ use crate::message::TailMessage;
 
 /// Pending roots and vanished roots are looked at least this often.
 pub(super) const HOUSEKEEPING: Duration = Duration::from_secs(1);
+/// Messages on their way (outbox and channel) below which a backlog is read on.
+const BACKLOG_IN_FLIGHT: usize = 4;
+/// How long a backlog waits for the consumer to take a message before looking again.
+const BACKLOG_WAIT: Duration = Duration::from_millis(1);
 
 /// Paths the watcher saw change, shared between the `notify` callback and the tailer.
 #[derive(Debug, Default)]
@@ -137,10 +141,7 @@ impl Tailer {
             let now = Instant::now();
             if !paused {
                 self.take_changes();
-                let busy: Vec<PathBuf> = self.busy.drain().collect();
-                for path in busy {
-                    self.poll_file(&path);
-                }
+                self.poll_busy();
                 if self.catching_up && !self.files.values().any(FileTail::in_backlog) {
                     self.catching_up = false;
                     self.outbox.push_back(TailMessage::CaughtUp);
@@ -187,7 +188,12 @@ impl Tailer {
         }
         let mut timeout = until.saturating_duration_since(now);
         if !self.busy.is_empty() {
-            timeout = Duration::ZERO;
+            // More to read: at once, or as soon as the consumer may have taken a message.
+            timeout = if self.backlog_room() {
+                Duration::ZERO
+            } else {
+                timeout.min(BACKLOG_WAIT)
+            };
         }
         if let Some(message) = self.outbox.pop_front() {
             return match self.sender.send_timeout(message, timeout.min(SEND_WAIT)) {
@@ -241,6 +247,26 @@ impl Tailer {
         }
         self.full = false;
         true
+    }
+
+    /// Room for more of a backlog: few messages are on their way (in the outbox or the
+    /// channel). A file with more to read is read only then, so a start-up backlog goes no
+    /// faster than the consumer takes it, and at most about [`BACKLOG_IN_FLIGHT`] ×
+    /// [`READ_BUDGET`](super::paths::READ_BUDGET) bytes of lines are held at once, not every file's backlog.
+    fn backlog_room(&self) -> bool {
+        self.outbox.len() + self.sender.len() < BACKLOG_IN_FLIGHT
+    }
+
+    /// Read on from the files with more to read (or not read yet) while there is room.
+    fn poll_busy(&mut self) {
+        let busy: Vec<PathBuf> = self.busy.iter().cloned().collect();
+        for path in busy {
+            if !self.backlog_room() {
+                break;
+            }
+            self.busy.remove(&path);
+            self.poll_file(&path);
+        }
     }
 
     fn take_changes(&mut self) {

@@ -77,3 +77,37 @@ fn from_start_sends_existing_files_whole_and_not_as_backlog() {
     let got: Vec<Vec<u8>> = stream.lines.iter().map(|l| l.bytes.clone()).collect();
     assert_same_lines(&got, &lines_of(&bytes), "from start");
 }
+
+/// Regression: the start-up backlog of every file was read at once into the outbox and the
+/// channel (14 MiB of lines in memory for 14 MiB of transcripts before the first was parsed).
+/// Now a consumer that takes nothing finds only a few messages waiting, and then every line.
+#[test]
+fn a_backlog_waits_for_the_consumer_instead_of_piling_up_in_memory() {
+    let env = Env::new();
+    let dir = env.project_dir(Path::new("/p"));
+    let bytes = real(COMPACT);
+    let mut paths = Vec::new();
+    for n in 0..4 {
+        let path = dir.join(format!("s{n}.jsonl"));
+        // Over a MiB each: several messages' worth.
+        fs::write(&path, bytes.repeat((1 << 20) / bytes.len() + 1)).expect("write");
+        paths.push(path);
+    }
+    let handle = start(env.tailer_config(vec![Selector::All]));
+    std::thread::sleep(Duration::from_millis(500));
+    let waiting = handle.receiver().len();
+    assert!(
+        (1..=4).contains(&waiting),
+        "{waiting} messages waiting for a consumer that took none"
+    );
+    let streams = collect(&until_caught_up(&handle));
+    for path in &paths {
+        let want = lines_of(&fs::read(path).expect("read"));
+        let got: Vec<Vec<u8>> = streams[path]
+            .lines
+            .iter()
+            .map(|l| l.bytes.clone())
+            .collect();
+        assert_same_lines(&got, &want, "backlog read in steps");
+    }
+}

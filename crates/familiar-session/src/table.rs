@@ -1,0 +1,188 @@
+//! The model's followed files ([`crate::file::FileState`]), by id, and which of them a tick
+//! must look at.
+//!
+//! Lines come in runs of one file, and 200 live sessions send thousands a second: a lookup
+//! by path (a `BTreeMap` of paths compares them component by component) happens once per
+//! run, through a one-entry cache, and the model then works on a [`FileId`]. Iteration stays
+//! in path order, so whatever the model does to several files at once happens in the same
+//! order as ever.
+//!
+//! A tick visits only the files that may have something due ([`FileTable::due`]): those
+//! changed by an input since the last tick, and those whose next timer threshold (quiet-turn
+//! or idle time after their last activity, [`FileTable::schedule`]) has come. Between two
+//! thresholds, a tick's look at a file that no input changed finds nothing to do: the timers
+//! are step functions of the time since the last activity, and a look that acted once (an
+//! event, a flush, a release) leaves nothing for the next look in the same step.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use crate::file::FileState;
+
+/// A followed file, while it is followed (ids of removed files are reused).
+pub type FileId = usize;
+
+#[derive(Debug)]
+struct Slot {
+    path: Arc<Path>,
+    file: FileState,
+    /// In [`FileTable::changed`] already.
+    changed: bool,
+    /// The time of its entry in the timer queue that counts (older entries are skipped).
+    queued: Option<SystemTime>,
+}
+
+#[derive(Debug, Default)]
+pub struct FileTable {
+    slots: Vec<Option<Slot>>,
+    free: Vec<FileId>,
+    by_path: BTreeMap<Arc<Path>, FileId>,
+    /// The last path looked up, and its id.
+    last: Option<(Arc<Path>, FileId)>,
+    /// Files an input changed since the last tick.
+    changed: Vec<FileId>,
+    /// Next timer thresholds, earliest first.
+    queue: BinaryHeap<Reverse<(SystemTime, FileId)>>,
+    /// Every tick looks at every file, as before this table: the reference the tests hold
+    /// the due files to.
+    #[cfg(test)]
+    pub scan_all: bool,
+}
+
+impl FileTable {
+    /// The id of the file followed at `path`.
+    pub fn id(&mut self, path: &Path) -> Option<FileId> {
+        if let Some((last, id)) = &self.last
+            && last.as_os_str().as_encoded_bytes() == path.as_os_str().as_encoded_bytes()
+        {
+            return Some(*id);
+        }
+        let (key, &id) = self.by_path.get_key_value(path)?;
+        self.last = Some((Arc::clone(key), id));
+        Some(id)
+    }
+
+    pub fn get(&self, id: FileId) -> Option<&FileState> {
+        self.slot(id).map(|slot| &slot.file)
+    }
+
+    pub fn get_mut(&mut self, id: FileId) -> Option<&mut FileState> {
+        self.slots
+            .get_mut(id)
+            .and_then(Option::as_mut)
+            .map(|slot| &mut slot.file)
+    }
+
+    pub fn path(&self, id: FileId) -> Option<&Arc<Path>> {
+        self.slot(id).map(|slot| &slot.path)
+    }
+
+    fn slot(&self, id: FileId) -> Option<&Slot> {
+        self.slots.get(id).and_then(Option::as_ref)
+    }
+
+    /// Follow a new file at `path` (none is followed there: see [`FileTable::remove`]); it is
+    /// looked at on the next tick.
+    pub fn insert(&mut self, path: &Path, file: FileState) -> FileId {
+        let path: Arc<Path> = Arc::from(path);
+        let slot = Slot {
+            path: Arc::clone(&path),
+            file,
+            changed: false,
+            queued: None,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.slots[id] = Some(slot);
+                id
+            }
+            None => {
+                self.slots.push(Some(slot));
+                self.slots.len() - 1
+            }
+        };
+        self.by_path.insert(path, id);
+        self.changed(id);
+        id
+    }
+
+    /// Stop following a file; its state is returned.
+    pub fn remove(&mut self, id: FileId) -> Option<FileState> {
+        let slot = self.slots.get_mut(id)?.take()?;
+        self.by_path.remove(&slot.path);
+        if self.last.as_ref().is_some_and(|(_, last)| *last == id) {
+            self.last = None;
+        }
+        self.free.push(id);
+        Some(slot.file)
+    }
+
+    /// Every file, in path order.
+    pub fn iter(&self) -> impl Iterator<Item = (FileId, &Arc<Path>, &FileState)> {
+        self.by_path
+            .iter()
+            .filter_map(|(path, &id)| Some((id, path, self.get(id)?)))
+    }
+
+    /// Every file's id, in path order.
+    pub fn ids(&self) -> Vec<FileId> {
+        self.by_path.values().copied().collect()
+    }
+
+    /// An input changed the file: the next tick looks at it.
+    pub fn changed(&mut self, id: FileId) {
+        if let Some(slot) = self.slots.get_mut(id).and_then(Option::as_mut)
+            && !slot.changed
+        {
+            slot.changed = true;
+            self.changed.push(id);
+        }
+    }
+
+    /// The files a tick at `now` must look at, in path order: changed since the last tick,
+    /// or with a timer threshold at or before `now`.
+    pub fn due(&mut self, now: SystemTime) -> Vec<FileId> {
+        let mut due = std::mem::take(&mut self.changed);
+        while let Some(&Reverse((at, id))) = self.queue.peek() {
+            if at > now {
+                break;
+            }
+            self.queue.pop();
+            if let Some(slot) = self.slots.get_mut(id).and_then(Option::as_mut)
+                && slot.queued == Some(at)
+            {
+                slot.queued = None;
+                due.push(id);
+            }
+        }
+        due.retain(|&id| {
+            self.slots
+                .get_mut(id)
+                .and_then(Option::as_mut)
+                .map(|slot| slot.changed = false)
+                .is_some()
+        });
+        due.sort_by(|&a, &b| self.path(a).cmp(&self.path(b)));
+        due.dedup();
+        #[cfg(test)]
+        if self.scan_all {
+            return self.ids();
+        }
+        due
+    }
+
+    /// Look at the file again at `at` (its next timer threshold) unless an earlier look is
+    /// due already.
+    pub fn schedule(&mut self, id: FileId, at: SystemTime) {
+        let Some(slot) = self.slots.get_mut(id).and_then(Option::as_mut) else {
+            return;
+        };
+        if slot.queued.is_none_or(|queued| at < queued) {
+            slot.queued = Some(at);
+            self.queue.push(Reverse((at, id)));
+        }
+    }
+}
