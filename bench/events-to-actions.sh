@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Events -> actions end to end: `familiar run scripts/default.rhai` on an event-dense transcript
 # (short real tool uses and tool results, about one event per line), against `familiar events`
-# on the same file. Reports events/s of both, best of RUNS (default 5), and the range.
+# on the same file, interleaved round by round. Reports events/s of both, best of RUNS
+# (default 5) and the range, the ratio of the two in each round (best and range), the peak
+# RSS of the run and the load (`uptime`) before and after: what the README's row needs.
 # The transcript is built from the real fixtures' own records (assistant records with a
 # tool_use block, user records with a tool_result block, under 2 KiB each), repeated to about
 # SIZE_MB (default 100) into bench/out/ (never committed).
@@ -49,6 +51,7 @@ events=$("$bin" events "$corpus" | wc -l)
 lines=$(wc -l <"$corpus")
 echo "$corpus: $(( $(stat -c %s "$corpus") / 1048576 )) MiB, $lines lines, $events events"
 now() { date +%s.%N; }
+echo "load before: $(uptime)"
 declare -a t_run t_events
 for _ in $(seq "$runs"); do
   start=$(now); "$bin" run scripts/default.rhai --input "$corpus" >/dev/null; end=$(now)
@@ -63,3 +66,11 @@ rate() { # label times...: best and worst as events/s
 }
 rate "familiar run scripts/default.rhai" "${t_run[@]}"
 rate "familiar events" "${t_events[@]}"
+# run's rate over events' rate, round by round (the same load for both).
+for i in "${!t_run[@]}"; do awk "BEGIN{print ${t_events[$i]} / ${t_run[$i]}}"; done | sort -g |
+  awk '{ v[NR] = $1 } END { printf "%-44s best %.2f (range %.2f-%.2f)\n", "run / events, same round", v[NR], v[1], v[NR] }'
+if [ -x /usr/bin/time ]; then
+  rss=$(/usr/bin/time -f %M "$bin" run scripts/default.rhai --input "$corpus" 2>&1 >/dev/null | tail -1)
+  printf '%-44s %.1f MB\n' "peak RSS of familiar run" "$(awk "BEGIN{print $rss / 1024}")"
+fi
+echo "load after: $(uptime)"

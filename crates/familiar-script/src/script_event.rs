@@ -85,6 +85,82 @@ impl ScriptEvent {
         }
     }
 
+    /// [`ScriptEvent::with_limits`] for an event the caller gives away: the text fields are
+    /// cut in place, so an event within the limits (nearly all) is wrapped without a copy.
+    pub fn from_event(mut event: Event, limits: &Limits) -> ScriptEvent {
+        let max = limits.max_string_size;
+        // Named one by one (no `..`), so a text field added to `Event` cannot be forgotten
+        // here: the pattern stops compiling.
+        let Event {
+            kind: _,
+            session,
+            agent,
+            sidechain: _,
+            ts,
+            line: _,
+            context_used: _,
+            context_limit: _,
+            status: _,
+            agent_kind: _,
+            tool,
+            target,
+            tool_use_id,
+            agent_type,
+            description,
+            error: _,
+            error_code,
+            text,
+            message,
+            cause,
+            retry_in_ms: _,
+            retry_attempt: _,
+            max_retries: _,
+            trigger,
+            pre_tokens: _,
+            post_tokens: _,
+            command,
+            think: _,
+            model,
+            duration_ms: _,
+            previous_status: _,
+            cwd,
+            git_branch,
+            raw: _,
+        } = &mut event;
+        for value in [
+            session,
+            agent,
+            ts,
+            tool,
+            target,
+            tool_use_id,
+            agent_type,
+            description,
+            error_code,
+            text,
+            message,
+            cause,
+            trigger,
+            command,
+            model,
+            cwd,
+            git_branch,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let keep = cut(value, max).len();
+            value.truncate(keep);
+        }
+        ScriptEvent {
+            inner: Arc::new(Inner {
+                event,
+                raw: OnceLock::new(),
+                limits: limits.clone(),
+            }),
+        }
+    }
+
     pub fn event(&self) -> &Event {
         &self.inner.event
     }
@@ -378,4 +454,54 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     // `print(ev)`, `log(`${ev}`)` and string interpolation show the event as its NDJSON line.
     engine.register_fn("to_string", |e: &mut ScriptEvent| e.json());
     engine.register_fn("to_debug", |e: &mut ScriptEvent| e.json());
+}
+
+#[cfg(test)]
+mod tests {
+    use familiar_model::{Event, EventKind};
+
+    use super::ScriptEvent;
+    use crate::sandbox::Limits;
+
+    /// An event with every text field set to `text`.
+    fn full(text: &str) -> Event {
+        let some = || Some(text.to_owned());
+        Event {
+            session: some(),
+            agent: some(),
+            ts: some(),
+            tool: some(),
+            target: some(),
+            tool_use_id: some(),
+            agent_type: some(),
+            description: some(),
+            error_code: some(),
+            text: some(),
+            message: some(),
+            cause: some(),
+            trigger: some(),
+            command: some(),
+            model: some(),
+            cwd: some(),
+            git_branch: some(),
+            ..Event::new(EventKind::Tool, 7)
+        }
+    }
+
+    #[test]
+    fn an_owned_event_is_cut_like_a_borrowed_one() {
+        let limits = Limits {
+            max_string_size: 4,
+            ..Limits::default()
+        };
+        for text in ["ab", "abcd", "abcdef", "aé€x"] {
+            let event = full(text);
+            let borrowed = ScriptEvent::with_limits(&event, &limits);
+            let owned = ScriptEvent::from_event(event.clone(), &limits);
+            assert_eq!(owned.event(), borrowed.event(), "{text}");
+        }
+        let cut = ScriptEvent::from_event(full("abcdef"), &limits);
+        assert_eq!(cut.event().cwd.as_deref(), Some("abcd"));
+        assert_eq!(cut.event().text.as_deref(), Some("abcd"));
+    }
 }

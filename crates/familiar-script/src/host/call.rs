@@ -30,30 +30,60 @@ impl ScriptHost {
         actions: &mut Vec<Action>,
         diagnostics: &mut Vec<ScriptDiagnostic>,
     ) {
+        if let Some(index) = self.wanted(event) {
+            let origin = self.origin(event);
+            let script_event = ScriptEvent::with_limits(event, &self.limits);
+            self.on_big_stack(|host| {
+                host.handle_here(script_event, origin, index, actions, diagnostics)
+            });
+        }
+    }
+
+    /// [`ScriptHost::handle`] for an event the caller no longer needs: the scripts read it
+    /// without a copy being made (a dry run over a file hands every event over this way).
+    pub fn handle_owned(
+        &mut self,
+        event: Event,
+        actions: &mut Vec<Action>,
+        diagnostics: &mut Vec<ScriptDiagnostic>,
+    ) {
+        if let Some(index) = self.wanted(&event) {
+            let origin = self.origin(&event);
+            let script_event = ScriptEvent::from_event(event, &self.limits);
+            self.on_big_stack(|host| {
+                host.handle_here(script_event, origin, index, actions, diagnostics)
+            });
+        }
+    }
+
+    /// Move the timers' time to `event`'s, and say whether any handler wants it (the index of
+    /// its kind) or it can be skipped.
+    fn wanted(&mut self, event: &Event) -> Option<usize> {
         if let Some(secs) = ts_secs(event) {
             self.shared.lock().timers.advance(secs);
         }
         let index = kind_index(event.kind);
-        if !self
-            .scripts
+        self.scripts
             .iter()
             .any(|s| s.compiled.on_event || s.compiled.on_kind[index])
-        {
-            return;
-        }
-        self.on_big_stack(|host| host.handle_here(event, index, actions, diagnostics));
+            .then_some(index)
+    }
+
+    /// The time of `event` by the host's clock, and what its actions are tagged with (read
+    /// before the scripts' copy cuts any field to the string limit).
+    fn origin(&self, event: &Event) -> (f64, Arc<Origin>) {
+        (self.clock.now_secs(event), Arc::new(Origin::of(event)))
     }
 
     fn handle_here(
         &mut self,
-        event: &Event,
+        script_event: ScriptEvent,
+        (now, origin): (f64, Arc<Origin>),
         index: usize,
         actions: &mut Vec<Action>,
         diagnostics: &mut Vec<ScriptDiagnostic>,
     ) {
-        let now = self.clock.now_secs(event);
-        let origin = Arc::new(Origin::of(event));
-        let script_event = Dynamic::from(ScriptEvent::with_limits(event, &self.limits));
+        let script_event = Dynamic::from(script_event);
         self.shared.lock().origin = Some(origin.clone());
         for script in &mut self.scripts {
             let (wants_all, wants_kind) =
