@@ -125,8 +125,21 @@ impl ScriptEvent {
             previous_status: _,
             cwd,
             git_branch,
+            plan,
+            plan_change,
             raw: _,
         } = &mut event;
+        // The plan's texts are cut like the other text; a change is the session model's
+        // input, never a script's.
+        *plan_change = None;
+        for item in plan.iter_mut().flatten() {
+            let keep = cut(&item.text, max).len();
+            item.text.truncate(keep);
+            if let Some(active) = &mut item.active_form {
+                let keep = cut(active, max).len();
+                active.truncate(keep);
+            }
+        }
         for value in [
             session,
             agent,
