@@ -85,6 +85,7 @@ else
   failures=$((failures + 1))
 fi
 
+echo "load: $(uptime | sed 's/.*load average: //') (1, 5, 15 min; $(nproc) cores)"
 now() { date +%s.%N; }
 declare -a t_familiar t_ccusage
 for _ in $(seq "$runs"); do

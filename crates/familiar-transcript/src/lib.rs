@@ -24,6 +24,8 @@
 //!   them records of the Codex shape).
 
 use std::io::Read as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 pub mod codex;
 pub mod error_message;
@@ -253,6 +255,8 @@ pub fn read_lines<R: std::io::Read>(
 const BATCH_BYTES: usize = 4 << 20;
 /// Below this a batch is parsed on the calling thread alone.
 const PARALLEL_MIN_BYTES: usize = 256 << 10;
+/// A parallel batch is parsed in pieces of about this many bytes (see [`Batch::flush`]).
+const PIECE_BYTES: usize = 256 << 10;
 
 /// Where the bytes of one line of a batch are.
 #[derive(Clone)]
@@ -270,7 +274,7 @@ enum BatchItem {
 }
 
 /// The complete lines of one read, parsed on two threads (parsing is stateless; applying them
-/// to the session state is not), then applied in order.
+/// to the session state is not) and applied in order, piece by piece as each is parsed.
 #[derive(Default)]
 struct Batch {
     /// Copies of the (rare) lines that straddle two reads.
@@ -321,62 +325,111 @@ impl Batch {
                 })
                 .collect()
         };
-        let total = read.len() + carried.len();
-        // Two halves, chained rather than concatenated: a parsed record is large to move.
-        let (parsed, rest) = if total >= PARALLEL_MIN_BYTES {
-            // Split where half the bytes are, not half the lines: line sizes vary wildly.
-            let mut seen = 0;
-            let middle = self
-                .items
-                .iter()
-                .position(|item| {
-                    if let BatchItem::Line { place, .. } = item {
-                        seen += bytes_of(place).len();
-                    }
-                    seen >= total / 2
-                })
-                .unwrap_or(self.items.len() / 2);
-            let (front, back) = self.items.split_at(middle);
-            std::thread::scope(|scope| {
-                let worker = scope.spawn(|| parse(back));
-                let parsed = parse(front);
-                // A panic in the parser is a bug; parse the rest here so nothing is lost.
-                let rest = worker.join().unwrap_or_else(|_| parse(back));
-                (parsed, rest)
-            })
-        } else {
-            (parse(&self.items), Vec::new())
-        };
         let mut events = Vec::new();
-        for (item, parsed) in self.items.iter().zip(parsed.into_iter().chain(rest)) {
-            let (number, result) = match (item, parsed) {
-                (BatchItem::Line { number, .. }, Some(result)) => (*number, result),
-                (BatchItem::TooLong { number, .. }, _) | (BatchItem::Line { number, .. }, None) => {
-                    let len = match item {
-                        BatchItem::TooLong { len, .. } => *len,
-                        BatchItem::Line { place, .. } => bytes_of(place).len() as u64,
-                    };
-                    normalizer.skipped_line();
-                    on_diagnostic(Diagnostic {
-                        line: *number,
-                        kind: DiagnosticKind::TooLong {
-                            len,
-                            cap: cap as u64,
-                        },
-                    });
-                    continue;
+        let mut apply = |items: &[BatchItem],
+                         parsed: Vec<Option<Result<ParsedLine<'_>, DiagnosticKind>>>|
+         -> std::io::Result<()> {
+            for (item, parsed) in items.iter().zip(parsed) {
+                let (number, result) = match (item, parsed) {
+                    (BatchItem::Line { number, .. }, Some(result)) => (*number, result),
+                    (BatchItem::TooLong { number, .. }, _)
+                    | (BatchItem::Line { number, .. }, None) => {
+                        let len = match item {
+                            BatchItem::TooLong { len, .. } => *len,
+                            BatchItem::Line { place, .. } => bytes_of(place).len() as u64,
+                        };
+                        normalizer.skipped_line();
+                        on_diagnostic(Diagnostic {
+                            line: *number,
+                            kind: DiagnosticKind::TooLong {
+                                len,
+                                cap: cap as u64,
+                            },
+                        });
+                        continue;
+                    }
+                };
+                match result {
+                    Ok(parsed) => normalizer.apply(parsed, number, &mut events),
+                    Err(kind) => {
+                        normalizer.skipped_line();
+                        on_diagnostic(Diagnostic { line: number, kind });
+                    }
                 }
+                for event in events.drain(..) {
+                    on_event(event)?;
+                }
+            }
+            Ok(())
+        };
+        let total = read.len() + carried.len();
+        if total < PARALLEL_MIN_BYTES {
+            let parsed = parse(&self.items);
+            apply(&self.items, parsed)?;
+        } else {
+            // Pieces of about PIECE_BYTES, parsed by both threads in order, each claiming the
+            // next; this thread applies them in order as they are ready, so applying (which
+            // is sequential: session state) overlaps parsing instead of following it.
+            let mut pieces = Vec::new();
+            let (mut begin, mut size) = (0, 0);
+            for (index, item) in self.items.iter().enumerate() {
+                if let BatchItem::Line { place, .. } = item {
+                    size += bytes_of(place).len();
+                }
+                if size >= PIECE_BYTES {
+                    pieces.push(begin..index + 1);
+                    (begin, size) = (index + 1, 0);
+                }
+            }
+            if begin < self.items.len() {
+                pieces.push(begin..self.items.len());
+            }
+            let items = &self.items;
+            type Parsed<'p> = Vec<Option<Result<ParsedLine<'p>, DiagnosticKind>>>;
+            // `None` in a slot: the worker panicked on that piece (a bug); it is parsed again
+            // here, so the panic surfaces on this thread as it would without the worker.
+            let slots: Vec<OnceLock<Mutex<Option<Parsed<'_>>>>> =
+                pieces.iter().map(|_| OnceLock::new()).collect();
+            let next = AtomicUsize::new(0);
+            let parse_piece = |piece: usize| {
+                let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    parse(&items[pieces[piece].clone()])
+                }))
+                .ok();
+                let _ = slots[piece].set(Mutex::new(parsed));
             };
-            match result {
-                Ok(parsed) => normalizer.apply(parsed, number, &mut events),
-                Err(kind) => {
-                    normalizer.skipped_line();
-                    on_diagnostic(Diagnostic { line: number, kind });
+            std::thread::scope(|scope| -> std::io::Result<()> {
+                scope.spawn(|| {
+                    loop {
+                        let piece = next.fetch_add(1, Ordering::Relaxed);
+                        if piece >= pieces.len() {
+                            break;
+                        }
+                        parse_piece(piece);
+                    }
+                });
+                for (piece, range) in pieces.iter().enumerate() {
+                    while slots[piece].get().is_none() {
+                        let claimed = next.fetch_add(1, Ordering::Relaxed);
+                        if claimed >= pieces.len() {
+                            break;
+                        }
+                        parse_piece(claimed);
+                    }
+                    let parsed = slots[piece]
+                        .wait()
+                        .lock()
+                        .ok()
+                        .and_then(|mut slot| slot.take())
+                        .unwrap_or_else(|| parse(&items[range.clone()]));
+                    if let Err(err) = apply(&items[range.clone()], parsed) {
+                        // Stop the worker: nothing more of this batch is wanted.
+                        next.store(pieces.len(), Ordering::Relaxed);
+                        return Err(err);
+                    }
                 }
-            }
-            for event in events.drain(..) {
-                on_event(event)?;
-            }
+                Ok(())
+            })?;
         }
         self.carried.clear();
         self.items.clear();

@@ -16,6 +16,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use memchr::memmem;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -117,7 +120,10 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
         }
         return;
     }
-    if memchr::memmem::find(line, b"\"usage\"").is_none() {
+    // One finder for the whole run: building one per line cost more than the search itself.
+    static USAGE_KEY: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"usage\""));
+    if USAGE_KEY.find(line).is_none() {
         return;
     }
     let Ok(text) = simdutf8::basic::from_utf8(line) else {

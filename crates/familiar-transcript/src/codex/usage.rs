@@ -62,15 +62,20 @@ struct Info {
 /// `true` for a line that may be a Codex record the scan needs (a cheap look at its start,
 /// where Codex writes `type`): `session_meta`, `turn_context`, usage.
 pub fn may_matter(line: &[u8]) -> bool {
+    // Built once: this runs on every line of every input (`familiar stats`), and building a
+    // finder per call cost more than the searches.
+    static NEEDLES: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 4]> =
+        std::sync::LazyLock::new(|| {
+            [
+                &b"\"type\":\"session_meta\""[..],
+                b"\"type\":\"turn_context\"",
+                b"\"type\":\"token_usage_record\"",
+                b"\"type\":\"event_msg\"",
+            ]
+            .map(memchr::memmem::Finder::new)
+        });
     let start = &line[..line.len().min(120)];
-    [
-        &b"\"type\":\"session_meta\""[..],
-        b"\"type\":\"turn_context\"",
-        b"\"type\":\"token_usage_record\"",
-        b"\"type\":\"event_msg\"",
-    ]
-    .iter()
-    .any(|needle| memchr::memmem::find(start, needle).is_some())
+    NEEDLES.iter().any(|needle| needle.find(start).is_some())
 }
 
 /// Learn from one Codex line; the usage entry of a request, if it is one.
