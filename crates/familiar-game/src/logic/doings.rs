@@ -126,7 +126,7 @@ pub fn shorten_middle(text: &str, max: usize) -> String {
         // The longest tail of whole components that fits after `…`.
         let mut tail = 0;
         for (i, c) in chars.iter().enumerate().rev() {
-            if *c == '/' && chars.len() - i + 1 <= max {
+            if *c == '/' && chars.len() - i < max {
                 tail = chars.len() - i;
             }
         }
