@@ -179,17 +179,19 @@ fn regression_closed_stdout_ends_quietly() {
 
 #[test]
 fn a_binary_file_is_not_a_transcript_in_a_few_lines_not_one_per_line() {
+    // The first 4 KiB of a PNG, kept as a fixture: a sprite sheet that is regenerated would
+    // change the line count this golden names.
     Test::new()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["events", "assets/familiar.png"])
+        .args(["events", "fixtures/binary-not-a-transcript.bin"])
         .status(1)
         .stdout("")
         .stderr(
-            "familiar: assets/familiar.png:1: invalid UTF-8 at byte 0\n\
-             familiar: assets/familiar.png:2: not a JSON object\n\
-             familiar: assets/familiar.png:3: invalid UTF-8 at byte 15\n\
-             familiar: not a transcript: assets/familiar.png: none of its 132 line(s) is a JSON \
-             record (JSONL, stream-json or a JSON array expected)\n",
+            "familiar: fixtures/binary-not-a-transcript.bin:1: invalid UTF-8 at byte 0\n\
+             familiar: fixtures/binary-not-a-transcript.bin:2: not a JSON object\n\
+             familiar: fixtures/binary-not-a-transcript.bin:3: invalid UTF-8 at byte 15\n\
+             familiar: not a transcript: fixtures/binary-not-a-transcript.bin: none of its 14 \
+             line(s) is a JSON record (JSONL, stream-json or a JSON array expected)\n",
         )
         .run();
 }

@@ -386,7 +386,16 @@ fn the_real_cli_writes_what_familiar_reads_live_and_offline() {
     // Live: everything the watcher printed, up to a sentinel in a file of its own.
     let marker = dir.join("zz-sentinel.jsonl");
     append(&marker, sentinel("real-claude-end").as_bytes());
-    let live = without_status(watch.events_until("real-claude-end"));
+    let raw = watch.events_until("real-claude-end");
+    // The session model puts the whole plan on the planning call that changed it (compared
+    // below without it: `familiar events` prints the normalizer's events alone).
+    assert!(
+        raw.iter().any(
+            |l| l.contains("\"tool\":\"TaskUpdate\"") && l.contains("\"status\":\"completed\"")
+        ),
+        "no live TaskUpdate with its completed plan item"
+    );
+    let live = without_status(raw);
     watch.interrupt();
 
     let offline: BTreeMap<&str, Vec<Value>> = files

@@ -13,7 +13,7 @@ use crossbeam_channel::Receiver;
 
 /// Live lines as `familiar events` prints them: without the session model's own events
 /// (`status` from timers and hooks, which come and go with timing; `snapshot` at start) and
-/// without the `cwd`/`git_branch` it adds to a session's first event.
+/// without what the model adds to the normalizer's events (`offline_form`).
 pub fn without_status(lines: Vec<String>) -> Vec<String> {
     lines
         .into_iter()
@@ -24,29 +24,61 @@ pub fn without_status(lines: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// One event line without the `cwd`/`git_branch` the session model adds to a session's first
-/// event (`familiar events` prints the normalizer's events, without them).
+/// One event line without what the session model adds to the normalizer's events, which
+/// `familiar events` prints: the `cwd`/`git_branch` of a session's first event, the whole
+/// `plan` on an event that changed it, and the turn's `think` carried onto `thinking` events.
 pub fn offline_form(line: &str) -> String {
-    strip_string_field(&strip_string_field(line, "cwd"), "git_branch")
+    let mut line = strip_field(&strip_field(line, "cwd"), "git_branch");
+    line = strip_field(&line, "plan");
+    if line.contains("\"kind\":\"thinking\"") {
+        line = strip_field(&line, "think");
+    }
+    line
 }
 
-/// `line` without its `,"key":"…"` string field.
-fn strip_string_field(line: &str, key: &str) -> String {
-    let needle = format!(",\"{key}\":\"");
+/// `line` without its `,"key":…` field, whatever its JSON value (string, number, array or
+/// object; strings inside it may hold brackets and escaped quotes).
+fn strip_field(line: &str, key: &str) -> String {
+    let needle = format!(",\"{key}\":");
     let Some(start) = line.find(&needle) else {
         return line.to_owned();
     };
     let value = start + needle.len();
-    let mut escaped = false;
-    let end = line[value..]
-        .char_indices()
-        .find(|&(_, c)| {
-            let close = c == '"' && !escaped;
-            escaped = c == '\\' && !escaped;
-            close
-        })
-        .map(|(i, _)| value + i + 1)
-        .unwrap_or(line.len());
+    let (mut depth, mut in_string, mut escaped) = (0i32, false, false);
+    let mut end = line.len();
+    for (i, c) in line[value..].char_indices() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+                if depth == 0 {
+                    end = value + i + 1;
+                    break;
+                }
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => depth += 1,
+            ']' | '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    end = value + i + 1;
+                    break;
+                }
+            }
+            // The end of a number, `true`, `false` or `null` at the top level.
+            ',' | '}' if depth == 0 => {
+                end = value + i;
+                break;
+            }
+            _ => {}
+        }
+    }
     format!("{}{}", &line[..start], &line[end..])
 }
 
