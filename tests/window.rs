@@ -11,53 +11,9 @@ use std::time::{Duration, Instant};
 
 use common::Test;
 
-/// An Xvfb started by the test, stopped when dropped.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Start an Xvfb that picks a free display itself (`-displayfd`) and says which once it is
-/// ready, so tests running in parallel never race for a display number.
-fn start_xvfb() -> Xvfb {
-    let mut child = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|err| panic!("Xvfb could not start ({err}): install the `xvfb` package"));
-    let stdout = child.stdout.take().expect("Xvfb stdout");
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
-        .expect("Xvfb reports its display");
-    let number: u32 = line
-        .trim()
-        .parse()
-        .unwrap_or_else(|_| panic!("Xvfb said {line:?}"));
-    Xvfb {
-        child,
-        display: format!(":{number}"),
-    }
-}
-
 #[test]
 fn demo_in_a_window_renders_the_familiar_and_its_mana_bar() {
-    let xvfb = start_xvfb();
+    let xvfb = familiar_testkit::xvfb::start();
     let out_dir = tempfile::tempdir().expect("temp dir");
     let shot = out_dir.path().join("demo.png");
     Test::new()
@@ -218,7 +174,7 @@ impl Drop for LiveWindow {
 
 #[test]
 fn ctrl_c_ends_a_live_watch_with_its_window() {
-    let xvfb = start_xvfb();
+    let xvfb = familiar_testkit::xvfb::start();
     let home = tempfile::tempdir().expect("temp home");
     let mut live = LiveWindow::start(
         &xvfb.display,
@@ -251,7 +207,7 @@ fn ctrl_c_ends_a_live_watch_with_its_window() {
 
 #[test]
 fn closing_the_window_ends_a_live_watch() {
-    let xvfb = start_xvfb();
+    let xvfb = familiar_testkit::xvfb::start();
     let home = tempfile::tempdir().expect("temp home");
     let mut live = LiveWindow::start(
         &xvfb.display,
@@ -270,7 +226,7 @@ fn closing_the_window_ends_a_live_watch() {
 fn a_crashed_window_leaves_the_watcher_following() {
     // The window is its own process: a crash there (a GPU driver's, say) must not take the
     // tailer, scripts and notifications down with it.
-    let xvfb = start_xvfb();
+    let xvfb = familiar_testkit::xvfb::start();
     let home = tempfile::tempdir().expect("temp home");
     let config = config_with_two_idle_sessions();
     let session = config
@@ -354,7 +310,7 @@ fn two_idle_sessions_show_two_familiars_with_their_mana_every_time() {
     // Regression: opened beside idle sessions, the window showed an empty sky until a new
     // record arrived (and in 3 of 5 starts under Xvfb, nothing at all). The session model now
     // primes every existing session, and the first frames are drawn at full rate.
-    let xvfb = start_xvfb();
+    let xvfb = familiar_testkit::xvfb::start();
     let config = config_with_two_idle_sessions();
     let out_dir = tempfile::tempdir().expect("temp dir");
     for attempt in 0..3 {
@@ -437,7 +393,7 @@ fn no_x_server_says_so_and_plays_in_the_terminal_instead_of_panicking() {
 
 #[test]
 fn no_vulkan_driver_says_so_and_plays_in_the_terminal_instead_of_panicking() {
-    let xvfb = start_xvfb();
+    let xvfb = familiar_testkit::xvfb::start();
     let output = demo_without_window(&xvfb.display)
         .env("VK_ICD_FILENAMES", "/nonexistent.json")
         .env("VK_DRIVER_FILES", "/nonexistent.json")

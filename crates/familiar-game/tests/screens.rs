@@ -26,9 +26,8 @@
 #[path = "screens/compare.rs"]
 mod compare;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use compare::{TOLERANCE, compare, write_reference};
 
@@ -55,60 +54,9 @@ fn updating() -> bool {
     std::env::var_os("FAMILIAR_UPDATE_REFERENCES").is_some_and(|v| v == "1")
 }
 
-/// An Xvfb started for one test, stopped when dropped.
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The display to use: `DISPLAY` if set, else a new Xvfb on a free display (`-displayfd`
-/// picks it and reports the number once the server is ready, so tests started together never
-/// race for one).
-fn display() -> (String, Option<Xvfb>) {
-    if let Some(d) = std::env::var_os("DISPLAY").filter(|d| !d.is_empty()) {
-        return (d.to_string_lossy().into_owned(), None);
-    }
-    let child = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!(
-                "DISPLAY is not set and Xvfb could not start ({e}): install the `xvfb` package \
-                 or run the tests under `xvfb-run -a`"
-            )
-        });
-    let mut server = Xvfb(child);
-    let mut line = String::new();
-    let read = server
-        .0
-        .stdout
-        .take()
-        .map(|out| BufReader::new(out).read_line(&mut line));
-    let n = line.trim();
-    assert!(
-        matches!(read, Some(Ok(_))) && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()),
-        "Xvfb started but reported no display ({read:?}, {line:?})"
-    );
-    (format!(":{n}"), Some(server))
-}
-
 /// Plays `name` in a window and returns the capture.
 fn capture(name: &str) -> (PathBuf, image::RgbImage) {
-    let (display, _xvfb) = display();
+    let (display, _xvfb) = familiar_testkit::xvfb::display();
     let out = out_dir();
     assert!(std::fs::create_dir_all(&out).is_ok(), "{}", out.display());
     let shot = out.join(format!("{name}.png"));

@@ -9,8 +9,6 @@
 //! This file holds a single test: winit allows one event loop per process.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use bevy::math::Vec2;
 use familiar_game::logic::ManaBand;
@@ -19,57 +17,6 @@ use familiar_game::{
     canvas_to_window, layout, run_game, window_to_canvas,
 };
 use familiar_model::{Action, ActionKind, Event, EventKind, Status};
-
-/// An Xvfb started by the test, stopped when dropped.
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn ensure_display() -> Option<Xvfb> {
-    if std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty()) {
-        return None;
-    }
-    let n = (90..400)
-        .find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })
-        .unwrap_or_else(|| panic!("no free X display number"));
-    let child = Command::new("Xvfb")
-        .args([
-            &format!(":{n}"),
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!(
-                "DISPLAY is not set and Xvfb could not start ({e}): install the `xvfb` package \
-                 or run the tests under `xvfb-run -a`"
-            )
-        });
-    let server = Xvfb(child);
-    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !socket.exists() {
-        assert!(Instant::now() < deadline, "Xvfb :{n} never came up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    // SAFETY: this test binary has a single test and sets the variable before any thread of
-    // its own reads the environment.
-    unsafe { std::env::set_var("DISPLAY", format!(":{n}")) };
-    Some(server)
-}
 
 fn event(kind: EventKind) -> Event {
     let mut ev = Event::new(kind, 1);
@@ -99,7 +46,7 @@ fn close(a: Px, b: Px, tolerance: i32) -> bool {
 
 #[test]
 fn the_window_shows_the_familiar_and_its_mana() {
-    let _xvfb = ensure_display();
+    let _xvfb = familiar_testkit::xvfb::ensure_display();
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
         .map(Path::to_path_buf)
