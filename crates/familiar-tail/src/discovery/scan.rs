@@ -20,7 +20,7 @@ pub const HEAD_MAX_BYTES: usize = 1 << 20;
 /// How many bytes from the end [`last_record_time`] reads.
 pub const TAIL_BYTES: u64 = 256 * 1024;
 /// Deepest directory level walked below a root (`<project>/<sid>/subagents/x.jsonl` is 3).
-const MAX_DEPTH: usize = 4;
+pub(crate) const MAX_DEPTH: usize = 4;
 
 /// Read the `cwd` and `sessionId` of a file's first records from the start of `bytes`
 /// (complete lines only; at most [`HEAD_MAX_LINES`] lines).
