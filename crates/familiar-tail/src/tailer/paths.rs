@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::bump;
 use super::run::{Found, RootState, Tailer};
 use crate::discovery::{
-    TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_of,
+    TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_until,
     transcript_of_meta, walk,
 };
 use crate::file::{FileError, FileTail, Start};
@@ -286,7 +286,9 @@ impl Tailer {
             },
         };
         let verdict = match self.matcher.decide(&info, None) {
-            Verdict::NeedRecords => match read_head_of(path) {
+            Verdict::NeedRecords => match read_head_until(path, &mut |head| {
+                self.matcher.decide(&info, Some(head)) != Verdict::NeedRecords
+            }) {
                 Ok(head) => self.matcher.decide(&info, Some(&head)),
                 Err(err) => return self.problem(path, format!("cannot read: {err}")),
             },
