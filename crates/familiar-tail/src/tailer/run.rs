@@ -23,8 +23,6 @@ use crate::message::TailMessage;
 pub(super) const HOUSEKEEPING: Duration = Duration::from_secs(1);
 /// Messages on their way (outbox and channel) below which a backlog is read on.
 const BACKLOG_IN_FLIGHT: usize = 4;
-/// A wait that returns within this found its changes waiting (see `Tailer::streaming`).
-const READY_AT_ONCE: Duration = Duration::from_micros(50);
 /// How long a backlog waits for the consumer to take a message before looking again.
 const BACKLOG_WAIT: Duration = Duration::from_millis(1);
 
@@ -86,7 +84,7 @@ pub(super) struct Tailer {
     pub scratch: Vec<u8>,
     /// When the loop last handled changes (for batching).
     pub last_batch: Instant,
-    /// The last wait found changes ready without blocking: appends come in a stream.
+    /// The last wait found changes waiting without blocking: appends come in a stream.
     pub streaming: bool,
     pub sender: Sender<TailMessage>,
     pub stats: Arc<TailStats>,
@@ -204,13 +202,11 @@ impl Tailer {
                 std::thread::sleep(BATCH_INTERVAL - since);
             }
         }
-        let before = Instant::now();
-        if let Err(err) = self.poll.poll(&mut self.events, Some(timeout))
-            && err.kind() != std::io::ErrorKind::Interrupted
-        {
-            // Not expected; without a wait the loop would spin.
-            tracing::warn!("tailer wait: {err}");
-            std::thread::sleep(timeout.min(HOUSEKEEPING));
+        // A look that does not block first: changes found waiting mean a stream.
+        self.poll_events(Duration::ZERO);
+        let waited = self.events.is_empty() && !timeout.is_zero();
+        if waited {
+            self.poll_events(timeout);
         }
         let changed = self.events.iter().any(|event| event.token() == INOTIFY);
         let followed = !self
@@ -219,7 +215,7 @@ impl Tailer {
             .unwrap_or_else(|poison| poison.into_inner())
             .follow
             .is_empty();
-        self.streaming = changed && before.elapsed() < READY_AT_ONCE;
+        self.streaming = changed && !waited;
         if changed || followed {
             // If the last batch was only just handled, let more changes gather before
             // handling them (at most BATCH_INTERVAL later): a burst of writes to one file
@@ -231,6 +227,17 @@ impl Tailer {
             self.last_batch = Instant::now();
         }
         true
+    }
+
+    /// Wait at most `timeout` for the waker or the inotify descriptor.
+    fn poll_events(&mut self, timeout: Duration) {
+        if let Err(err) = self.poll.poll(&mut self.events, Some(timeout))
+            && err.kind() != std::io::ErrorKind::Interrupted
+        {
+            // Not expected; without a wait the loop would spin.
+            tracing::warn!("tailer wait: {err}");
+            std::thread::sleep(timeout.min(HOUSEKEEPING));
+        }
     }
 
     /// Hand the outbox to the channel as far as it has room; `false` when disconnected.
