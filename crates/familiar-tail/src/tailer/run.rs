@@ -2,8 +2,8 @@
 //! for at most [`BATCH_INTERVAL`], hand the changed paths to [`super::paths`], and pass the
 //! messages on through a small outbox to the bounded channel without ever blocking long on
 //! it. The thread sleeps in one `epoll` wait on its inotify descriptor and its waker, and
-//! wakes only for work: under a stream of appends about once per [`BATCH_INTERVAL`], not
-//! once per write.
+//! wakes only for work: while several files change at once, about once per
+//! `STREAM_INTERVAL` (4 ms), not once per write; one file alone within [`BATCH_INTERVAL`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -23,6 +23,10 @@ use crate::message::TailMessage;
 pub(super) const HOUSEKEEPING: Duration = Duration::from_secs(1);
 /// Messages on their way (outbox and channel) below which a backlog is read on.
 const BACKLOG_IN_FLIGHT: usize = 4;
+/// Batches while several files change at once (many sessions writing): each batch costs a
+/// wake-up of this thread and of the consumer, whatever it holds. Changes to one file alone
+/// (one session, even appending back to back) are handled within [`BATCH_INTERVAL`].
+const STREAM_INTERVAL: Duration = Duration::from_millis(4);
 /// How long a backlog waits for the consumer to take a message before looking again.
 const BACKLOG_WAIT: Duration = Duration::from_millis(1);
 
@@ -84,8 +88,8 @@ pub(super) struct Tailer {
     pub scratch: Vec<u8>,
     /// When the loop last handled changes (for batching).
     pub last_batch: Instant,
-    /// The last wait found changes waiting without blocking: appends come in a stream.
-    pub streaming: bool,
+    /// How many paths the last batch of changes named.
+    pub changed_paths: usize,
     pub sender: Sender<TailMessage>,
     pub stats: Arc<TailStats>,
     pub stop: Arc<AtomicBool>,
@@ -193,21 +197,16 @@ impl Tailer {
                 Err(SendTimeoutError::Disconnected(_)) => false,
             };
         }
-        if self.streaming && self.busy.is_empty() {
-            // Changes were waiting already last time: they come in a stream. Let the next
-            // batch gather before looking, so that the wait below finds it ready and the
-            // thread wakes once per batch, not for the first change and again after it.
+        if self.changed_paths > 1 && self.busy.is_empty() {
+            // Several files changed at once: many sessions are writing. Let the next batch
+            // gather before looking, so that the wait below finds it ready: the thread (and
+            // the consumer) wake once per STREAM_INTERVAL, not for each change.
             let since = self.last_batch.elapsed();
-            if since < BATCH_INTERVAL {
-                std::thread::sleep(BATCH_INTERVAL - since);
+            if since < STREAM_INTERVAL {
+                std::thread::sleep(STREAM_INTERVAL - since);
             }
         }
-        // A look that does not block first: changes found waiting mean a stream.
-        self.poll_events(Duration::ZERO);
-        let waited = self.events.is_empty() && !timeout.is_zero();
-        if waited {
-            self.poll_events(timeout);
-        }
+        self.poll_events(timeout);
         let changed = self.events.iter().any(|event| event.token() == INOTIFY);
         let followed = !self
             .inbox
@@ -215,7 +214,6 @@ impl Tailer {
             .unwrap_or_else(|poison| poison.into_inner())
             .follow
             .is_empty();
-        self.streaming = changed && !waited;
         if changed || followed {
             // If the last batch was only just handled, let more changes gather before
             // handling them (at most BATCH_INTERVAL later): a burst of writes to one file
@@ -308,6 +306,7 @@ impl Tailer {
             tracing::debug!("watcher asked for a rescan");
             self.poll_everything();
         }
+        self.changed_paths = dirty.len();
         for (path, names_changed) in dirty {
             self.handle_path(&path, names_changed);
         }
