@@ -65,7 +65,7 @@ pub const SEND_WAIT: Duration = Duration::from_millis(20);
 /// Under a stream of changes to one file the loop handles them at most this often, in
 /// batches: each wake-up of the thread (and of the consumer) costs more than the lines it
 /// handles. A lone append after a quiet spell is handled at once. While several files change
-/// at once (many sessions), batches are 4 ms apart.
+/// at once (many sessions), batches are 3 ms apart.
 pub const BATCH_INTERVAL: Duration = Duration::from_millis(2);
 /// Default start-up backlog bound: an existing file is read from at most this many bytes
 /// before its end.

@@ -3,7 +3,7 @@
 //! messages on through a small outbox to the bounded channel without ever blocking long on
 //! it. The thread sleeps in one `epoll` wait on its inotify descriptor and its waker, and
 //! wakes only for work: while several files change at once, about once per
-//! `STREAM_INTERVAL` (4 ms), not once per write; one file alone within [`BATCH_INTERVAL`].
+//! `STREAM_INTERVAL` (3 ms), not once per write; one file alone within [`BATCH_INTERVAL`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -26,7 +26,7 @@ const BACKLOG_IN_FLIGHT: usize = 4;
 /// Batches while several files change at once (many sessions writing): each batch costs a
 /// wake-up of this thread and of the consumer, whatever it holds. Changes to one file alone
 /// (one session, even appending back to back) are handled within [`BATCH_INTERVAL`].
-const STREAM_INTERVAL: Duration = Duration::from_millis(4);
+const STREAM_INTERVAL: Duration = Duration::from_millis(3);
 /// How long a backlog waits for the consumer to take a message before looking again.
 const BACKLOG_WAIT: Duration = Duration::from_millis(1);
 
