@@ -1,15 +1,16 @@
-//! The canvas onto the window in one render pass: the window's camera draws nothing itself
-//! (its output only clears the window to the bars' colour, see `canvas::setup_canvas`); after
-//! it, this pass copies the canvas image (`canvas::Canvas`) into the rectangle `canvas`
-//! computes, with Bevy's nearest-sampling blit. Under a software renderer (Mesa llvmpipe) the window's pixels
-//! are most of a frame's cost: a sprite of the canvas drawn by a second camera cost a blended
-//! draw over the whole window plus a copy of that camera's own texture to the window.
+//! The canvas onto the window in one render pass: the window's camera has no 2D passes of its
+//! own (its render graph is [`CanvasToWindow`], this pass alone), which clears the window to
+//! the bars' colour and copies the canvas image (`canvas::Canvas`) into the rectangle `canvas`
+//! computes, with Bevy's nearest-sampling blit. Under a software renderer (Mesa llvmpipe) the
+//! window's pixels are most of a frame's cost: a `Camera2d` showing the canvas as a sprite
+//! cleared its own window-sized textures, drew a blended window-sized sprite and copied the
+//! result to the window.
 
-use bevy::core_pipeline::Core2d;
+use bevy::camera::visibility::RenderLayers;
 use bevy::core_pipeline::blit::{BlitPipeline, BlitPipelineKey};
-use bevy::core_pipeline::upscaling::upscaling;
+use bevy::ecs::schedule::ScheduleLabel;
 use bevy::prelude::*;
-use bevy::render::camera::ExtractedCamera;
+use bevy::render::camera::{CameraRenderGraph, ExtractedCamera};
 use bevy::render::extract_component::{ExtractComponent, ExtractComponentPlugin};
 use bevy::render::extract_resource::ExtractResourcePlugin;
 use bevy::render::render_asset::RenderAssets;
@@ -22,11 +23,32 @@ use bevy::render::texture::GpuImage;
 use bevy::render::view::ViewTarget;
 use bevy::render::{Render, RenderApp, RenderSystems};
 
-use super::canvas::{CANVAS, Canvas, canvas_origin, canvas_scale};
+use super::canvas::{BARS, CANVAS, Canvas, canvas_origin, canvas_scale};
 
 /// Marks the window's camera: its view gets the canvas.
 #[derive(Component, Clone, Copy, Default, ExtractComponent)]
 pub(crate) struct WindowBlit;
+
+/// The window camera's whole render graph: the blit.
+#[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash, Default)]
+struct CanvasToWindow;
+
+/// The window's camera: no 2D passes, only the canvas's copy. It sees only the render layer
+/// `layer`, where nothing is drawn, so finding what it sees costs nothing either.
+pub(crate) fn window_camera(layer: usize) -> impl Bundle {
+    (
+        Camera {
+            order: 0,
+            ..default()
+        },
+        CameraRenderGraph::new(CanvasToWindow),
+        // Bevy sizes a camera's target only for cameras with a projection.
+        Projection::Orthographic(OrthographicProjection::default_2d()),
+        Msaa::Off,
+        RenderLayers::layer(layer),
+        WindowBlit,
+    )
+}
 
 /// The blit pipeline for the window's texture format.
 #[derive(Component)]
@@ -44,8 +66,9 @@ impl Plugin for CanvasBlitPlugin {
             return;
         };
         render_app
+            .add_schedule(Schedule::new(CanvasToWindow))
             .add_systems(Render, prepare_pipeline.in_set(RenderSystems::Prepare))
-            .add_systems(Core2d, blit_canvas.after(upscaling));
+            .add_systems(CanvasToWindow, blit_canvas);
     }
 }
 
@@ -107,8 +130,8 @@ fn blit_canvas(
             group
         }
     };
-    // Loaded: the window camera's output cleared it to the bars' colour.
-    let Some(attachment) = target.out_texture_color_attachment(None) else {
+    let bars = Color::srgb_u8(BARS[0], BARS[1], BARS[2]).to_linear();
+    let Some(attachment) = target.out_texture_color_attachment(Some(bars)) else {
         return;
     };
     let window = window.as_vec2();

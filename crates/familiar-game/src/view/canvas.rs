@@ -4,17 +4,14 @@
 //! any window size. Everything else in `view` works in canvas pixels (`layout` included); only
 //! this module knows the window. Mouse positions come back through [`cursor_to_canvas`].
 
-use bevy::camera::visibility::RenderLayers;
-use bevy::camera::{CameraOutputMode, ImageRenderTarget, RenderTarget, Viewport};
+use bevy::camera::{ImageRenderTarget, RenderTarget};
 use bevy::image::ImageSampler;
 use bevy::prelude::*;
 use bevy::render::extract_resource::ExtractResource;
-use bevy::render::render_resource::{
-    BlendComponent, BlendFactor, BlendOperation, BlendState, TextureFormat,
-};
+use bevy::render::render_resource::TextureFormat;
 use bevy::ui::IsDefaultUiCamera;
 
-use super::blit::WindowBlit;
+use super::blit::window_camera;
 
 /// The canvas, in pixels: what the art and the layout are drawn for.
 pub const CANVAS: UVec2 = UVec2::new(480, 320);
@@ -32,17 +29,6 @@ pub(super) const BARS: [u8; 3] = [8, 6, 16];
 /// The render layer of the window's camera, where nothing is drawn; the world stays on the
 /// default layer 0, seen by the canvas camera only.
 const WINDOW_LAYER: usize = 1;
-
-/// A blend that keeps the target as it is: the window camera's own output writes nothing.
-const KEEP_TARGET: BlendState = BlendState {
-    color: KEEP,
-    alpha: KEEP,
-};
-const KEEP: BlendComponent = BlendComponent {
-    src_factor: BlendFactor::Zero,
-    dst_factor: BlendFactor::One,
-    operation: BlendOperation::Add,
-};
 
 /// The canvas image and the camera that draws into it.
 #[derive(Resource, Clone, ExtractResource)]
@@ -97,9 +83,7 @@ pub fn cursor_to_canvas(window: &Window) -> Option<Vec2> {
 }
 
 /// Creates the canvas image, its camera (the default UI camera, so every UI node is drawn on
-/// the canvas), and the window's camera, which only carries the canvas's copy (`blit`): it
-/// draws nothing and clears nothing of its own; its output, one pixel that keeps what is under
-/// it, clears the window to the bars' colour, and the copy comes after.
+/// the canvas), and the window's camera, which only copies the canvas into the window (`blit`).
 pub(crate) fn setup_canvas(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     let mut image =
         Image::new_target_texture(CANVAS.x, CANVAS.y, TextureFormat::Bgra8UnormSrgb, None);
@@ -117,27 +101,7 @@ pub(crate) fn setup_canvas(mut commands: Commands, mut images: ResMut<Assets<Ima
             IsDefaultUiCamera,
         ))
         .id();
-    commands.spawn((
-        Camera2d,
-        Camera {
-            order: 0,
-            // (Skipping the output would leave the window without a texture to draw on.)
-            viewport: Some(Viewport {
-                physical_position: UVec2::ZERO,
-                physical_size: UVec2::ONE,
-                ..default()
-            }),
-            clear_color: ClearColorConfig::None,
-            output_mode: CameraOutputMode::Write {
-                blend_state: Some(KEEP_TARGET),
-                clear_color: ClearColorConfig::Custom(Color::srgb_u8(BARS[0], BARS[1], BARS[2])),
-            },
-            ..default()
-        },
-        Msaa::Off,
-        RenderLayers::layer(WINDOW_LAYER),
-        WindowBlit,
-    ));
+    commands.spawn(window_camera(WINDOW_LAYER));
     commands.insert_resource(Canvas { image, camera });
 }
 
