@@ -2,7 +2,7 @@
 //! [`CANVAS`], into an offscreen image, which `blit` copies into the window scaled by the
 //! largest whole number that fits, centred, with dark bars around it, sampled nearest: crisp at
 //! any window size. Everything else in `view` works in canvas pixels (`layout` included); only
-//! this module knows the window. Mouse positions come back through [`cursor_to_canvas`].
+//! this module knows the window (`blit` places the canvas with its functions). Mouse positions come back through [`cursor_to_canvas`].
 
 use bevy::camera::{ImageRenderTarget, RenderTarget};
 use bevy::image::ImageSampler;
