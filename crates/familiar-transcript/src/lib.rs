@@ -13,6 +13,7 @@
 //! - [`lines`]: byte chunks → complete lines, bounded memory.
 //! - [`head`]: the `cwd`, session id and timestamp of a record, for the tailer's discovery.
 //! - [`record`]: typed, borrowed serde views of the records.
+//! - [`scan`]: the fast path to those records, for lines it can vouch for.
 //! - [`normalize`]: records → events and session state.
 //! - [`tools`]: tool names → event kinds and targets.
 //! - [`links`]: what a record says beyond its events (subagent links, `cwd`, branch).
@@ -37,6 +38,7 @@ pub mod models;
 pub mod normalize;
 pub mod pricing;
 pub mod record;
+pub mod scan;
 pub mod tools;
 pub mod usage;
 

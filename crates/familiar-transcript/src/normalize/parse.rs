@@ -59,6 +59,10 @@ pub fn parse_line(line: &[u8], max_line_bytes: usize) -> Result<ParsedLine<'_>, 
 }
 
 pub(super) fn parse_record(json: &str) -> Result<Record<'_>, DiagnosticKind> {
+    // The fast path reads what it can vouch for; serde reads the rest and gives the errors.
+    if let Some(record) = crate::scan::record(json) {
+        return Ok(record);
+    }
     serde_json::from_str(json).map_err(|err| {
         if err.is_data() && !json.trim_start().starts_with('{') {
             DiagnosticKind::NotAnObject
