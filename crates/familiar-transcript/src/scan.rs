@@ -74,19 +74,48 @@ impl<'a> Cursor<'a> {
     fn string(&mut self) -> Option<(&'a str, bool)> {
         self.eat(b'"')?;
         let start = self.pos;
+        let bytes = self.bytes;
         let mut escaped = false;
+        // 64 bytes at a time: the mask of their quotes, backslashes and control bytes, each
+        // escape skipped within the mask (one in ~40 bytes of tool output) without reloading.
+        let mut window = self.pos;
+        'windows: while let Some(mut mask) = window_mask(bytes, window) {
+            while mask != 0 {
+                let at = window + mask.trailing_zeros() as usize;
+                match bytes[at] {
+                    b'"' => {
+                        self.pos = at + 1;
+                        return Some((&self.text[start..at], escaped));
+                    }
+                    b'\\' => {
+                        escaped = true;
+                        let next = at + 1 + escape_len(&bytes[at + 1..])?;
+                        let skip = next - window;
+                        if skip >= WINDOW {
+                            window = next;
+                            continue 'windows;
+                        }
+                        mask &= u64::MAX << skip;
+                    }
+                    // A control character: serde_json refuses it.
+                    _ => return None,
+                }
+            }
+            window += WINDOW;
+        }
+        // The last bytes of the line (less than a window).
+        self.pos = window;
         loop {
-            let at = self.pos + special_offset(&self.bytes[self.pos..])?;
-            match self.bytes[at] {
+            let at = self.pos + special_offset(&bytes[self.pos..])?;
+            match bytes[at] {
                 b'"' => {
                     self.pos = at + 1;
                     return Some((&self.text[start..at], escaped));
                 }
                 b'\\' => {
                     escaped = true;
-                    self.pos = at + escape_len(&self.bytes[at + 1..])? + 1;
+                    self.pos = at + escape_len(&bytes[at + 1..])? + 1;
                 }
-                // A control character: serde_json refuses it.
                 _ => return None,
             }
         }
@@ -425,30 +454,68 @@ impl Seen {
     }
 }
 
-/// Offset of the first `"`, `\` or control character in `bytes`, 16 bytes a step (the
-/// comparisons of a fixed-size block compile to vector instructions).
+/// Bit i set when byte `at + i` is `"`, `\` or a control byte, for the 64 bytes from `at`;
+/// `None` when fewer than 64 are left.
 #[inline]
-fn special_offset(bytes: &[u8]) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(16);
-    let mut offset = 0;
-    for chunk in &mut chunks {
-        let mut mask = 0u32;
-        for (index, &byte) in chunk.iter().enumerate() {
-            mask |= u32::from((byte == b'"') | (byte == b'\\') | (byte < 0x20)) << index;
+fn window_mask(bytes: &[u8], at: usize) -> Option<u64> {
+    let window: &[u8; WINDOW] = bytes.get(at..at + WINDOW)?.try_into().ok()?;
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut mask = 0u64;
+        for (index, chunk) in window.chunks_exact(16).enumerate() {
+            let chunk: &[u8; 16] = chunk.try_into().ok()?;
+            mask |= u64::from(sse2::special_mask(chunk)) << (16 * index);
         }
-        if mask != 0 {
-            return Some(offset + mask.trailing_zeros() as usize);
-        }
-        offset += 16;
+        Some(mask)
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
-        .map(|index| offset + index)
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut mask = 0u64;
+        for (index, &byte) in window.iter().enumerate() {
+            mask |= u64::from(is_special(byte)) << index;
+        }
+        Some(mask)
+    }
+}
+
+/// Bytes of a string examined at once.
+const WINDOW: usize = 64;
+
+fn is_special(byte: u8) -> bool {
+    byte == b'"' || byte == b'\\' || byte < 0x20
+}
+
+/// Offset of the first `"`, `\` or control character in `bytes` (the tail of a line,
+/// under a window).
+fn special_offset(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&byte| is_special(byte))
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+
+    /// Bit i set when byte i of the 16 is `"`, `\` or below 0x20.
+    #[inline]
+    pub(super) fn special_mask(chunk: &[u8; 16]) -> u32 {
+        // SAFETY: SSE2 is part of the x86-64 baseline (every CPU this runs on has it), and the
+        // unaligned load reads exactly the 16 bytes `chunk` refers to.
+        unsafe {
+            let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
+            // min(b, 0x1f) == b exactly when b <= 0x1f (unsigned).
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+        }
+    }
 }
 
 /// Length of the escape after a backslash (`n`, `"`, `u0041`, ...), if it is one.
+#[inline]
 fn escape_len(after: &[u8]) -> Option<usize> {
     match after.first()? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(1),
