@@ -26,11 +26,21 @@ use crate::record::{Block, Content, Message, MessageField, Record, TextOr};
 /// The record of one JSON object, read exactly as `serde_json::from_str::<Record>` reads it;
 /// `None` when the fast path cannot vouch for the line (then parse it with serde).
 pub fn record(json: &str) -> Option<Record<'_>> {
+    let mut record = Record::default();
+    record_into(json, &mut record).then_some(record)
+}
+
+/// [`record`] into a record the caller holds (a boxed one: a record is about 1 KB, and
+/// moving it from frame to frame cost more than reading it). On `false` the record holds
+/// part of the line: the caller must not use it.
+pub fn record_into<'a>(json: &'a str, record: &mut Record<'a>) -> bool {
     let mut cursor = Cursor::new(json);
     cursor.whitespace();
-    let record = cursor.record()?;
+    if cursor.record(record).is_none() {
+        return false;
+    }
     cursor.whitespace();
-    (cursor.pos == cursor.bytes.len()).then_some(record)
+    cursor.pos == cursor.bytes.len()
 }
 
 /// Nesting allowed before giving up (serde_json's own limit is 128; below it serde accepts).
@@ -303,11 +313,10 @@ impl<'a> Cursor<'a> {
         self.serde_field()
     }
 
-    fn record(&mut self) -> Option<Record<'a>> {
-        let mut record = Record::default();
+    fn record(&mut self, record: &mut Record<'a>) -> Option<()> {
         let mut seen = Seen::default();
         self.object(|cursor, key| {
-            let r = &mut record;
+            let r = &mut *record;
             match key {
                 "type" => (seen.first(0)?, r.kind = cursor.str_field()?),
                 "subtype" => (seen.first(1)?, r.subtype = cursor.str_field()?),
@@ -360,8 +369,7 @@ impl<'a> Cursor<'a> {
                 _ => ((), cursor.value().map(drop)?),
             };
             Some(())
-        })?;
-        Some(record)
+        })
     }
 
     /// `message`: an object read here; a string or an odd shape read by serde.
