@@ -99,7 +99,11 @@ impl<'a> Cursor<'a> {
                     }
                     b'\\' => {
                         escaped = true;
-                        let next = at + 1 + escape_len(&bytes[at + 1..])?;
+                        // Nearly every escape is one character (`\n`, `\"`, `\\`).
+                        let next = match bytes.get(at + 1) {
+                            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at + 2,
+                            _ => at + 1 + escape_len(&bytes[at + 1..])?,
+                        };
                         let skip = next - window;
                         if skip >= WINDOW {
                             window = next;
