@@ -5,6 +5,7 @@
 # reading the bytes at all); then `familiar events`, jq and cat again on many files (COPIES,
 # default 8, copies of every real fixture). Ratios are of the bests of the same run.
 # Usage: bench/throughput.sh [SIZE_MB]   (needs jq and GNU time; builds the release binary)
+# BASELINE=/path/to/an/older/familiar also times that binary's `events` in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size_mb=${1:-100}
@@ -50,6 +51,13 @@ ratios() { # label: familiar events against jq and cat, from the bests above
 }
 jq_filter='select(.type=="assistant") | .message.content[]? | select(.type=="tool_use") | .name'
 report "familiar events" "$bin" events "$corpus"
+baseline() { # the older binary, same input, same run
+  [ -n "${BASELINE:-}" ] || return 0
+  report "events, BASELINE binary" "$BASELINE" events "$@"
+  awk -v f="${best_of[familiar events]}" -v b="${best_of[events, BASELINE binary]}" 'BEGIN {
+    printf "familiar events is %.2fx the BASELINE binary\n", (f > 0 ? b / f : 0) }'
+}
+baseline "$corpus"
 report "familiar stats" "$bin" stats "$corpus"
 report "familiar stats --json" "$bin" stats --json "$corpus"
 report "python3 json.loads loop (counts)" python3 bench/py_counts.py "$corpus"
@@ -73,6 +81,7 @@ bytes=$(cat "${files[@]}" | wc -c)
 echo
 printf '%-40s %9s %10s %10s  %s\n' "command (${#files[@]} files, $((bytes / 1048576)) MiB)" "best s" "MB/s" "peak RSS" "range s"
 report "familiar events" "$bin" events "${files[@]}"
+baseline "${files[@]}"
 report "jq -c (tool_use names only)" jq -c "$jq_filter" "${files[@]}"
 report "cat" cat "${files[@]}"
 ratios "many files"

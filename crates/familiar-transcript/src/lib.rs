@@ -13,6 +13,7 @@
 //! - [`lines`]: byte chunks → complete lines, bounded memory.
 //! - [`head`]: the `cwd`, session id and timestamp of a record, for the tailer's discovery.
 //! - [`record`]: typed, borrowed serde views of the records.
+//! - [`scan`]: the fast path to those records, for lines it can vouch for.
 //! - [`normalize`]: records → events and session state.
 //! - [`tools`]: tool names → event kinds and targets.
 //! - [`links`]: what a record says beyond its events (subagent links, `cwd`, branch).
@@ -37,6 +38,7 @@ pub mod models;
 pub mod normalize;
 pub mod pricing;
 pub mod record;
+pub mod scan;
 pub mod tools;
 pub mod usage;
 
@@ -448,33 +450,89 @@ pub fn normalize_read<R: std::io::Read>(
     mut on_event: impl FnMut(Event) -> std::io::Result<()>,
     mut on_diagnostic: impl FnMut(Diagnostic),
 ) -> std::io::Result<()> {
-    let mut chunk = vec![0u8; BATCH_BYTES];
+    // One buffer per thread, kept across inputs: zeroing 4 MiB for each of many small files
+    // cost more than reading them.
+    thread_local! {
+        static CHUNK: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut chunk = CHUNK.take();
+    chunk.resize(BATCH_BYTES, 0);
+    let result = normalize_read_with(
+        &mut reader,
+        &mut chunk,
+        normalizer,
+        &mut on_event,
+        &mut on_diagnostic,
+    );
+    CHUNK.set(chunk);
+    result
+}
+
+fn normalize_read_with<R: std::io::Read>(
+    reader: &mut R,
+    chunk: &mut [u8],
+    normalizer: &mut Normalizer,
+    on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
+    on_diagnostic: &mut dyn FnMut(Diagnostic),
+) -> std::io::Result<()> {
     let mut splitter = LineSplitter::new(normalizer.config().max_line_bytes);
     let mut batch = Batch::default();
     let cap = normalizer.config().max_line_bytes;
-    let head = match read_head(&mut reader, &mut chunk, cap)? {
-        Head::FirstLine(head) => head,
-        Head::Array(whole) => {
-            let mut events = Vec::new();
-            let mut diagnostics = Vec::new();
-            feed(normalizer, &whole, &mut events, &mut diagnostics);
-            diagnostics.into_iter().for_each(&mut on_diagnostic);
-            for event in events {
-                on_event(event)?;
+    // The first line is read in place when it fits the buffer (nearly always: the first
+    // read is then parsed where it lies, not copied); the reads stop where `read_head`'s
+    // would, and a longer first line or a JSON array goes through it.
+    let (mut filled, mut newline, mut end) = (0, false, false);
+    while !newline && filled <= cap && filled < chunk.len() {
+        match reader.read(&mut chunk[filled..]) {
+            Ok(0) => {
+                end = true;
+                break;
             }
-            return Ok(());
+            Ok(read) => {
+                newline = memchr::memchr(b'\n', &chunk[filled..filled + read]).is_some();
+                filled += read;
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    let head = if (newline || end) && multiline_array(&chunk[..filled]).is_none() {
+        None
+    } else {
+        let prefix = &chunk[..filled];
+        match read_head(
+            &mut prefix.chain(&mut *reader),
+            &mut vec![0; BATCH_BYTES],
+            cap,
+        )? {
+            Head::FirstLine(head) => Some(head),
+            Head::Array(whole) => {
+                let mut events = Vec::new();
+                let mut diagnostics = Vec::new();
+                feed(normalizer, &whole, &mut events, &mut diagnostics);
+                diagnostics.into_iter().for_each(&mut *on_diagnostic);
+                for event in events {
+                    on_event(event)?;
+                }
+                return Ok(());
+            }
         }
     };
-    let mut first = Some(head);
+    let mut first = Some(match head {
+        Some(head) => Err(head),
+        None => Ok(filled),
+    });
     loop {
         let head;
         let bytes: &[u8] = match first.take() {
-            Some(taken) if taken.is_empty() => break,
-            Some(taken) => {
+            Some(Ok(0)) => break,
+            Some(Ok(filled)) => &chunk[..filled],
+            Some(Err(taken)) if taken.is_empty() => break,
+            Some(Err(taken)) => {
                 head = taken;
                 &head
             }
-            None => match reader.read(&mut chunk) {
+            None => match reader.read(chunk) {
                 Ok(0) => break,
                 Ok(read) => &chunk[..read],
                 Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -484,7 +542,7 @@ pub fn normalize_read<R: std::io::Read>(
         // Every read is parsed before the next one overwrites the buffer, so a short read (a
         // pipe with nothing more yet) never holds live input back.
         splitter.push(bytes, |line| batch.push(bytes, line));
-        batch.flush(bytes, normalizer, &mut on_event, &mut on_diagnostic)?;
+        batch.flush(bytes, normalizer, on_event, on_diagnostic)?;
     }
     // The input ended: what waited for a later record goes out as it is.
     let mut held = Vec::new();
