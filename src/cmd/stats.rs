@@ -1,8 +1,8 @@
 //! `familiar stats`: a summary per transcript (events, errors, tools, tokens, estimated cost)
 //! and a total across them.
 //!
-//! Files are read in parallel, one per core; each line of a file goes through the normalizer
-//! (counts) and the usage scan ([`familiar_transcript::usage`]), both reading it in place. The per-file usage
+//! Files are read in parallel, one per core; each line of a file is parsed once, where it lies,
+//! for both the normalizer (counts) and the usage ledger ([`familiar_transcript::usage::push_line`]). The per-file usage
 //! ledgers are merged in input order, so an API message found in several files (a resumed
 //! session, a subagent's file and its `progress` records) counts once, for the file whose record
 //! was kept. The rows therefore add up to the total.
@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 use familiar_model::text::printable_line;
-use familiar_transcript::usage::scan_line;
+use familiar_transcript::usage;
 use familiar_transcript::{
     Diagnostic, DiagnosticKind, Ledger, Normalizer, NormalizerConfig, PriceFile, PriceTable,
     ReadLine, Summary, Tokens, round_cost,
@@ -308,7 +308,8 @@ fn read_one(
         });
     };
     // One pass over each line, on this thread: the files already keep every core busy, and
-    // both the usage scan and the normalizer read the line where it lies in the read buffer.
+    // one parse of the line, where it lies in the read buffer, feeds the normalizer and the
+    // usage ledger.
     let mut events = Vec::new();
     familiar_transcript::read_lines(
         Counted {
@@ -319,8 +320,9 @@ fn read_one(
         |line| {
             match line {
                 ReadLine::Line { number, bytes } => {
-                    scan_line(bytes, &mut ledger);
-                    if let Err(diagnostic) = normalizer.push_line(bytes, number, &mut events) {
+                    if let Err(diagnostic) =
+                        usage::push_line(&mut normalizer, &mut ledger, bytes, number, &mut events)
+                    {
                         report(diagnostic);
                     }
                     events.clear();
