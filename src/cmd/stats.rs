@@ -243,12 +243,28 @@ fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// Read every input, in parallel across cores, keeping input order in the results.
+/// Read every input, in parallel across cores (largest first), keeping input order in the
+/// results.
 fn read_all(
     inputs: &[PathBuf],
     config: &NormalizerConfig,
     progress: &indicatif::ProgressBar,
 ) -> Vec<anyhow::Result<FileResult>> {
+    // Largest first: the last file a worker takes is then a small one, and both cores finish
+    // together (a large file taken last would leave the other core idle while it is read).
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    let size = |path: &Path| std::fs::metadata(path).map_or(0, |meta| meta.len());
+    let sizes: Vec<u64> = inputs
+        .iter()
+        .map(|path| {
+            if path == Path::new("-") {
+                0
+            } else {
+                size(path)
+            }
+        })
+        .collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<anyhow::Result<FileResult>>>> =
         Mutex::new((0..inputs.len()).map(|_| None).collect());
@@ -259,10 +275,11 @@ fn read_all(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = inputs.get(index) else { break };
-                    let result = read_one(path, index as u32, config, progress);
+                // One read buffer per worker, for all its files.
+                let mut chunk = Vec::new();
+                while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let path = &inputs[index];
+                    let result = read_one(path, index as u32, config, progress, &mut chunk);
                     if let Ok(mut results) = results.lock() {
                         results[index] = Some(result);
                     }
@@ -286,6 +303,7 @@ fn read_one(
     source: u32,
     config: &NormalizerConfig,
     progress: &indicatif::ProgressBar,
+    chunk: &mut Vec<u8>,
 ) -> anyhow::Result<FileResult> {
     let name = input_name(path);
     let reader: Box<dyn Read> = if path == Path::new("-") {
@@ -311,12 +329,13 @@ fn read_one(
     // one parse of the line, where it lies in the read buffer, feeds the normalizer and the
     // usage ledger.
     let mut events = Vec::new();
-    familiar_transcript::read_lines(
+    familiar_transcript::read_lines_with(
         Counted {
             inner: reader,
             progress,
         },
         cap,
+        chunk,
         |line| {
             match line {
                 ReadLine::Line { number, bytes } => {

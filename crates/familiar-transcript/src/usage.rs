@@ -224,8 +224,22 @@ pub fn scan_bytes(bytes: &[u8]) -> Ledger {
     ledger
 }
 
-/// Dedup key: message id and request id.
-type Key = (Box<str>, Option<Box<str>>);
+/// Dedup key: message id and request id in one string, written by [`write_key`], so a lookup
+/// (every record of a message) needs no allocation; only a new message's key is stored.
+type Key = Box<str>;
+
+/// `len:message_id`, then `\0request_id` when there is one: unambiguous whatever the ids hold.
+fn write_key(scratch: &mut String, message_id: &str, request_id: Option<&str>) {
+    use std::fmt::Write as _;
+    scratch.clear();
+    // Writing to a String cannot fail.
+    let _ = write!(scratch, "{}:", message_id.len());
+    scratch.push_str(message_id);
+    if let Some(request_id) = request_id {
+        scratch.push('\0');
+        scratch.push_str(request_id);
+    }
+}
 
 #[derive(Debug, Clone)]
 struct Kept {
@@ -243,6 +257,8 @@ struct Kept {
 pub struct Ledger {
     models: Vec<Box<str>>,
     index: HashMap<Key, usize>,
+    /// The key being looked up, reused.
+    scratch: String,
     kept: Vec<Kept>,
     /// Records with no message id: nothing to deduplicate them by, each counts.
     loose: Vec<Kept>,
@@ -283,15 +299,14 @@ impl Ledger {
             self.loose.push(kept);
             return;
         };
-        let key: Key = (
-            message_id.into(),
-            entry.request_id.as_deref().map(Into::into),
-        );
-        self.keep(key, kept);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        write_key(&mut scratch, message_id, entry.request_id.as_deref());
+        self.keep(&scratch, kept);
+        self.scratch = scratch;
     }
 
-    fn keep(&mut self, key: Key, candidate: Kept) {
-        match self.index.get(&key) {
+    fn keep(&mut self, key: &str, candidate: Kept) {
+        match self.index.get(key) {
             Some(&at) => {
                 let existing = &self.kept[at];
                 let better = if candidate.sidechain != existing.sidechain {
@@ -304,7 +319,7 @@ impl Ledger {
                 }
             }
             None => {
-                self.index.insert(key, self.kept.len());
+                self.index.insert(key.into(), self.kept.len());
                 self.kept.push(candidate);
             }
         }
@@ -328,7 +343,7 @@ impl Ledger {
         }
         for (key, kept) in by_index.into_iter().zip(other.kept) {
             if let Some(key) = key {
-                self.keep(key, remap(kept));
+                self.keep(&key, remap(kept));
             }
         }
         self.loose.extend(other.loose.into_iter().map(remap));

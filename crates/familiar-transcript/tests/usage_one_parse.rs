@@ -173,3 +173,37 @@ fn the_usage_precheck_skips_only_lines_that_hold_no_usage_key() {
         serde_json::from_str(r#"{"message":{"us\u0061ge":{"output_tokens":1}}}"#).expect("json");
     assert!(has_usage_key(&escaped));
 }
+
+#[test]
+fn each_parsed_record_gives_the_entry_its_text_gives_ids_model_and_sidechain_included() {
+    // Per record, not only in total: a parse that lost `requestId` or `data` (and so split or
+    // merged messages differently) must fail here even where totals happen to agree.
+    let mut entries = 0;
+    for path in every_transcript() {
+        let bytes = std::fs::read(&path).expect("read fixture");
+        for line in bytes.split(|&b| b == b'\n') {
+            let Ok(text) = std::str::from_utf8(line) else {
+                continue;
+            };
+            if !text.trim_start().starts_with('{')
+                || familiar_transcript::codex::usage::may_matter(line)
+            {
+                continue;
+            }
+            let Ok(parsed) = familiar_transcript::parse_line(line, usize::MAX) else {
+                continue;
+            };
+            let records: Vec<_> = parsed.records().collect();
+            assert_eq!(records.len(), 1);
+            let from_record = usage::parsed_record_usage(records[0]);
+            assert_eq!(
+                from_record,
+                usage::record_usage(text),
+                "{}: {text}",
+                name(&path)
+            );
+            entries += usize::from(from_record.is_some_and(|e| e.request_id.is_some()));
+        }
+    }
+    assert!(entries > 1000, "only {entries} entries with a request id");
+}
