@@ -7,6 +7,8 @@
 #    range of each, and the ratio of the bests.
 # Usage: bench/stats-vs-ccusage.sh [COPIES]   (needs npm, jq; builds the release binary)
 #        FAMILIAR_BIN=target/debug/familiar RUNS=1 bench/stats-vs-ccusage.sh 1   (equality only)
+#        FAMILIAR_BEFORE=/tmp/familiar-old bench/stats-vs-ccusage.sh   (also times an older
+#        familiar binary, interleaved in the same rounds: before/after under the same load)
 # ccusage runs with --offline (its bundled prices) and CLAUDE_CONFIG_DIR pointing at a temp
 # tree; nothing under ~/.claude is read.
 set -euo pipefail
@@ -87,19 +89,37 @@ fi
 
 echo "load: $(uptime | sed 's/.*load average: //') (1, 5, 15 min; $(nproc) cores)"
 now() { date +%s.%N; }
-declare -a t_familiar t_ccusage
+# CPU time (user + system, children included) of a command, into $work/cpu: on a loaded
+# machine it says more about the work done than wall time, which the scheduler decides.
+timed() {
+  if [ -x /usr/bin/time ]; then /usr/bin/time -f '%U %S' -o "$work/cpu" "$@"
+  else "$@"; echo "0 0" >"$work/cpu"; fi
+}
+cpu() { awk '{ print $1 + $2 }' "$work/cpu"; }
+declare -a t_familiar t_ccusage t_before c_familiar c_ccusage c_before
+before=${FAMILIAR_BEFORE:-}
 for _ in $(seq "$runs"); do
-  start=$(now); "$bin" -q stats --json "${files[@]}" >/dev/null; end=$(now)
-  t_familiar+=("$(awk "BEGIN{print $end - $start}")")
-  start=$(now); CLAUDE_CONFIG_DIR=$work/tree "$ccusage" claude daily --json --offline >/dev/null 2>&1; end=$(now)
-  t_ccusage+=("$(awk "BEGIN{print $end - $start}")")
+  start=$(now); timed "$bin" -q stats --json "${files[@]}" >/dev/null; end=$(now)
+  t_familiar+=("$(awk "BEGIN{print $end - $start}")"); c_familiar+=("$(cpu)")
+  if [ -n "$before" ]; then
+    start=$(now); timed "$before" -q stats --json "${files[@]}" >/dev/null; end=$(now)
+    t_before+=("$(awk "BEGIN{print $end - $start}")"); c_before+=("$(cpu)")
+  fi
+  start=$(now); CLAUDE_CONFIG_DIR=$work/tree timed "$ccusage" claude daily --json --offline >/dev/null 2>&1; end=$(now)
+  t_ccusage+=("$(awk "BEGIN{print $end - $start}")"); c_ccusage+=("$(cpu)")
 done
 summary() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
   printf "best %.3f s  median %.3f s  range %.3f-%.3f s", v[1], v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 echo "familiar stats --json FILES...   $(summary "${t_familiar[@]}")"
 echo "ccusage claude daily --offline   $(summary "${t_ccusage[@]}")"
 best() { printf '%s\n' "$@" | sort -g | head -1; }
+if [ -n "$before" ]; then
+  echo "before ($before)   $(summary "${t_before[@]}")"
+  awk -v f="$(best "${t_familiar[@]}")" -v b="$(best "${t_before[@]}")" -v c="$(best "${t_ccusage[@]}")" \
+    'BEGIN { printf "this binary is %.2fx faster than before (best vs best); before was %.2fx faster than ccusage\n", b / f, c / b }'
+fi
 worst() { printf '%s\n' "$@" | sort -g | tail -1; }
+echo "CPU time (user + system), best: familiar $(best "${c_familiar[@]}") s, ccusage $(best "${c_ccusage[@]}") s${before:+, before $(best "${c_before[@]}") s}"
 awk -v f="$(best "${t_familiar[@]}")" -v c="$(best "${t_ccusage[@]}")" \
   -v fw="$(worst "${t_familiar[@]}")" -v cw="$(worst "${t_ccusage[@]}")" \
   'BEGIN { printf "familiar is %.2fx faster (best vs best; %.2fx-%.2fx from slowest to fastest pairings), %d runs interleaved\n", c / f, c / fw, cw / f, '"$runs"' }'

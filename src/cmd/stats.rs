@@ -1,8 +1,8 @@
 //! `familiar stats`: a summary per transcript (events, errors, tools, tokens, estimated cost)
 //! and a total across them.
 //!
-//! Files are read in parallel, one per core; each line of a file goes through the normalizer
-//! (counts) and the usage scan ([`familiar_transcript::usage`]), both reading it in place. The per-file usage
+//! Files are read in parallel, one per core; each line of a file is parsed once, where it lies,
+//! for both the normalizer (counts) and the usage ledger ([`familiar_transcript::usage::push_line`]). The per-file usage
 //! ledgers are merged in input order, so an API message found in several files (a resumed
 //! session, a subagent's file and its `progress` records) counts once, for the file whose record
 //! was kept. The rows therefore add up to the total.
@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 use familiar_model::text::printable_line;
-use familiar_transcript::usage::scan_line;
+use familiar_transcript::usage;
 use familiar_transcript::{
     Diagnostic, DiagnosticKind, Ledger, Normalizer, NormalizerConfig, PriceFile, PriceTable,
     ReadLine, Summary, Tokens, round_cost,
@@ -243,12 +243,28 @@ fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// Read every input, in parallel across cores, keeping input order in the results.
+/// Read every input, in parallel across cores (largest first), keeping input order in the
+/// results.
 fn read_all(
     inputs: &[PathBuf],
     config: &NormalizerConfig,
     progress: &indicatif::ProgressBar,
 ) -> Vec<anyhow::Result<FileResult>> {
+    // Largest first: the last file a worker takes is then a small one, and both cores finish
+    // together (a large file taken last would leave the other core idle while it is read).
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    let size = |path: &Path| std::fs::metadata(path).map_or(0, |meta| meta.len());
+    let sizes: Vec<u64> = inputs
+        .iter()
+        .map(|path| {
+            if path == Path::new("-") {
+                0
+            } else {
+                size(path)
+            }
+        })
+        .collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<anyhow::Result<FileResult>>>> =
         Mutex::new((0..inputs.len()).map(|_| None).collect());
@@ -259,10 +275,11 @@ fn read_all(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = inputs.get(index) else { break };
-                    let result = read_one(path, index as u32, config, progress);
+                // One read buffer per worker, for all its files.
+                let mut chunk = Vec::new();
+                while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let path = &inputs[index];
+                    let result = read_one(path, index as u32, config, progress, &mut chunk);
                     if let Ok(mut results) = results.lock() {
                         results[index] = Some(result);
                     }
@@ -286,6 +303,7 @@ fn read_one(
     source: u32,
     config: &NormalizerConfig,
     progress: &indicatif::ProgressBar,
+    chunk: &mut Vec<u8>,
 ) -> anyhow::Result<FileResult> {
     let name = input_name(path);
     let reader: Box<dyn Read> = if path == Path::new("-") {
@@ -308,19 +326,22 @@ fn read_one(
         });
     };
     // One pass over each line, on this thread: the files already keep every core busy, and
-    // both the usage scan and the normalizer read the line where it lies in the read buffer.
+    // one parse of the line, where it lies in the read buffer, feeds the normalizer and the
+    // usage ledger.
     let mut events = Vec::new();
-    familiar_transcript::read_lines(
+    familiar_transcript::read_lines_with(
         Counted {
             inner: reader,
             progress,
         },
         cap,
+        chunk,
         |line| {
             match line {
                 ReadLine::Line { number, bytes } => {
-                    scan_line(bytes, &mut ledger);
-                    if let Err(diagnostic) = normalizer.push_line(bytes, number, &mut events) {
+                    if let Err(diagnostic) =
+                        usage::push_line(&mut normalizer, &mut ledger, bytes, number, &mut events)
+                    {
                         report(diagnostic);
                     }
                     events.clear();

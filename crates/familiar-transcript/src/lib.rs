@@ -159,7 +159,16 @@ fn read_head<R: std::io::Read>(
     chunk: &mut [u8],
     cap: usize,
 ) -> std::io::Result<Head> {
-    let mut head = Vec::new();
+    read_head_from(reader, chunk, cap, Vec::new())
+}
+
+/// [`read_head`] with the first bytes already read (`head`).
+fn read_head_from<R: std::io::Read>(
+    reader: &mut R,
+    chunk: &mut [u8],
+    cap: usize,
+    mut head: Vec<u8>,
+) -> std::io::Result<Head> {
     while memchr::memchr(b'\n', &head).is_none() && head.len() <= cap {
         match reader.read(chunk) {
             Ok(0) => break,
@@ -194,51 +203,78 @@ pub enum ReadLine<'a> {
 /// keeps state per line (the session model). The bulk path, [`normalize_read`], parses batches
 /// on two threads instead.
 pub fn read_lines<R: std::io::Read>(
+    reader: R,
+    max_line_bytes: usize,
+    on_line: impl FnMut(ReadLine<'_>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    read_lines_with(reader, max_line_bytes, &mut Vec::new(), on_line)
+}
+
+/// [`read_lines`] reading into the caller's buffer `chunk`: a caller reading many inputs
+/// (`familiar stats`) allocates (and the kernel zeroes) one buffer for all of them. The first
+/// read, which nearly always holds the first line, is split where it lies, not copied.
+pub fn read_lines_with<R: std::io::Read>(
     mut reader: R,
     max_line_bytes: usize,
+    chunk: &mut Vec<u8>,
     mut on_line: impl FnMut(ReadLine<'_>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     const CHUNK: usize = 1 << 20;
-    let mut chunk = vec![0u8; CHUNK];
-    let head = match read_head(&mut reader, &mut chunk, max_line_bytes)? {
-        Head::FirstLine(head) => head,
-        Head::Array(whole) => {
-            return match multiline_array(&whole) {
-                Some(array) => on_line(ReadLine::Line {
-                    number: 1,
-                    bytes: array,
-                }),
-                None => Ok(()),
-            };
+    if chunk.len() < CHUNK {
+        chunk.resize(CHUNK, 0);
+    }
+    // What `read_head` reads, in place while it fits the buffer: up to the first newline, past
+    // the cap, or to the end of the input.
+    let mut filled = 0;
+    loop {
+        match reader.read(&mut chunk[filled..]) {
+            Ok(0) => break,
+            Ok(read) => {
+                let searched = filled;
+                filled += read;
+                if memchr::memchr(b'\n', &chunk[searched..filled]).is_some()
+                    || filled > max_line_bytes
+                    || filled == chunk.len()
+                {
+                    break;
+                }
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    let first_line_read = filled < chunk.len()
+        || filled > max_line_bytes
+        || memchr::memchr(b'\n', &chunk[..filled]).is_some();
+    let head = if first_line_read && multiline_array(&chunk[..filled]).is_none() {
+        None
+    } else {
+        let head = chunk[..filled].to_vec();
+        match read_head_from(&mut reader, chunk, max_line_bytes, head)? {
+            Head::FirstLine(head) => Some(head),
+            Head::Array(whole) => {
+                return match multiline_array(&whole) {
+                    Some(array) => on_line(ReadLine::Line {
+                        number: 1,
+                        bytes: array,
+                    }),
+                    None => Ok(()),
+                };
+            }
         }
     };
     let mut splitter = LineSplitter::new(max_line_bytes);
-    let mut result = Ok(());
-    let mut pending = Some(head);
+    match &head {
+        Some(head) => push_lines(&mut splitter, head, &mut on_line)?,
+        None => push_lines(&mut splitter, &chunk[..filled], &mut on_line)?,
+    }
     loop {
-        let bytes: Vec<u8>;
-        let slice: &[u8] = match pending.take() {
-            Some(taken) => {
-                bytes = taken;
-                &bytes
-            }
-            None => match reader.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(read) => &chunk[..read],
-                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(err) => return Err(err),
-            },
-        };
-        splitter.push(slice, |line| {
-            if result.is_err() {
-                return;
-            }
-            result = on_line(match line {
-                Line::Complete { bytes, number } => ReadLine::Line { number, bytes },
-                Line::TooLong { len, number } => ReadLine::TooLong { number, len },
-            });
-        });
-        std::mem::replace(&mut result, Ok(()))?;
+        match reader.read(chunk) {
+            Ok(0) => break,
+            Ok(read) => push_lines(&mut splitter, &chunk[..read], &mut on_line)?,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
     }
     if let Some(unfinished) = splitter.unfinished()
         && !unfinished
@@ -251,6 +287,25 @@ pub fn read_lines<R: std::io::Read>(
         })?;
     }
     Ok(())
+}
+
+/// The lines `bytes` completes, to `on_line`, until it fails.
+fn push_lines(
+    splitter: &mut LineSplitter,
+    bytes: &[u8],
+    on_line: &mut impl FnMut(ReadLine<'_>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut result = Ok(());
+    splitter.push(bytes, |line| {
+        if result.is_err() {
+            return;
+        }
+        result = on_line(match line {
+            Line::Complete { bytes, number } => ReadLine::Line { number, bytes },
+            Line::TooLong { len, number } => ReadLine::TooLong { number, len },
+        });
+    });
+    result
 }
 
 /// Bytes read at a time; the complete lines of each read are parsed as one batch, in place.

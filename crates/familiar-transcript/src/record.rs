@@ -103,6 +103,13 @@ pub struct Record<'a> {
     pub tool_use_id: Str<'a>,
     #[serde(borrow)]
     pub id: Str<'a>,
+    /// With `message.id`, what identifies an API message across records ([`crate::usage`]).
+    #[serde(rename = "requestId", borrow)]
+    pub request_id: Str<'a>,
+    /// `progress` records: a running subagent's message is in `data.message`; decoded only by
+    /// [`crate::usage`], and only when it mentions usage.
+    #[serde(borrow)]
+    pub data: Option<&'a RawValue>,
 }
 
 impl<'a> Record<'a> {

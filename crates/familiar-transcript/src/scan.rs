@@ -370,6 +370,8 @@ impl<'a> Cursor<'a> {
                 "input" => (seen.first(38)?, r.input = cursor.raw_field()?),
                 "tool_use_id" => (seen.first(39)?, r.tool_use_id = cursor.str_field()?),
                 "id" => (seen.first(40)?, r.id = cursor.str_field()?),
+                "requestId" => (seen.first(41)?, r.request_id = cursor.str_field()?),
+                "data" => (seen.first(42)?, r.data = cursor.raw_field()?),
                 _ => ((), cursor.value().map(drop)?),
             };
             Some(())

@@ -10,9 +10,11 @@
 //! The rule is a maximum, so files can be reduced on their own (in parallel) and then merged in
 //! input order with the same result as one sequential pass.
 //!
-//! This reads only the few fields it needs, borrowed, and only from lines that mention
-//! `"usage"`; it is independent of [`crate::Normalizer`], whose per-file [`crate::Metrics`]
-//! use the same [`Ledger`].
+//! Two ways in: [`push_line`] takes the entries from the records the normalizer parsed for its
+//! own use (one parse per line: what `familiar stats` does), and [`scan_line`] reads a line's
+//! text on its own, borrowing only the few fields it needs and only from lines that mention
+//! `"usage"` (also the fallback of `push_line` for lines that are not records). Both give the
+//! same entries. The normalizer's per-file [`crate::Metrics`] use the same [`Ledger`].
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,7 +26,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::pricing::{PriceTable, Tokens};
-use crate::record::{TextOr, Usage};
+use crate::record::{Record, TextOr, Usage};
+use crate::{Diagnostic, Event, Normalizer, ParsedLine, parse_line};
 
 /// One API message's usage as read from one record.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,9 +123,6 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
         }
         return;
     }
-    // One finder for the whole run: building one per line cost more than the search itself.
-    static USAGE_KEY: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b"\"usage\""));
     if USAGE_KEY.find(line).is_none() {
         return;
     }
@@ -143,6 +143,78 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
     }
 }
 
+/// One finder for the whole run: building one per line cost more than the search itself.
+static USAGE_KEY: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(b"\"usage\""));
+
+/// The usage entry of a record the normalizer parsed: what [`record_usage`] reads from the
+/// record's JSON text, without parsing it again. `progress` records keep their subagent's
+/// message as raw JSON (`data`), decoded here only when it mentions `"usage"`.
+pub fn parsed_record_usage<'r>(record: &'r Record<'_>) -> Option<UsageEntry<'r>> {
+    let sidechain = record.is_sidechain == Some(true);
+    if let Some(TextOr::Value(message)) = &record.message
+        && let Some(usage) = &message.usage
+    {
+        return Some(UsageEntry {
+            message_id: message.id.as_deref().map(Cow::Borrowed),
+            request_id: record.request_id.as_deref().map(Cow::Borrowed),
+            model: Cow::Borrowed(message.model.as_deref().unwrap_or("")),
+            tokens: Tokens::of_usage(usage),
+            sidechain,
+        });
+    }
+    let data = record.data?.get();
+    // A value without the key cannot hold usage: no need to decode it.
+    USAGE_KEY.find(data.as_bytes())?;
+    let Ok(Some(TextOr::Value(DataView {
+        message: Some(TextOr::Value(nested)),
+    }))) = serde_json::from_str::<Option<TextOr<'_, DataView<'_>>>>(data)
+    else {
+        return None;
+    };
+    entry(nested.message, nested.request_id, sidechain)
+}
+
+/// Feeds the usage entries of a line the normalizer parsed to `ledger`: from its records
+/// (`parsed`), or, for a line that did not parse as records (`None`) and for Codex lines, from
+/// its text as [`scan_line`] does.
+pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &mut Ledger) {
+    let Some(parsed) = parsed.filter(|_| !crate::codex::usage::may_matter(line)) else {
+        scan_line(line, ledger);
+        return;
+    };
+    for record in parsed.records() {
+        if let Some(entry) = parsed_record_usage(record) {
+            ledger.add(&entry);
+        }
+    }
+}
+
+/// [`Normalizer::push_line`] that also feeds the line's usage to `ledger`, from the same parse.
+pub fn push_line(
+    normalizer: &mut Normalizer,
+    ledger: &mut Ledger,
+    line: &[u8],
+    line_no: u64,
+    out: &mut Vec<Event>,
+) -> Result<(), Diagnostic> {
+    match parse_line(line, normalizer.config().max_line_bytes) {
+        Ok(parsed) => {
+            scan_parsed_line(line, Some(&parsed), ledger);
+            normalizer.apply(parsed, line_no, out);
+            Ok(())
+        }
+        Err(kind) => {
+            scan_parsed_line(line, None, ledger);
+            normalizer.skipped_line();
+            Err(Diagnostic {
+                line: line_no,
+                kind,
+            })
+        }
+    }
+}
+
 /// The ledger of a whole in-memory input, line by line.
 pub fn scan_bytes(bytes: &[u8]) -> Ledger {
     let mut ledger = Ledger::new();
@@ -152,8 +224,22 @@ pub fn scan_bytes(bytes: &[u8]) -> Ledger {
     ledger
 }
 
-/// Dedup key: message id and request id.
-type Key = (Box<str>, Option<Box<str>>);
+/// Dedup key: message id and request id in one string, written by [`write_key`], so a lookup
+/// (every record of a message) needs no allocation; only a new message's key is stored.
+type Key = Box<str>;
+
+/// `len:message_id`, then `\0request_id` when there is one: unambiguous whatever the ids hold.
+fn write_key(scratch: &mut String, message_id: &str, request_id: Option<&str>) {
+    use std::fmt::Write as _;
+    scratch.clear();
+    // Writing to a String cannot fail.
+    let _ = write!(scratch, "{}:", message_id.len());
+    scratch.push_str(message_id);
+    if let Some(request_id) = request_id {
+        scratch.push('\0');
+        scratch.push_str(request_id);
+    }
+}
 
 #[derive(Debug, Clone)]
 struct Kept {
@@ -171,6 +257,8 @@ struct Kept {
 pub struct Ledger {
     models: Vec<Box<str>>,
     index: HashMap<Key, usize>,
+    /// The key being looked up, reused.
+    scratch: String,
     kept: Vec<Kept>,
     /// Records with no message id: nothing to deduplicate them by, each counts.
     loose: Vec<Kept>,
@@ -211,15 +299,14 @@ impl Ledger {
             self.loose.push(kept);
             return;
         };
-        let key: Key = (
-            message_id.into(),
-            entry.request_id.as_deref().map(Into::into),
-        );
-        self.keep(key, kept);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        write_key(&mut scratch, message_id, entry.request_id.as_deref());
+        self.keep(&scratch, kept);
+        self.scratch = scratch;
     }
 
-    fn keep(&mut self, key: Key, candidate: Kept) {
-        match self.index.get(&key) {
+    fn keep(&mut self, key: &str, candidate: Kept) {
+        match self.index.get(key) {
             Some(&at) => {
                 let existing = &self.kept[at];
                 let better = if candidate.sidechain != existing.sidechain {
@@ -232,7 +319,7 @@ impl Ledger {
                 }
             }
             None => {
-                self.index.insert(key, self.kept.len());
+                self.index.insert(key.into(), self.kept.len());
                 self.kept.push(candidate);
             }
         }
@@ -256,7 +343,7 @@ impl Ledger {
         }
         for (key, kept) in by_index.into_iter().zip(other.kept) {
             if let Some(key) = key {
-                self.keep(key, remap(kept));
+                self.keep(&key, remap(kept));
             }
         }
         self.loose.extend(other.loose.into_iter().map(remap));

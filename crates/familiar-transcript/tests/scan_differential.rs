@@ -148,6 +148,8 @@ const RECORD_KEYS: &[(&str, Kind)] = &[
     ("input", Raw),
     ("tool_use_id", Str),
     ("id", Str),
+    ("requestId", Str),
+    ("data", Raw),
     ("uuid", Str),
     ("other", Raw),
 ];

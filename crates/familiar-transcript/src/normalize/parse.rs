@@ -15,6 +15,18 @@ pub struct ParsedLine<'a> {
     pub(super) records: Records<'a>,
 }
 
+impl<'a> ParsedLine<'a> {
+    /// The records of the line, in order (with their JSON text).
+    pub fn records(&self) -> impl Iterator<Item = &Record<'a>> {
+        let (one, many) = match &self.records {
+            Records::None => (None, &[][..]),
+            Records::One(record, _) => (Some(&**record), &[][..]),
+            Records::Many(records) => (None, &records[..]),
+        };
+        one.into_iter().chain(many.iter().map(|(record, _)| record))
+    }
+}
+
 /// The records of a line: nearly always one, boxed (a record is about 1 KB: one allocation
 /// costs less than moving it through a batch's vectors).
 #[derive(Debug)]
