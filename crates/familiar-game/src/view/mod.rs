@@ -20,6 +20,7 @@
 //! - `bridge`: the pipeline's channel into the game, waking the event loop;
 //! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor;
 //! - `world`: the sky of the time of day, the weather, the campfire of rest;
+//! - `sky`: the sun or the moon, in the free sky the layout finds;
 //! - `effects`: the particles of bursts and think auras, the companions' mana bars.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
@@ -35,6 +36,7 @@ mod layout;
 mod panel;
 mod pointer;
 mod power;
+mod sky;
 mod spawn;
 mod text;
 mod wardrobe;
@@ -209,6 +211,7 @@ impl Plugin for ViewPlugin {
                         effects::attach_particles,
                         effects::attach_companion_bars,
                         world::draw_sky,
+                        sky::draw_sky_body,
                         world::draw_campfires,
                         effects::draw_particles,
                         effects::draw_companion_bars,

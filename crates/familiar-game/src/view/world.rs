@@ -16,8 +16,8 @@ use crate::world::{MAX_CLOUDS, SUNSHINE_SECS, sky};
 
 #[derive(Resource, Clone)]
 pub(crate) struct WorldArt {
-    world: Handle<Image>,
-    world_layout: Handle<TextureAtlasLayout>,
+    pub(super) world: Handle<Image>,
+    pub(super) world_layout: Handle<TextureAtlasLayout>,
     sky: Handle<Image>,
     sky_layout: Handle<TextureAtlasLayout>,
 }
