@@ -362,8 +362,9 @@ impl Layout {
         (kept, passing)
     }
 
-    /// Where the sun or the moon stands: the highest free spot of the sky, from the right
-    /// edge first, above the hills, clear of every text box and of the familiars; when the
+    /// Where the sun or the moon stands: the highest free spot of the column nearest the right
+    /// edge that has one (then from the left edge: the scene decor stands at the sides, the
+    /// sun is behind it), above the hills, clear of every text box and of the familiars; when the
     /// sky has no such room, with a familiar in front of it (art may stand before the moon),
     /// then with a speech bubble or floater passing over it, never under the text that stays
     /// (`text_rects`); `None` (not drawn) when the sky has no such room. Issue 14: the replay
@@ -409,18 +410,39 @@ impl Layout {
         };
         let passes: [&[&[Rect]]; 3] = [&[&kept, &passing, &art], &[&kept, &passing], &[&kept]];
         for avoid in passes {
-            let mut y = self.plates_bottom() + half;
-            while y + half < h {
-                for x in &xs {
+            for x in &xs {
+                let mut y = self.plates_bottom() + half;
+                while y + half < h {
                     let r = Rect::new(x - half, y - half, x + half, y + half);
                     if free(r, avoid) {
                         return Some(r);
                     }
+                    y += 2.0;
                 }
-                y += 2.0;
             }
         }
         None
+    }
+
+    /// Where the weather's clouds drift (their art's visible rows, at the scale returned):
+    /// under the plates, above every floater's text (a light cloud behind a floater made it
+    /// unreadable); they are drawn behind the familiars.
+    pub fn cloud_band(&self) -> (Rect, f32) {
+        let top = self.plates_bottom();
+        let floaters = (0..self.count)
+            .map(|i| self.floater_rect(i).min.y)
+            .fold(self.window.y, f32::min);
+        // 14 rows of art, and 2 of drift down; smaller when 2× does not fit (a window too
+        // small for both is not the canvas: then they pass behind the floaters).
+        let scale = if top + 32.0 <= floaters && self.scale >= 2.0 {
+            2.0
+        } else {
+            1.0
+        };
+        (
+            Rect::new(0.0, top, self.window.x, top + 16.0 * scale),
+            scale,
+        )
     }
 
     /// Screen y above which nothing of the familiars is drawn: their hats and floaters.
@@ -709,6 +731,25 @@ mod tests {
                 // A lone familiar's floater has room for a file name.
                 if n == 1 {
                     assert!(l.floater_rect(0).width() >= 100.0, "{w}x{h}");
+                }
+            }
+        }
+    }
+
+    /// A light cloud behind a floater made its text unreadable: the clouds' band stays above
+    /// every floater (in every window but the smallest, which is not the canvas).
+    #[test]
+    fn clouds_drift_above_every_floater_for_1_to_10_sessions() {
+        for (w, h) in SIZES.into_iter().filter(|s| s.0 > 320.0) {
+            for n in 1..=10 {
+                let l = layout(Vec2::new(w, h), n);
+                let (band, _) = l.cloud_band();
+                for i in 0..n {
+                    let f = l.floater_rect(i);
+                    assert!(
+                        !overlap(band, f),
+                        "{w}x{h} n={n}: clouds {band:?} behind floater {i} {f:?}"
+                    );
                 }
             }
         }
