@@ -29,6 +29,22 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+def wakeups(pid):
+    """Context switches so far per thread name (each one a wake-up of that thread)."""
+    counts = {}
+    for task in glob.glob(f"/proc/{pid}/task/*"):
+        try:
+            with open(f"{task}/comm") as f:
+                name = f.read().strip()
+            with open(f"{task}/status") as f:
+                # voluntary_ctxt_switches + nonvoluntary_ctxt_switches
+                n = sum(int(l.split()[1]) for l in f if "ctxt_switches:" in l)
+        except OSError:
+            continue
+        counts[name] = counts.get(name, 0) + n
+    return counts
+
+
 def rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -62,7 +78,7 @@ for sessions in [int(n) for n in os.environ.get("SESSIONS", "1 10 100 200").spli
     if os.environ.get("PERF"):
         perf = subprocess.Popen(["perf", "record", "-g", "-o", os.environ["PERF"], "-p", str(watch.pid)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    start_cpu, start = cpu_seconds(watch.pid), time.monotonic()
+    start_cpu, start_wakes, start = cpu_seconds(watch.pid), wakeups(watch.pid), time.monotonic()
     written, i = 0, 0
     # Each file gets 10 lines per second, spread evenly.
     interval = 1.0 / (10 * len(files))
@@ -80,10 +96,14 @@ for sessions in [int(n) for n in os.environ.get("SESSIONS", "1 10 100 200").spli
     elapsed = time.monotonic() - start
     cpu = (cpu_seconds(watch.pid) - start_cpu) / elapsed * 100
     rss = rss_kb(watch.pid) / 1024
+    end_wakes = wakeups(watch.pid)
+    per_thread = ", ".join(f"{name} {(end_wakes[name] - start_wakes.get(name, 0)) / elapsed:.0f}"
+                           for name in sorted(end_wakes))
     if perf:
         perf.send_signal(2)
         perf.wait()
     watch.terminate()
     watch.wait()
-    print(f"{sessions:>8} {len(files):>6} {written / elapsed:>8.0f} {cpu:>16.1f} {rss:>12.1f}")
+    print(f"{sessions:>8} {len(files):>6} {written / elapsed:>8.0f} {cpu:>16.1f} {rss:>12.1f}"
+          f"   wake-ups/s: {per_thread}")
 print("load average (1, 5, 15 min) at end: %.2f %.2f %.2f" % os.getloadavg())

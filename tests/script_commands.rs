@@ -28,7 +28,7 @@ fn check_lists_handlers_functions_and_state() {
         .args(["check".as_ref(), script("default.rhai").as_os_str()])
         .stdout(format!(
             "{}: ok\n  handlers: on_event\n  functions: level_at(n), turn_bonus(ev), \
-             banner(text)\n  state: none\n  constants: XP\n",
+             banner(text)\n  state: total_xp, level, next_level_xp\n  constants: XP\n",
             script("default.rhai").display()
         ))
         .stderr("")

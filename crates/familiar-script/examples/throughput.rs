@@ -2,7 +2,9 @@
 //! and of this thread's CPU time. The CPU figure stays meaningful on a busy machine, where the
 //! criterion benchmark (`benches/events_to_actions.rs`) measures wall time only.
 //!
-//! `cargo run --release -p familiar-script --example throughput [ROUNDS]`
+//! `cargo run --release -p familiar-script --example throughput [ROUNDS] [TRANSCRIPT]`: the
+//! events of every real transcript, or of TRANSCRIPT alone (such as the event-dense one of
+//! `bench/events-to-actions.sh`: the script side of that end-to-end figure).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,7 +28,10 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(50);
-    let files = familiar_testkit::real_fixtures();
+    let files = match std::env::args().nth(2) {
+        Some(transcript) => vec![PathBuf::from(transcript)],
+        None => familiar_testkit::real_fixtures(),
+    };
     let mut events = Vec::new();
     for file in &files {
         if let Ok(bytes) = std::fs::read(file) {
@@ -34,8 +39,13 @@ fn main() {
         }
     }
     if events.is_empty() {
-        let dir = familiar_testkit::real_fixtures_dir();
-        eprintln!("no events in the real transcripts of {}", dir.display());
+        match std::env::args().nth(2) {
+            Some(transcript) => eprintln!("no events in {transcript}"),
+            None => eprintln!(
+                "no events in the real transcripts of {}",
+                familiar_testkit::real_fixtures_dir().display()
+            ),
+        }
         std::process::exit(1);
     }
     for scripts in [

@@ -100,6 +100,11 @@ impl Store {
 
     /// Saves `value` if it changed and a second has passed since the last look.
     pub fn save_soon(&mut self, value: Option<&Dynamic>, script: &str) {
+        // Called after every handler call: a store kept in memory only (a dry run) costs
+        // nothing, not even a look at the clock.
+        if self.path.is_none() {
+            return;
+        }
         let now = Instant::now();
         if self
             .last_check

@@ -10,7 +10,7 @@
 //! - [`file`](mod@file): one followed path: descriptor, device and inode, offset, partial-line buffer
 //!   ([`familiar_transcript::LineSplitter`]), generations; truncation, replacement and
 //!   deletion, each noticed from the files themselves. The one line loop.
-//! - [`tailer`]: the thread that watches (inotify via `notify`, or its own poll loop), owns
+//! - [`tailer`]: the thread that watches (inotify, read by that thread itself, or its own poll loop), owns
 //!   the [`file::FileTail`]s, and sends [`TailMessage`]s on a bounded channel; it takes more
 //!   files at run time ([`TailerHandle::follow`]: a hook's `transcript_path`).
 //! - [`message`]: the [`TailMessage`] contract.

@@ -1,16 +1,17 @@
 //! The pixel-perfect canvas: the world and the HUD are drawn at one fixed low resolution,
-//! [`CANVAS`], into an offscreen image, which a second camera shows in the window scaled by the
+//! [`CANVAS`], into an offscreen image, which `blit` copies into the window scaled by the
 //! largest whole number that fits, centred, with dark bars around it, sampled nearest: crisp at
 //! any window size. Everything else in `view` works in canvas pixels (`layout` included); only
-//! this module knows the window. Mouse positions come back through [`cursor_to_canvas`].
+//! this module knows the window (`blit` places the canvas with its functions). Mouse positions come back through [`cursor_to_canvas`].
 
-use bevy::camera::visibility::RenderLayers;
 use bevy::camera::{ImageRenderTarget, RenderTarget};
 use bevy::image::ImageSampler;
 use bevy::prelude::*;
+use bevy::render::extract_resource::ExtractResource;
 use bevy::render::render_resource::TextureFormat;
 use bevy::ui::IsDefaultUiCamera;
-use bevy::window::PrimaryWindow;
+
+use super::blit::window_camera;
 
 /// The canvas, in pixels: what the art and the layout are drawn for.
 pub const CANVAS: UVec2 = UVec2::new(480, 320);
@@ -23,22 +24,18 @@ pub const DEFAULT_WINDOW: UVec2 = UVec2::new(CANVAS.x * 2, CANVAS.y * 2);
 const _: () = assert!(DEFAULT_WINDOW.x <= 1366 && DEFAULT_WINDOW.y + 80 <= 768);
 
 /// The colour of the bars around the canvas.
-const BARS: [u8; 3] = [8, 6, 16];
+pub(super) const BARS: [u8; 3] = [8, 6, 16];
 
-/// The render layer of the window's camera and the canvas image it shows; the world stays on
-/// the default layer 0, seen by the canvas camera only.
+/// The render layer of the window's camera, where nothing is drawn; the world stays on the
+/// default layer 0, seen by the canvas camera only.
 const WINDOW_LAYER: usize = 1;
 
 /// The canvas image and the camera that draws into it.
-#[derive(Resource, Clone)]
+#[derive(Resource, Clone, ExtractResource)]
 pub struct Canvas {
     pub image: Handle<Image>,
     pub camera: Entity,
 }
-
-/// The sprite showing the canvas in the window.
-#[derive(Component)]
-pub(crate) struct CanvasView;
 
 /// The canvas size as a `Vec2`, for the layout.
 pub fn canvas_size() -> Vec2 {
@@ -54,7 +51,7 @@ pub fn canvas_scale(window: Vec2) -> u32 {
 
 /// The canvas's top-left corner in the window, in physical pixels (whole pixels, so the
 /// scaled pixels stay square).
-fn canvas_origin(window: Vec2) -> Vec2 {
+pub(super) fn canvas_origin(window: Vec2) -> Vec2 {
     let size = (CANVAS * canvas_scale(window)).as_vec2();
     ((window - size) / 2.0).floor()
 }
@@ -86,7 +83,7 @@ pub fn cursor_to_canvas(window: &Window) -> Option<Vec2> {
 }
 
 /// Creates the canvas image, its camera (the default UI camera, so every UI node is drawn on
-/// the canvas), and the window's camera with the sprite that shows the canvas.
+/// the canvas), and the window's camera, which only copies the canvas into the window (`blit`).
 pub(crate) fn setup_canvas(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
     let mut image =
         Image::new_target_texture(CANVAS.x, CANVAS.y, TextureFormat::Bgra8UnormSrgb, None);
@@ -104,51 +101,8 @@ pub(crate) fn setup_canvas(mut commands: Commands, mut images: ResMut<Assets<Ima
             IsDefaultUiCamera,
         ))
         .id();
-    commands.spawn((
-        Camera2d,
-        Camera {
-            order: 0,
-            clear_color: ClearColorConfig::Custom(Color::srgb_u8(BARS[0], BARS[1], BARS[2])),
-            ..default()
-        },
-        Msaa::Off,
-        RenderLayers::layer(WINDOW_LAYER),
-    ));
-    commands.spawn((
-        Sprite::from_image(image.clone()),
-        RenderLayers::layer(WINDOW_LAYER),
-        CanvasView,
-    ));
+    commands.spawn(window_camera(WINDOW_LAYER));
     commands.insert_resource(Canvas { image, camera });
-}
-
-/// Scales and centres the canvas in the window when the window's size changes.
-pub(crate) fn fit_canvas(
-    window: Query<&Window, (With<PrimaryWindow>, Changed<Window>)>,
-    mut view: Query<(&mut Sprite, &mut Transform), With<CanvasView>>,
-) {
-    let Ok(window) = window.single() else {
-        return;
-    };
-    let Ok((mut sprite, mut t)) = view.single_mut() else {
-        return;
-    };
-    let physical = Vec2::new(
-        window.resolution.physical_width() as f32,
-        window.resolution.physical_height() as f32,
-    );
-    let factor = window.scale_factor();
-    let size = (CANVAS * canvas_scale(physical)).as_vec2();
-    // The sprite's centre, from the window's centre, y up; in logical pixels like the camera.
-    let centre = canvas_origin(physical) + size / 2.0 - physical / 2.0;
-    let want_size = Some(size / factor);
-    if sprite.custom_size != want_size {
-        sprite.custom_size = want_size;
-    }
-    let want = Vec3::new(centre.x / factor, -centre.y / factor, 0.0);
-    if t.translation != want {
-        t.translation = want;
-    }
 }
 
 #[cfg(test)]

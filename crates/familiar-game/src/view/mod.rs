@@ -5,6 +5,7 @@
 //!
 //! - `canvas`: the fixed low-resolution canvas everything is drawn on, shown scaled by whole
 //!   numbers in the window; mouse positions back to canvas pixels;
+//! - `blit`: the render pass that copies the canvas into the window;
 //! - `text`: [`PixelText`], the one way to show text (Familiar's pixel font, `crate::font`);
 //! - `layout`: where everything goes on the canvas for a number of familiars (pure);
 //! - `spawn`: the entities and UI nodes created at start-up and when a familiar, companion or
@@ -26,6 +27,7 @@
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
+mod blit;
 mod bridge;
 mod canvas;
 mod capture;
@@ -169,7 +171,7 @@ impl Plugin for ViewPlugin {
             .insert_resource(HudVisible(true))
             .insert_resource(PixelScale(3.0))
             .insert_resource(Options(self.options.clone()))
-            .add_plugins(FocusPlugin)
+            .add_plugins((FocusPlugin, blit::CanvasBlitPlugin))
             .init_resource::<wardrobe::HatChange>()
             .add_systems(
                 Startup,
@@ -182,7 +184,6 @@ impl Plugin for ViewPlugin {
                 )
                     .chain(),
             )
-            .add_systems(Update, canvas::fit_canvas)
             .add_systems(
                 PostUpdate,
                 text::show_pixel_text.before(bevy::ui::UiSystems::Prepare),

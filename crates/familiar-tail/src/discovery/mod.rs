@@ -41,7 +41,7 @@ pub use paths::{
 };
 pub use scan::{
     HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, discover_with, last_record_time,
-    parse_timestamp, read_head, read_head_of, walk,
+    parse_timestamp, read_head, read_head_of, read_head_until, walk,
 };
 pub use select::{Head, Matcher, Selector, Verdict, WatchRoot};
 

@@ -20,7 +20,7 @@ pub const HEAD_MAX_BYTES: usize = 1 << 20;
 /// How many bytes from the end [`last_record_time`] reads.
 pub const TAIL_BYTES: u64 = 256 * 1024;
 /// Deepest directory level walked below a root (`<project>/<sid>/subagents/x.jsonl` is 3).
-const MAX_DEPTH: usize = 4;
+pub(crate) const MAX_DEPTH: usize = 4;
 
 /// Read the `cwd` and `sessionId` of a file's first records from the start of `bytes`
 /// (complete lines only; at most [`HEAD_MAX_LINES`] lines).
@@ -46,13 +46,34 @@ pub fn read_head(bytes: &[u8]) -> Head {
     head
 }
 
-/// Read a file's head from disk (at most [`HEAD_MAX_BYTES`]).
+/// The first read of a head: a Claude Code record or a Codex `session_meta` (about 22 KiB,
+/// with Codex's instructions) fits; each further read is 4× larger, up to [`HEAD_MAX_BYTES`].
+const HEAD_FIRST_READ: usize = 64 << 10;
+
+/// Read a file's head from disk (at most [`HEAD_MAX_BYTES`]): the same [`Head`] as
+/// [`read_head`] on the first [`HEAD_MAX_BYTES`] bytes, read in steps that stop once it is
+/// [`Head::exhausted`].
 pub fn read_head_of(path: &Path) -> io::Result<Head> {
+    read_head_until(path, &mut |_| false)
+}
+
+/// [`read_head_of`] that also stops as soon as `enough` says the head read so far settles
+/// what the caller wants (a [`Matcher`] verdict, say). A head's fields are the first ones in
+/// the file, so what a shorter read found does not change with more bytes: at start-up the
+/// tailer reads about 64 KiB of each transcript it must place by its records, not a MiB.
+pub fn read_head_until(path: &Path, enough: &mut dyn FnMut(&Head) -> bool) -> io::Result<Head> {
+    let mut file = open_nonblocking(path)?;
     let mut bytes = Vec::new();
-    open_nonblocking(path)?
-        .take(HEAD_MAX_BYTES as u64)
-        .read_to_end(&mut bytes)?;
-    Ok(read_head(&bytes))
+    let mut want = HEAD_FIRST_READ;
+    loop {
+        let asked = want - bytes.len();
+        let got = (&mut file).take(asked as u64).read_to_end(&mut bytes)?;
+        let head = read_head(&bytes);
+        if got < asked || bytes.len() >= HEAD_MAX_BYTES || head.exhausted || enough(&head) {
+            return Ok(head);
+        }
+        want = (want * 4).min(HEAD_MAX_BYTES);
+    }
 }
 
 /// Every `*.jsonl` under `root` (the root itself only when not `recursive`), depth-limited,
@@ -118,7 +139,9 @@ pub fn discover_with(matcher: &Matcher) -> Vec<TranscriptInfo> {
                 }
                 let Some(info) = describe(&path) else { return };
                 let verdict = match matcher.decide(&info, None) {
-                    Verdict::NeedRecords => match read_head_of(&path) {
+                    Verdict::NeedRecords => match read_head_until(&path, &mut |head| {
+                        matcher.decide(&info, Some(head)) != Verdict::NeedRecords
+                    }) {
                         Ok(mut head) => {
                             head.exhausted = true;
                             matcher.decide(&info, Some(&head))
@@ -176,6 +199,83 @@ mod tests {
         assert!(head.exhausted);
         let partial = read_head(b"{\"type\":\"summary\"}\n{\"cwd\":");
         assert_eq!(partial, Head::default());
+    }
+
+    /// Bytes this thread has read so far (`rchar` of `/proc/thread-self/io`): what a read
+    /// cost, whatever other tests do at the same time.
+    fn bytes_read_by_this_thread() -> u64 {
+        let io = fs::read_to_string("/proc/thread-self/io").expect("/proc/thread-self/io");
+        io.lines()
+            .find_map(|line| line.strip_prefix("rchar: "))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("an rchar line")
+    }
+
+    #[test]
+    fn a_head_read_in_steps_is_the_head_of_the_first_mib() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut cases: Vec<Vec<u8>> = familiar_testkit::real_fixtures()
+            .iter()
+            .map(|path| fs::read(path).expect("read fixture"))
+            .collect();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        for rollout in ["codex-0.169.0/main.jsonl", "codex-0.50.0/main.jsonl"] {
+            cases.push(fs::read(root.join(rollout)).expect("read a Codex rollout"));
+        }
+        // The fields behind a first line longer than the first steps, or never.
+        let long = format!(
+            "{{\"type\":\"summary\",\"summary\":\"{}\"}}\n",
+            "x".repeat(300 << 10)
+        );
+        cases.push(format!("{long}{{\"cwd\":\"/p\",\"sessionId\":\"s\"}}\n").into_bytes());
+        cases.push(long.repeat(5).into_bytes());
+        cases.push(format!("{long}{{\"cwd\":\"/p\"}}\n").into_bytes());
+        for (n, bytes) in cases.iter().enumerate() {
+            let path = dir.path().join(format!("{n}.jsonl"));
+            fs::write(&path, bytes).expect("write");
+            let whole = read_head(&bytes[..bytes.len().min(HEAD_MAX_BYTES)]);
+            assert_eq!(read_head_of(&path).expect("readable"), whole, "case {n}");
+            // Stopping once the cwd is known gives the same cwd.
+            let early = read_head_until(&path, &mut |head| head.cwd.is_some()).expect("readable");
+            assert_eq!(early.cwd, whole.cwd, "case {n}");
+        }
+    }
+
+    /// Regression: every head was read as a whole MiB at start-up (a Codex rollout is placed
+    /// in a project by its first record's `cwd`, so every rollout of every project was read
+    /// a MiB deep); now only as far as the first records.
+    #[test]
+    fn a_head_is_read_only_as_far_as_it_needs() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("rollout.jsonl");
+        let mut bytes = b"{\"cwd\":\"/p\",\"sessionId\":\"s\"}\n".to_vec();
+        let filler = format!(
+            "{{\"type\":\"summary\",\"summary\":\"{}\"}}\n",
+            "y".repeat(1000)
+        );
+        while bytes.len() < 3 << 20 {
+            bytes.extend_from_slice(filler.as_bytes());
+        }
+        fs::write(&path, &bytes).expect("write");
+        let before = bytes_read_by_this_thread();
+        let head = read_head_of(&path).expect("readable");
+        let read = bytes_read_by_this_thread() - before;
+        assert_eq!(head.cwd.as_deref(), Some("/p"));
+        assert!(
+            read <= 2 * HEAD_FIRST_READ as u64,
+            "{read} bytes read for a head"
+        );
+        // A head whose fields never come is read to the MiB, not further.
+        let path = dir.path().join("nothing.jsonl");
+        fs::write(&path, filler.repeat(3000)).expect("write");
+        let before = bytes_read_by_this_thread();
+        let head = read_head_until(&path, &mut |_| false).expect("readable");
+        let read = bytes_read_by_this_thread() - before;
+        assert!(head.exhausted && head.cwd.is_none());
+        assert!(
+            read <= HEAD_MAX_BYTES as u64 + 4096,
+            "{read} bytes read for a head"
+        );
     }
 
     #[test]

@@ -5,12 +5,13 @@
 //! - this module: the public surface: [`TailerConfig`], [`spawn`], the [`TailerHandle`] and
 //!   its [`Stopper`] and counters.
 //! - `run`: the loop: waking on changes, batching, the outbox and the bounded channel.
+//! - `watch`: the inotify watcher: recursive watches, events into changed paths.
 //! - `paths`: what a changed path means: roots to watch, directories to scan, files to
 //!   follow (with the [`crate::discovery::Matcher`]) and to poll.
 //!
-//! Change detection: with [`WatchMode::Inotify`] a `notify` watcher (no debouncer) marks
-//! changed paths in a shared set and wakes the thread, so an appended line is read within
-//! milliseconds; with [`WatchMode::Poll`] the thread stats every followed file and walks the
+//! Change detection: with [`WatchMode::Inotify`] the thread waits on its own inotify
+//! descriptor (`watch`; no watcher thread) and drains every queued event at once, so an
+//! appended line is read within milliseconds and a burst of writes to one file is one read; with [`WatchMode::Poll`] the thread stats every followed file and walks the
 //! watched directories on its own interval (250 ms by default), comparing sizes and inodes
 //! (not mtimes, which have whole-second granularity on some file systems). Either way the file
 //! itself decides what happened (see [`crate::file`]): a rename or delete is seen only after
@@ -42,6 +43,7 @@
 
 mod paths;
 mod run;
+mod watch;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
@@ -51,17 +53,19 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Receiver;
 
 use crate::discovery::{Matcher, Selector};
 use crate::message::TailMessage;
-use run::{Inbox, Tailer, note_change};
+use run::{Inbox, Tailer};
+use watch::InotifyWatcher;
 
 /// Longest wait for room on a full channel before the loop looks at its other work.
 pub const SEND_WAIT: Duration = Duration::from_millis(20);
-/// Under a stream of changes the loop handles them at most this often, in batches: each
-/// wake-up of the thread (and of the consumer) costs more than the lines it handles. A lone
-/// append after a quiet spell is handled at once.
+/// Under a stream of changes to one file the loop handles them at most this often, in
+/// batches: each wake-up of the thread (and of the consumer) costs more than the lines it
+/// handles. A lone append after a quiet spell is handled at once. While several files change
+/// at once (many sessions), batches are 3 ms apart.
 pub const BATCH_INTERVAL: Duration = Duration::from_millis(2);
 /// Default start-up backlog bound: an existing file is read from at most this many bytes
 /// before its end.
@@ -70,7 +74,7 @@ pub const PRIME_BYTES: u64 = 8 << 20;
 /// How changes are noticed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WatchMode {
-    /// inotify through `notify`, no debouncer.
+    /// inotify, read by the tailer thread itself.
     Inotify,
     /// Own stat loop (NFS, WSL paths, anything without inotify).
     Poll { interval: Duration },
@@ -187,7 +191,7 @@ fn bump(counter: &AtomicU64, by: u64) {
 #[derive(Debug, thiserror::Error)]
 pub enum TailError {
     #[error("cannot start the inotify watcher (try --poll)")]
-    Watcher(#[source] notify::Error),
+    Watcher(#[source] io::Error),
     #[error("cannot start the tailer thread")]
     Thread(#[source] io::Error),
 }
@@ -196,13 +200,19 @@ pub enum TailError {
 #[derive(Debug, Clone)]
 pub struct Stopper {
     stop: Arc<AtomicBool>,
-    wake: Sender<()>,
+    wake: Arc<mio::Waker>,
 }
 
 impl Stopper {
     pub fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
-        let _ = self.wake.try_send(());
+        self.wake();
+    }
+
+    fn wake(&self) {
+        if let Err(err) = self.wake.wake() {
+            tracing::warn!("cannot wake the tailer: {err}");
+        }
     }
 }
 
@@ -240,7 +250,7 @@ impl TailerHandle {
             .unwrap_or_else(|poison| poison.into_inner())
             .follow
             .push(path);
-        let _ = self.stopper.wake.try_send(());
+        self.stopper.wake();
     }
 
     /// `true` once the thread ended (stopped, or its receiver went away).
@@ -274,18 +284,19 @@ impl Drop for TailerHandle {
 /// returns is seen as new (`backlog: false`). The backlog reads happen afterwards.
 pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let (sender, receiver) = crossbeam_channel::bounded(config.channel_capacity.max(1));
-    let (wake_tx, wake_rx) = crossbeam_channel::bounded(1);
     let inbox = Arc::new(Mutex::new(Inbox::default()));
     let handle_inbox = Arc::clone(&inbox);
+    let poll = mio::Poll::new().map_err(TailError::Watcher)?;
+    let wake = Arc::new(mio::Waker::new(poll.registry(), run::WAKE).map_err(TailError::Watcher)?);
     let watcher = match config.mode {
         WatchMode::Inotify => {
-            let inbox = Arc::clone(&inbox);
-            let wake = wake_tx.clone();
-            let watcher =
-                notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
-                    note_change(&inbox, result);
-                    let _ = wake.try_send(());
-                })
+            let watcher = InotifyWatcher::new().map_err(TailError::Watcher)?;
+            poll.registry()
+                .register(
+                    &mut mio::unix::SourceFd(&watcher.raw_fd()),
+                    run::INOTIFY,
+                    mio::Interest::READABLE,
+                )
                 .map_err(TailError::Watcher)?;
             Some(watcher)
         }
@@ -294,7 +305,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let stats = Arc::new(TailStats::default());
     let stopper = Stopper {
         stop: Arc::new(AtomicBool::new(false)),
-        wake: wake_tx,
+        wake,
     };
     let now = Instant::now();
     let tailer = Tailer {
@@ -304,7 +315,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         watched: HashMap::new(),
         watcher,
         inbox,
-        wake: wake_rx,
+        poll,
+        events: mio::Events::with_capacity(4),
         files: HashMap::new(),
         generations: HashMap::new(),
         busy: HashSet::new(),
@@ -314,6 +326,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         outbox: VecDeque::new(),
         scratch: Vec::new(),
         last_batch: now,
+        changed_paths: 0,
         sender,
         stats: Arc::clone(&stats),
         stop: Arc::clone(&stopper.stop),

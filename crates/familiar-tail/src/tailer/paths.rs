@@ -9,12 +9,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use notify::{RecursiveMode, Watcher as _};
-
 use super::bump;
 use super::run::{Found, RootState, Tailer};
 use crate::discovery::{
-    TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_of,
+    TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_until,
     transcript_of_meta, walk,
 };
 use crate::file::{FileError, FileTail, Start};
@@ -193,7 +191,7 @@ impl Tailer {
                 if self.watched.remove(&path).is_some()
                     && let Some(watcher) = self.watcher.as_mut()
                 {
-                    let _ = watcher.unwatch(&path);
+                    watcher.unwatch(&path);
                 }
             }
         }
@@ -208,18 +206,30 @@ impl Tailer {
             _ => {}
         }
         if let Some(watcher) = self.watcher.as_mut() {
-            let mode = if recursive {
-                RecursiveMode::Recursive
-            } else {
-                RecursiveMode::NonRecursive
-            };
-            if let Err(err) = watcher.watch(dir, mode) {
-                // Out of inotify watches, or not allowed: poll instead of missing changes.
-                self.problem(dir, format!("cannot watch ({err}); polling instead"));
-                self.fallback_poll = true;
+            let result = watcher.watch(dir, recursive);
+            if let Err(err) = result {
+                self.cannot_watch(dir, &err);
             }
+            self.watch_failures();
         }
         self.watched.insert(dir.to_path_buf(), recursive);
+    }
+
+    /// Directories below watched ones that the watcher could not watch: poll.
+    pub(super) fn watch_failures(&mut self) {
+        let failures = match self.watcher.as_mut() {
+            Some(watcher) => watcher.take_failures(),
+            None => return,
+        };
+        for (dir, err) in failures {
+            self.cannot_watch(&dir, &err);
+        }
+    }
+
+    /// Out of inotify watches, or not allowed: poll instead of missing changes.
+    fn cannot_watch(&mut self, dir: &Path, err: &io::Error) {
+        self.problem(dir, format!("cannot watch ({err}); polling instead"));
+        self.fallback_poll = true;
     }
 
     fn scan(&mut self, dir: &Path, recursive: bool, found: Found) {
@@ -276,7 +286,9 @@ impl Tailer {
             },
         };
         let verdict = match self.matcher.decide(&info, None) {
-            Verdict::NeedRecords => match read_head_of(path) {
+            Verdict::NeedRecords => match read_head_until(path, &mut |head| {
+                self.matcher.decide(&info, Some(head)) != Verdict::NeedRecords
+            }) {
                 Ok(head) => self.matcher.decide(&info, Some(&head)),
                 Err(err) => return self.problem(path, format!("cannot read: {err}")),
             },

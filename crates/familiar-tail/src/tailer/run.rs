@@ -1,7 +1,9 @@
 //! The tailer's loop: wait for a change (or the poll interval), let a burst of changes gather
 //! for at most [`BATCH_INTERVAL`], hand the changed paths to [`super::paths`], and pass the
 //! messages on through a small outbox to the bounded channel without ever blocking long on
-//! it. Also the `notify` callback's side ([`note_change`]), which only marks paths.
+//! it. The thread sleeps in one `epoll` wait on its inotify descriptor and its waker, and
+//! wakes only for work: while several files change at once, about once per
+//! `STREAM_INTERVAL` (3 ms), not once per write; one file alone within [`BATCH_INTERVAL`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -9,8 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, SendTimeoutError, Sender, TrySendError};
+use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
 
+use super::watch::InotifyWatcher;
 use super::{BATCH_INTERVAL, SEND_WAIT, TailStats, TailerConfig, WatchMode, bump};
 use crate::discovery::{Matcher, WatchRoot};
 use crate::file::{FileTail, Start};
@@ -20,10 +23,19 @@ use crate::message::TailMessage;
 pub(super) const HOUSEKEEPING: Duration = Duration::from_secs(1);
 /// Messages on their way (outbox and channel) below which a backlog is read on.
 const BACKLOG_IN_FLIGHT: usize = 4;
+/// Batches while several files change at once (many sessions writing): each batch costs a
+/// wake-up of this thread and of the consumer, whatever it holds. Changes to one file alone
+/// (one session, even appending back to back) are handled within [`BATCH_INTERVAL`].
+const STREAM_INTERVAL: Duration = Duration::from_millis(3);
 /// How long a backlog waits for the consumer to take a message before looking again.
 const BACKLOG_WAIT: Duration = Duration::from_millis(1);
 
-/// Paths the watcher saw change, shared between the `notify` callback and the tailer.
+/// What the thread waits on: the waker ([`super::Stopper`], [`super::TailerHandle::follow`])
+/// and the inotify descriptor.
+pub(super) const WAKE: mio::Token = mio::Token(0);
+pub(super) const INOTIFY: mio::Token = mio::Token(1);
+
+/// Paths the watcher saw change, and files named at run time (shared with the handle).
 #[derive(Debug, Default)]
 pub(super) struct Inbox {
     /// Changed paths; `true` when more than data changed (created, removed, renamed, chmod).
@@ -31,34 +43,6 @@ pub(super) struct Inbox {
     pub rescan: bool,
     /// Files named at run time ([`super::TailerHandle::follow`]), in order.
     pub follow: Vec<PathBuf>,
-}
-
-/// The `notify` callback's part: remember what changed, cheaply, under a short lock.
-pub(super) fn note_change(inbox: &Mutex<Inbox>, result: notify::Result<notify::Event>) {
-    let mut inbox = inbox.lock().unwrap_or_else(|poison| poison.into_inner());
-    match result {
-        Ok(event) => {
-            if event.need_rescan() {
-                inbox.rescan = true;
-            }
-            use notify::event::{AccessKind, AccessMode, ModifyKind};
-            // Our own reads produce open/close events: only writes, creations, removals,
-            // renames and attribute changes (chmod) matter.
-            let data_only = match event.kind {
-                notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-                notify::EventKind::Access(_) => return,
-                notify::EventKind::Modify(ModifyKind::Data(_)) => true,
-                _ => false,
-            };
-            for path in event.paths {
-                *inbox.dirty.entry(path).or_insert(false) |= !data_only;
-            }
-        }
-        Err(err) => {
-            tracing::warn!("file watcher: {err}");
-            inbox.rescan = true;
-        }
-    }
 }
 
 #[derive(Debug)]
@@ -82,9 +66,12 @@ pub(super) struct Tailer {
     pub roots: Vec<RootState>,
     /// Directories handed to the watcher, and whether recursively.
     pub watched: HashMap<PathBuf, bool>,
-    pub watcher: Option<notify::RecommendedWatcher>,
+    pub watcher: Option<InotifyWatcher>,
     pub inbox: Arc<Mutex<Inbox>>,
-    pub wake: Receiver<()>,
+    /// Waits on the waker and the inotify descriptor (edge-triggered: the watcher is read
+    /// until it is empty every time changes are taken).
+    pub poll: mio::Poll,
+    pub events: mio::Events,
     pub files: HashMap<PathBuf, FileTail>,
     /// The last generation of every path followed so far (paths come back).
     pub generations: HashMap<PathBuf, u32>,
@@ -101,6 +88,8 @@ pub(super) struct Tailer {
     pub scratch: Vec<u8>,
     /// When the loop last handled changes (for batching).
     pub last_batch: Instant,
+    /// How many paths the last batch of changes named.
+    pub changed_paths: usize,
     pub sender: Sender<TailMessage>,
     pub stats: Arc<TailStats>,
     pub stop: Arc<AtomicBool>,
@@ -208,25 +197,45 @@ impl Tailer {
                 Err(SendTimeoutError::Disconnected(_)) => false,
             };
         }
-        if self.wake.recv_timeout(timeout).is_ok() {
-            // Woken by a change: if the last batch was only just handled, let more changes
-            // gather before handling them (at most BATCH_INTERVAL later).
-            let pending = {
-                let inbox = self
-                    .inbox
-                    .lock()
-                    .unwrap_or_else(|poison| poison.into_inner());
-                !inbox.dirty.is_empty() || inbox.rescan || !inbox.follow.is_empty()
-            };
-            if pending {
-                let since = self.last_batch.elapsed();
-                if since < BATCH_INTERVAL {
-                    std::thread::sleep(BATCH_INTERVAL - since);
-                }
-                self.last_batch = Instant::now();
+        if self.changed_paths > 1 && self.busy.is_empty() {
+            // Several files changed at once: many sessions are writing. Let the next batch
+            // gather before looking, so that the wait below finds it ready: the thread (and
+            // the consumer) wake once per STREAM_INTERVAL, not for each change.
+            let since = self.last_batch.elapsed();
+            if since < STREAM_INTERVAL {
+                std::thread::sleep(STREAM_INTERVAL - since);
             }
         }
+        self.poll_events(timeout);
+        let changed = self.events.iter().any(|event| event.token() == INOTIFY);
+        let followed = !self
+            .inbox
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .follow
+            .is_empty();
+        if changed || followed {
+            // If the last batch was only just handled, let more changes gather before
+            // handling them (at most BATCH_INTERVAL later): a burst of writes to one file
+            // is then one read. A lone change after a quiet spell is handled at once.
+            let since = self.last_batch.elapsed();
+            if since < BATCH_INTERVAL {
+                std::thread::sleep(BATCH_INTERVAL - since);
+            }
+            self.last_batch = Instant::now();
+        }
         true
+    }
+
+    /// Wait at most `timeout` for the waker or the inotify descriptor.
+    fn poll_events(&mut self, timeout: Duration) {
+        if let Err(err) = self.poll.poll(&mut self.events, Some(timeout))
+            && err.kind() != std::io::ErrorKind::Interrupted
+        {
+            // Not expected; without a wait the loop would spin.
+            tracing::warn!("tailer wait: {err}");
+            std::thread::sleep(timeout.min(HOUSEKEEPING));
+        }
     }
 
     /// Hand the outbox to the channel as far as it has room; `false` when disconnected.
@@ -270,17 +279,26 @@ impl Tailer {
     }
 
     fn take_changes(&mut self) {
+        let mut failed = false;
         let (dirty, rescan, follow) = {
             let mut inbox = self
                 .inbox
                 .lock()
                 .unwrap_or_else(|poison| poison.into_inner());
+            if let Some(watcher) = self.watcher.as_mut() {
+                failed = !watcher.read(&mut inbox);
+            }
             (
                 std::mem::take(&mut inbox.dirty),
                 std::mem::take(&mut inbox.rescan),
                 std::mem::take(&mut inbox.follow),
             )
         };
+        if failed {
+            // The descriptor failed (it said why): poll from now on.
+            self.watcher = None;
+            self.fallback_poll = true;
+        }
         for path in follow {
             self.add_file(&path);
         }
@@ -288,8 +306,10 @@ impl Tailer {
             tracing::debug!("watcher asked for a rescan");
             self.poll_everything();
         }
+        self.changed_paths = dirty.len();
         for (path, names_changed) in dirty {
             self.handle_path(&path, names_changed);
         }
+        self.watch_failures();
     }
 }

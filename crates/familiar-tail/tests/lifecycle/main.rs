@@ -5,7 +5,8 @@
 //! - [`generations`]: truncation and rewrite, replacement, deletion;
 //! - [`appearing`]: new sessions and subagents, every project layout, directories that
 //!   appear later, a file named at run time ([`familiar_tail::TailerHandle::follow`]);
-//! - [`limits`]: over-long lines, unreadable entries, a full channel, stopping.
+//! - [`limits`]: over-long lines, unreadable entries, a full channel, stopping;
+//! - [`bursts`]: many files appended at once, directories moved in and out.
 //!
 //! This file holds what they share.
 
@@ -14,6 +15,7 @@ mod common;
 
 mod appearing;
 mod backlog;
+mod bursts;
 mod generations;
 mod limits;
 
