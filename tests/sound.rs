@@ -114,3 +114,83 @@ fn doctor_names_the_sound_server_and_its_output() {
     assert!(line.starts_with("[ok] sound: pulseaudio "), "{line}");
     assert!(line.ends_with("pulse/native, playing to t"), "{line}");
 }
+
+/// A replay of a compaction, with the window under Xvfb, against `runtime_dir`'s sound
+/// server: the scripts play no sound for it, so whatever is heard is the window's cues (the
+/// familiar entering, then resting after the compaction).
+fn replay_in_a_window(
+    runtime_dir: &std::path::Path,
+    display: &str,
+    shot: &std::path::Path,
+    flags: &[&str],
+) -> Test {
+    Test::new()
+        .args(["replay", "--no-notify", "--max-gap", "0.05", "--screenshot"])
+        .arg(shot)
+        .args(flags)
+        .arg(fixture("compaction-with-post-tokens.jsonl"))
+        .env("DISPLAY", display)
+        .env("XDG_RUNTIME_DIR", runtime_dir)
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/familiar-test-bus",
+        )
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("PULSE_SERVER")
+        .env_remove("PULSE_RUNTIME_PATH")
+        .env_remove("FAMILIAR_CONFIG")
+}
+
+/// Issue 14: the window's animation cues were only logged. With the window, they are heard
+/// on the sound server (the replay's scripts play nothing: headless it stays silent), and
+/// `--mute` silences them too.
+#[test]
+fn the_window_s_animation_cues_are_heard_unless_muted() {
+    let xvfb = familiar_testkit::xvfb::start();
+    let server = PulseServer::start();
+    let recording = server.record();
+    let shots = tempfile::tempdir().expect("temp dir");
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let headless = Test::new()
+        .args([
+            "replay",
+            "--headless",
+            "--sound",
+            "--no-notify",
+            "--max-gap",
+            "0.05",
+        ])
+        .arg(fixture("compaction-with-post-tokens.jsonl"))
+        .env("XDG_RUNTIME_DIR", server.runtime_dir())
+        .env_remove("PULSE_SERVER")
+        .env_remove("PULSE_RUNTIME_PATH")
+        .env_remove("FAMILIAR_CONFIG")
+        .run();
+    assert!(!String::from_utf8_lossy(&headless.stdout).contains(r#""action":"sound""#));
+    let muted_shot = shots.path().join("muted.png");
+    replay_in_a_window(
+        server.runtime_dir(),
+        &xvfb.display,
+        &muted_shot,
+        &["--mute"],
+    )
+    .run();
+    assert!(muted_shot.exists(), "the muted window did not run");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        recording.first_sound_after(started).is_none(),
+        "a sound without the window's cues, or muted"
+    );
+    let windowed = Instant::now();
+    let shot = shots.path().join("cues.png");
+    replay_in_a_window(server.runtime_dir(), &xvfb.display, &shot, &[]).run();
+    assert!(shot.exists(), "the window did not run");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        recording.first_sound_after(windowed).is_some(),
+        "the window's cues were not heard"
+    );
+    let rms = recording.rms_between(windowed, Instant::now());
+    assert!(rms > 0.002, "rms {rms}");
+}

@@ -85,11 +85,33 @@ pub fn settings(args: &PipelineArgs, context_limit: Option<u64>) -> anyhow::Resu
     Ok(load_config()?.config.merge(&args.overrides(context_limit)))
 }
 
+/// The sound sink for these settings (`None` when muted): one for the run, shared by the
+/// scripts' `sound(...)` actions (through [`sinks`]) and the window's animation cues
+/// (`front::WindowSpec::sound`), so both play through one connection, volume, quiet hours
+/// and repeat gap, and a cue stays quiet after a script's sound (`familiar_audio::window_cues`).
+pub fn audio(settings: &Settings) -> Option<familiar_audio::SharedAudio> {
+    settings.sound.then(|| {
+        familiar_audio::SharedAudio::new(familiar_audio::AudioOptions {
+            volume: settings.sound_volume,
+            quiet_hours: settings.quiet_hours,
+            repeat_gap: settings.sound_repeat_gap,
+            script_dirs: familiar_audio::ScriptDirs::from_paths(
+                settings.scripts.iter().map(PathBuf::as_path),
+            ),
+            socket: None,
+        })
+    })
+}
+
 /// The sinks outside the game for these settings: desktop notifications (unless off, with the
-/// bell as fallback when configured), sounds (unless muted; `familiar-audio`), `run` actions
-/// (refused unless allowed), and, when `ndjson_stdout`, every action as an NDJSON line on
-/// stdout.
-pub fn sinks(settings: &Settings, ndjson_stdout: bool) -> Fanout {
+/// bell as fallback when configured), sounds (`audio`, from [`audio`]: none when muted),
+/// `run` actions (refused unless allowed), and, when `ndjson_stdout`, every action as an
+/// NDJSON line on stdout.
+pub fn sinks(
+    settings: &Settings,
+    ndjson_stdout: bool,
+    audio: Option<familiar_audio::SharedAudio>,
+) -> Fanout {
     let mut fanout = Fanout::new();
     if settings.notifications {
         let bell: Option<Box<dyn std::io::Write + Send>> = (settings.bell_fallback
@@ -104,18 +126,8 @@ pub fn sinks(settings: &Settings, ndjson_stdout: bool) -> Fanout {
         // Notifications off but the bell wanted: ring it for notify actions.
         fanout.push(BellSink::stderr());
     }
-    if settings.sound {
-        fanout.push(familiar_audio::AudioSink::new(
-            familiar_audio::AudioOptions {
-                volume: settings.sound_volume,
-                quiet_hours: settings.quiet_hours,
-                repeat_gap: settings.sound_repeat_gap,
-                script_dirs: familiar_audio::ScriptDirs::from_paths(
-                    settings.scripts.iter().map(PathBuf::as_path),
-                ),
-                socket: None,
-            },
-        ));
+    if let Some(audio) = audio {
+        fanout.push(audio);
     }
     fanout.push(RunSink::new(RunPolicy {
         allowed: settings.allow_run,
@@ -147,6 +159,8 @@ pub struct StageOptions {
     /// Where scripts' `store` maps are kept between runs (live only: a replay must not count
     /// twice); `None` keeps them in memory.
     pub store_dir: Option<std::path::PathBuf>,
+    /// The run's sound sink ([`audio`]), `None` when muted.
+    pub audio: Option<familiar_audio::SharedAudio>,
 }
 
 /// Everything after the source: events → scripts → actions → sinks (stdout, notifications,
@@ -197,7 +211,7 @@ impl Stage {
         };
         Ok(Stage {
             host,
-            sinks: sinks(settings, false),
+            sinks: sinks(settings, false, options.audio),
             game: options.game,
             print_events: options.print_events,
             print_actions: options.print_actions,

@@ -169,8 +169,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     .context("installing the Ctrl-C handler")?;
 
     let print_events = args.pipeline.events;
+    let audio = pipeline::audio(&settings);
     let window = front::WindowSpec {
         title: "Familiar",
+        sound: audio.clone(),
         replay: None,
         screenshot: args.pipeline.screenshot.clone(),
         close_with_pipeline: true,
@@ -189,6 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 hot_reload: true,
                 timers_from_events: false,
                 store_dir: familiar_script::store::default_dir(),
+                audio,
             },
         )?;
         follow(

@@ -15,6 +15,7 @@ pub mod decode;
 pub mod pulse;
 pub mod resolve;
 pub mod synth;
+pub mod window_cues;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -29,6 +30,7 @@ use futures::stream::FuturesUnordered;
 
 pub use pulse::{ServerError, ServerInfo, probe};
 pub use resolve::{ResolveError, ScriptDirs, Source};
+pub use window_cues::{CueOutcome, SharedAudio};
 
 /// How long [`Sink::flush`] waits for sounds still playing.
 const FLUSH_LIMIT: Duration = Duration::from_secs(10);
@@ -110,6 +112,16 @@ pub struct AudioSink {
     told: HashSet<String>,
     /// Sounds handed to the worker, for tests and benchmarks.
     sent: u64,
+    /// When a script's sound was last handed over, by session ("" when unknown): the window's
+    /// cues stay quiet after it (`window_cues`).
+    script_sounds: HashMap<String, Instant>,
+}
+
+/// Whether [`AudioSink::play`] handed the sound to the sound thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Played {
+    Sent,
+    Not,
 }
 
 impl AudioSink {
@@ -143,6 +155,7 @@ impl AudioSink {
             failures,
             told: HashSet::new(),
             sent: 0,
+            script_sounds: HashMap::new(),
         }
     }
 
@@ -153,6 +166,46 @@ impl AudioSink {
 
     fn tell(&mut self, problem: String) {
         tell(&mut self.told, &self.failures, problem);
+    }
+
+    /// When a script's sound for `session` was last handed over.
+    pub(crate) fn script_sound_at(&self, session: &str) -> Option<Instant> {
+        self.script_sounds.get(session).copied()
+    }
+
+    /// Play `name` (a built-in cue, or a file beside `script`) unless quiet hours, the path
+    /// rules or the repeat gap say no.
+    pub(crate) fn play(&mut self, name: &str, script: &str) -> Played {
+        if let Some(hours) = self.options.quiet_hours
+            && hours.contains(local_minute())
+        {
+            tracing::debug!(sink = "sound", "{name}: quiet hours ({hours})");
+            return Played::Not;
+        }
+        let source = match resolve::resolve(name, script, &self.options.script_dirs) {
+            Ok(source) => source,
+            Err(err) => {
+                self.tell(err.to_string());
+                return Played::Not;
+            }
+        };
+        if !self.throttle.allow(&source, Instant::now()) {
+            tracing::debug!(
+                sink = "sound",
+                "{name}: played less than the repeat gap ago"
+            );
+            return Played::Not;
+        }
+        let request = Request::Play {
+            source,
+            name: name.to_owned(),
+        };
+        if self.requests.unbounded_send(request).is_ok() {
+            self.sent += 1;
+            Played::Sent
+        } else {
+            Played::Not
+        }
     }
 }
 
@@ -175,32 +228,9 @@ impl Sink for AudioSink {
         let ActionKind::Sound { name } = &action.kind else {
             return;
         };
-        if let Some(hours) = self.options.quiet_hours
-            && hours.contains(local_minute())
-        {
-            tracing::debug!(sink = "sound", "{name}: quiet hours ({hours})");
-            return;
-        }
-        let source = match resolve::resolve(name, &action.script, &self.options.script_dirs) {
-            Ok(source) => source,
-            Err(err) => {
-                self.tell(err.to_string());
-                return;
-            }
-        };
-        if !self.throttle.allow(&source, Instant::now()) {
-            tracing::debug!(
-                sink = "sound",
-                "{name}: played less than the repeat gap ago"
-            );
-            return;
-        }
-        let request = Request::Play {
-            source,
-            name: name.clone(),
-        };
-        if self.requests.unbounded_send(request).is_ok() {
-            self.sent += 1;
+        if self.play(name, &action.script) == Played::Sent {
+            let session = action.session.clone().unwrap_or_default();
+            self.script_sounds.insert(session, Instant::now());
         }
     }
 

@@ -319,3 +319,40 @@ fn the_probe_names_the_server_and_its_output() {
     );
     assert_eq!(info.default_sink.as_deref(), Some("t"));
 }
+
+/// Issue 14: the window's animation cues are heard, through the scripts' sink, and a cue
+/// right after a script's sound for the same session stays quiet (no double sound).
+#[test]
+fn a_window_cue_sounds_on_the_null_sink_unless_a_script_just_rang_for_its_session() {
+    use familiar_audio::{CueOutcome, SharedAudio};
+    let server = PulseServer::start();
+    let recording = server.record();
+    let mut audio = SharedAudio::new(AudioOptions {
+        socket: Some(server.socket()),
+        ..AudioOptions::default()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let asked = Instant::now();
+    assert_eq!(audio.cue("s1", "enter"), CueOutcome::Played("subagent_in"));
+    audio.flush();
+    let finished = Instant::now();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        recording.first_sound_after(asked).is_some(),
+        "the cue was not recorded"
+    );
+    let rms = recording.rms_between(asked, finished + Duration::from_millis(100));
+    assert!(rms > 0.01, "rms {rms}");
+    // A script rings for s1: s1's victory stays quiet, s2's is heard; silent animations
+    // and errors play nothing.
+    let mut done = sound("done", "default.rhai");
+    done.session = Some("s1".into());
+    audio.handle(&done);
+    assert_eq!(audio.cue("s1", "victory"), CueOutcome::AfterScript);
+    assert_eq!(audio.cue("s2", "ask"), CueOutcome::Played("approval"));
+    assert_eq!(audio.cue("s2", "hurt"), CueOutcome::Silent);
+    assert_eq!(audio.cue("s2", "cast"), CueOutcome::Silent);
+    assert_eq!(audio.sent(), 3);
+    audio.flush();
+    assert_eq!(audio.failures(), 0);
+}

@@ -15,6 +15,7 @@ pub const DECOR_PNG: &[u8] = include_bytes!("../../../assets/decor.png");
 pub const COMPANION_HATS_PNG: &[u8] = include_bytes!("../../../assets/companion-hats.png");
 pub const WORLD_PNG: &[u8] = include_bytes!("../../../assets/world.png");
 pub const SKY_PNG: &[u8] = include_bytes!("../../../assets/sky.png");
+pub const SCENES_PNG: &[u8] = include_bytes!("../../../assets/scenes.png");
 
 /// Decodes an embedded PNG into a nearest-filtered image (crisp pixels when scaled up).
 pub fn image(bytes: &[u8], name: &str) -> Image {

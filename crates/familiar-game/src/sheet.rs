@@ -60,15 +60,32 @@ pub const ICON_STAR: usize = 2;
 pub const ICON_Z: usize = 3;
 
 /// Props of the world (32×32 frames): row 0 the campfire of rest and sleep (4 frames), row 1
-/// a light cloud and a dark rain cloud.
+/// a light cloud, a dark rain cloud, the sun and the moon.
 pub const WORLD: SheetLayout = SheetLayout {
     frame: 32,
     columns: 4,
-    rows: &[(4, 6.0), (2, 1.0)],
+    rows: &[(4, 6.0), (4, 1.0)],
 };
 
 pub const WORLD_CLOUD: usize = 4;
 pub const WORLD_RAIN_CLOUD: usize = 5;
+/// The sun and the moon: their own sprites, not painted into the backdrops, so the layout can
+/// keep every label off them (`view::Layout::sky_body_rect`, issue 14: the replay speed and
+/// the log strip covered the moon).
+pub const WORLD_SUN: usize = 6;
+pub const WORLD_MOON: usize = 7;
+/// The sun's or moon's radius in its frame, in art pixels; its frame is centred on it.
+pub const SKY_BODY_RADIUS: f32 = 6.0;
+
+/// The tops of the far and near hills at column `x` of a backdrop (`SKY_SIZE`), shared by
+/// every backdrop `gen-sprites` paints and by the layout, which keeps the sun and the moon
+/// above them.
+pub fn hills(x: i32) -> (f32, f32) {
+    let xf = x as f32;
+    let far = 66.0 + 6.0 * (xf * 0.05).sin() + 3.0 * (xf * 0.13 + 1.0).sin();
+    let near = 74.0 + 4.0 * (xf * 0.07 + 2.0).sin() + 2.0 * (xf * 0.21).sin();
+    (far, near)
+}
 
 /// The backdrops: one picture per phase of the day (`crate::world::Phase` order: night, dawn,
 /// day, dusk), each `SKY_SIZE`, stacked top to bottom in `sky.png`.

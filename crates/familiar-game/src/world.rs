@@ -8,6 +8,42 @@
 //! wall-clock local time read by the view (presentation, not session state), so [`sky`] is a
 //! pure function of `(hour, gloom)`.
 
+/// The scene of the work going on: the far hills dressed for it (`scenes.png`, drawn by
+/// `view::scene`), chosen by the main agents' latest work ([`WorkScene::after`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum WorkScene {
+    /// The open hills: before any work, and once a turn is done.
+    #[default]
+    Open,
+    /// Hills of books: reading or writing files.
+    Library,
+    /// A forge: running commands.
+    Forge,
+}
+
+impl WorkScene {
+    /// The scenes with an overlay, in their row order in `scenes.png`.
+    pub const OVERLAID: [WorkScene; 2] = [WorkScene::Library, WorkScene::Forge];
+
+    /// The scene after a main agent's event of `kind`: reading and writing make the library,
+    /// a command the forge, a finished turn (success) the open hills again; anything else
+    /// (thinking, a tool, a prompt) keeps the scene as it is.
+    pub fn after(self, kind: familiar_model::EventKind) -> WorkScene {
+        use familiar_model::EventKind;
+        match kind {
+            EventKind::Reading | EventKind::Writing => WorkScene::Library,
+            EventKind::Bash => WorkScene::Forge,
+            EventKind::Success => WorkScene::Open,
+            _ => self,
+        }
+    }
+
+    /// Its row in `scenes.png`, `None` for the open hills.
+    pub fn row(self) -> Option<usize> {
+        WorkScene::OVERLAID.iter().position(|s| *s == self)
+    }
+}
+
 /// The phase of the day, in the row order of `sheet::SKY` (the backdrops).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
@@ -349,4 +385,27 @@ fn unit(seed: u32) -> f32 {
     x = x.wrapping_mul(0x2C1B_3C6D);
     x ^= x >> 12;
     (x & 0xFFFF) as f32 / 65_536.0
+}
+
+#[cfg(test)]
+mod work_scene_tests {
+    use super::*;
+    use familiar_model::EventKind;
+
+    #[test]
+    fn the_scene_follows_the_work_and_opens_when_a_turn_is_done() {
+        let s = WorkScene::default();
+        assert_eq!(s, WorkScene::Open);
+        let s = s.after(EventKind::Reading);
+        assert_eq!(s, WorkScene::Library);
+        // Thinking and other tools keep the scene.
+        assert_eq!(s.after(EventKind::Thinking), WorkScene::Library);
+        assert_eq!(s.after(EventKind::Tool), WorkScene::Library);
+        let s = s.after(EventKind::Bash);
+        assert_eq!(s, WorkScene::Forge);
+        assert_eq!(s.after(EventKind::Writing), WorkScene::Library);
+        assert_eq!(s.after(EventKind::Success), WorkScene::Open);
+        assert_eq!(WorkScene::Open.row(), None);
+        assert_eq!(WorkScene::Forge.row(), Some(1));
+    }
 }

@@ -144,7 +144,7 @@ fn the_window_shows_the_familiar_and_its_mana() {
 
     let l = layout(canvas_size(), 1);
     // The mana bar: 1-pixel border, then 75 % blue (plenty) and 25 % empty; its label
-    // ("used 50k / 200k") is centred, so the samples stay near the ends.
+    // ("150k left of 200k") is centred, so the samples stay near the ends.
     let bar = l.mana_bar_rect(0);
     let (left, right) = (bar.min.x + 1.0, bar.max.x - 1.0);
     let y = (bar.min.y + bar.max.y) / 2.0;

@@ -110,8 +110,10 @@ pub fn replay_events(
     let print_events = pipeline_args.events;
     tracing::info!(speed = control.speed(), "replay starting");
     tracing::debug!(?pacing, "replay pacing");
+    let audio = pipeline::audio(&settings);
     let window = front::WindowSpec {
         title,
+        sound: audio.clone(),
         replay: Some(control.clone()),
         screenshot: pipeline_args.screenshot.clone(),
         close_with_pipeline: false,
@@ -132,6 +134,7 @@ pub fn replay_events(
                 hot_reload: false,
                 timers_from_events: true,
                 store_dir: None,
+                audio,
             },
         )?;
         let mut pacer = Pacer::new(pacing, &control);

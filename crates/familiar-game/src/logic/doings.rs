@@ -240,22 +240,23 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
-/// The mana bar's exact figures: `148,213 / 200,000 tokens used (74 %)`.
+/// The mana bar's exact figures, in tokens left like the bar and its label:
+/// `51,787 of 200,000 tokens left (26 %)`.
 pub fn mana_figures(mana: &Mana) -> String {
-    match mana.used {
-        Some(used) => {
+    match mana.remaining() {
+        Some(left) => {
             let percent = if mana.limit == 0 {
-                100
+                0
             } else {
-                (used as f64 * 100.0 / mana.limit as f64).round() as u64
+                (left as f64 * 100.0 / mana.limit as f64).round() as u64
             };
             format!(
-                "{} / {} tokens used ({percent} %)",
-                grouped(used),
+                "{} of {} tokens left ({percent} %)",
+                grouped(left),
                 grouped(mana.limit)
             )
         }
-        None => format!("? / {} tokens used (not known yet)", grouped(mana.limit)),
+        None => format!("? of {} tokens left (not known yet)", grouped(mana.limit)),
     }
 }
 
@@ -305,7 +306,7 @@ pub fn card_figures(
         format!("model: {}", doings.model.as_deref().unwrap_or("?")),
         format!(
             "context: {}",
-            mana_figures(mana).replace(" tokens used", " used")
+            mana_figures(mana).replace(" tokens left", " left")
         ),
         status_figures(status.0, status.1),
         format!(
@@ -364,7 +365,7 @@ mod tests {
             used: Some(148_213),
             ..Mana::default()
         };
-        assert_eq!(mana_figures(&mana), "148,213 / 200,000 tokens used (74 %)");
+        assert_eq!(mana_figures(&mana), "51,787 of 200,000 tokens left (26 %)");
         assert_eq!(grouped(1_000_000), "1,000,000");
         assert_eq!(grouped(999), "999");
         let progress = Progress {

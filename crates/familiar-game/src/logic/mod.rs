@@ -39,7 +39,7 @@ pub use state::{
 };
 pub use text::{codex_label, session_label};
 pub use tick::advance;
-pub use world::{AURA_SECS, CueSink, Effects, SoundCue, WorldWeather, react};
+pub use world::{AURA_SECS, CueSink, Effects, SceneOfWork, SoundCue, WorldWeather, react};
 
 /// One item of the feed, as a Bevy message.
 #[derive(Message, Debug, Clone)]
@@ -81,6 +81,7 @@ impl Plugin for GameLogicPlugin {
         app.add_message::<FeedMessage>()
             .add_message::<SoundCue>()
             .init_resource::<WorldWeather>()
+            .init_resource::<SceneOfWork>()
             .init_resource::<GameConfig>()
             .init_resource::<LogStrip>()
             .init_resource::<Activity>()

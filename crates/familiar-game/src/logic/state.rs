@@ -106,14 +106,25 @@ impl Mana {
         });
     }
 
-    /// The bar's label, in tokens *used* like the compaction note (`rest 152k -> 40k`), and
-    /// saying so: `used 50k / 200k`, or `used ? / 200k` when unknown. (It once showed tokens
-    /// left with nothing to say which.)
+    /// The bar's label, in tokens *left* like the bar's fill (mana is what is left) and the
+    /// compaction note (`rest 48k -> 160k left`), and saying so: `152k left of 200k`, or
+    /// `? left of 200k` when unknown. (Issue 14: it once said tokens used over a bar filled
+    /// with what is left, and before that showed tokens left with nothing to say which.)
     pub fn label(&self) -> String {
-        match self.used {
-            Some(u) => format!("used {} / {}", tokens(u), tokens(self.limit)),
-            None => format!("used ? / {}", tokens(self.limit)),
+        match self.remaining() {
+            Some(left) => format!("{} left of {}", tokens(left), tokens(self.limit)),
+            None => format!("? left of {}", tokens(self.limit)),
         }
+    }
+
+    /// The compaction note, in tokens left before and after like the bar and its label:
+    /// `rest 48k -> 160k left` (`?` for a side not known).
+    pub fn rest_label(&self, c: Compaction) -> String {
+        let left = |used: Option<u64>| {
+            used.map(|u| tokens(self.limit.saturating_sub(u)))
+                .unwrap_or_else(|| "?".into())
+        };
+        format!("rest {} -> {} left", left(c.pre), left(c.post))
     }
 
     /// Whether the "rest pre -> post" note still has something to say: for `secs` after a

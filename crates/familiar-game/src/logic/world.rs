@@ -29,6 +29,10 @@ pub struct Effects {
     pub trouble: Option<Trouble>,
 }
 
+/// The scene of the work going on (`crate::world::WorkScene`), from the main agents' events.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SceneOfWork(pub crate::world::WorkScene);
+
 /// How long the think aura lasts after the last thinking event of an intense turn.
 pub const AURA_SECS: f32 = 4.0;
 
@@ -57,6 +61,13 @@ pub struct CueSink(pub Option<crossbeam_channel::Sender<SoundCue>>);
 
 /// A main-agent event of familiar `e`: the weather, and the intensity of thinking.
 pub(crate) fn observe_event(world: &mut World, e: Entity, ev: &Event) {
+    {
+        let mut scene = world.resource_mut::<SceneOfWork>();
+        let next = scene.0.after(ev.kind);
+        if scene.0 != next {
+            scene.0 = next;
+        }
+    }
     match ev.kind {
         EventKind::Error => {
             // Your own rejections and interrupts are no bad weather.

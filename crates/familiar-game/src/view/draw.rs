@@ -9,11 +9,11 @@ use super::spawn::companion_tint;
 use super::text::{PixelText, set_text};
 use super::{
     Background, COMPACTION_NOTE_SECS, CompanionLabel, FamiliarParts, HudVisible, PixelScale,
-    band_color, canvas_size, fit, rgb, row,
+    band_color, fit, rgb, row,
 };
 use crate::anim::Anim;
 use crate::logic::{
-    self, Animation, Companion, FLOATER_SECS, Familiar, Floater, Mana, ManaBand, Mark, Progress,
+    Animation, Companion, FLOATER_SECS, Familiar, Floater, Mana, ManaBand, Mark, Progress,
     SessionInfo, Speech,
 };
 use crate::sheet::{self, COMPANION_SHEET, SHEET};
@@ -26,7 +26,6 @@ pub(super) fn place_familiars(
     mut background: Query<(&mut Sprite, &mut Transform), (With<Background>, Without<Familiar>)>,
     mut scale: ResMut<PixelScale>,
 ) {
-    let size = canvas_size();
     let (order, l) = row(&familiars);
     scale.0 = l.scale;
     for (i, e) in order.iter().enumerate() {
@@ -38,16 +37,10 @@ pub(super) fn place_familiars(
     }
     // The backdrop covers the canvas, its floor under the familiars' feet.
     if let Ok((mut sprite, mut t)) = background.single_mut() {
-        let scale = (size.x / 160.0).max(size.y / 100.0).ceil();
-        sprite.custom_size = Some(Vec2::new(160.0, 100.0) * scale);
-        let floor_from_bottom = (100.0 - 84.0) * scale;
-        let y = l.ground_y - floor_from_bottom + 50.0 * scale;
-        t.translation = Vec3::new(
-            0.0,
-            y.max(size.y / 2.0 - 50.0 * scale)
-                .min(-size.y / 2.0 + 50.0 * scale),
-            -100.0,
-        );
+        let (scale, centre) = l.backdrop();
+        let [w, h] = crate::sheet::SKY_SIZE;
+        sprite.custom_size = Some(Vec2::new(w as f32, h as f32) * scale);
+        t.translation = centre.extend(-100.0);
     }
 }
 
@@ -310,7 +303,8 @@ pub(crate) fn duration(secs: f32) -> String {
 }
 
 /// The plate's note, in place of the status while it lasts: a level-up, or a compaction
-/// (`rest 152k -> 40k`, tokens used like the bar's label) until the context is known again.
+/// (`rest 48k -> 160k left`: tokens left before and after, like the bar and its label) until
+/// the context is known again.
 fn note(mana: &Mana, progress: &Progress) -> Option<String> {
     if let Some(age) = progress.level_up_age
         && age < 2.0
@@ -318,8 +312,7 @@ fn note(mana: &Mana, progress: &Progress) -> Option<String> {
         return Some(format!("LEVEL UP! Lv {}", progress.level));
     }
     let c = mana.compaction_note(COMPACTION_NOTE_SECS)?;
-    let side = |v: Option<u64>| v.map(logic::tokens).unwrap_or_else(|| "?".into());
-    Some(format!("rest {} -> {}", side(c.pre), side(c.post)))
+    Some(mana.rest_label(c))
 }
 
 /// Level-up stars orbit the familiar while the effect plays.
@@ -404,22 +397,24 @@ pub(super) fn draw_companions(
 
 #[allow(clippy::type_complexity)]
 pub(super) fn draw_floaters(
-    scale: Res<PixelScale>,
-    owners: Query<&Transform, (With<Familiar>, Without<Floater>)>,
+    familiars: Query<(Entity, &Familiar)>,
     mut floaters: Query<(&Floater, &mut Transform, &mut PixelText), Without<Familiar>>,
 ) {
-    let canvas = canvas_size();
+    let (order, l) = row(&familiars);
     for (f, mut t, mut text) in &mut floaters {
-        let Ok(owner) = owners.get(f.owner) else {
+        let Some(index) = order.iter().position(|e| *e == f.owner) else {
             continue;
         };
-        // Up the familiar's left side (companions stand on its right first), under the HUD;
-        // the text ends there, so the leftmost familiar's is pushed right to stay in the
-        // canvas rather than cut at its edge. Whole canvas pixels, so the text stays crisp.
+        // Up the familiar's left side (companions stand on its right), clear of its hat and
+        // of its neighbour's (`Layout::floater_rect`), cut to that room; the text ends at the
+        // rectangle's right. Whole canvas pixels, so the text stays crisp.
+        let room = l.floater_rect(index);
+        let fitted = fit(&f.text, room.width());
+        set_text(&mut text, fitted);
         let rise = f.age * 14.0;
-        let width = crate::font::width(&text.text) as f32;
-        let x = (owner.translation.x - 12.0 * scale.0).max(-canvas.x / 2.0 + width + 2.0);
-        let y = owner.translation.y + 2.0 * scale.0 + rise;
+        let at = l.to_screen(Vec2::ZERO);
+        let x = room.max.x - at.x;
+        let y = at.y - room.max.y + rise;
         t.translation = Vec3::new(x.round(), y.round(), 20.0);
         let alpha = (1.0 - f.age / FLOATER_SECS).clamp(0.0, 1.0);
         text.color = text.color.with_alpha(alpha);

@@ -145,9 +145,60 @@ pub(super) fn despawn_orphan_huds(
     }
 }
 
+/// The log strip's text colour.
+pub(super) const LOG_TEXT: [u8; 3] = [210, 220, 255];
+/// The log strip's background: dark and opaque, like the plates, so that no star, sun, cloud or
+/// raindrop behind it shows through its text (at 85 %, and still at 94 %, the sparkle of a
+/// star showed as a grey cross over the letters).
+pub(super) const LOG_BACKGROUND: ([u8; 3], f32) = ([13, 8, 26], 1.0);
+
+pub(super) fn log_background() -> Color {
+    let ([r, g, b], a) = LOG_BACKGROUND;
+    Color::srgba_u8(r, g, b, (a * 255.0).round() as u8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// WCAG's relative luminance of an sRGB colour.
+    fn luminance(c: [f32; 3]) -> f32 {
+        let lin = |v: f32| {
+            let v = v / 255.0;
+            if v <= 0.04045 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2])
+    }
+
+    /// Issue 14: the log strip must read over every sky. Its background blended over the
+    /// brightest pixel of every backdrop and of the world's props (clouds, sun, moon), and over
+    /// white, keeps the text at a contrast of 7:1 (WCAG AAA) at least.
+    #[test]
+    fn the_log_strip_reads_over_every_sky() {
+        let mut brightest = [255.0f32; 3];
+        let mut max = luminance(brightest);
+        for png in [crate::assets::SKY_PNG, crate::assets::WORLD_PNG] {
+            let img = image::load_from_memory(png).expect("decodes").to_rgba8();
+            for p in img.pixels() {
+                let c = [p[0] as f32, p[1] as f32, p[2] as f32];
+                if p[3] > 0 && luminance(c) > max {
+                    (brightest, max) = (c, luminance(c));
+                }
+            }
+        }
+        let (bg, alpha) = LOG_BACKGROUND;
+        for behind in [brightest, [255.0; 3], [0.0; 3]] {
+            let blended: [f32; 3] =
+                std::array::from_fn(|i| bg[i] as f32 * alpha + behind[i] * (1.0 - alpha));
+            let text = luminance(LOG_TEXT.map(f32::from));
+            let ratio = (text + 0.05) / (luminance(blended) + 0.05);
+            assert!(ratio >= 7.0, "contrast {ratio:.1} over {behind:?}");
+        }
+    }
 
     #[test]
     fn speeds_read_well() {

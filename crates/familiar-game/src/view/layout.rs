@@ -70,6 +70,14 @@ pub const MAX_PANEL_LINES: usize = 14;
 const FLOATER_RISE: f32 = 26.0 + 14.0;
 /// The floater's widest text (28 characters at 11 px, `short_target`).
 const FLOATER_WIDTH: f32 = 28.0 * 11.0 * 0.6;
+/// The top row of the tallest hat in any frame (the archmage's, in the victory jump), in art
+/// pixels from the top of the familiar's frame; a test measures `wearables.png`.
+pub const HAT_TOP: f32 = 0.0;
+/// How far the widest hat reaches either side of the frame's centre, in art pixels (the
+/// archmage's brim while attacking; measured by the same test).
+pub const HAT_HALF_WIDTH: f32 = 14.0;
+/// The sun and the moon are drawn at this scale (their frame is 32 art pixels).
+pub const SKY_BODY_SCALE: f32 = 2.0;
 
 /// What the pointer is over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,21 +277,179 @@ impl Layout {
         ))
     }
 
-    /// Where the tool target floating up from the familiar may be during its life (it ends
-    /// 12 px-of-art left of the familiar's centre and rises from its middle; `draw_floaters`).
+    /// Where the tool target floating up from the familiar may be during its life: it rises
+    /// from the middle of the familiar's frame, on its left, between its own hat and the hat
+    /// of the familiar on its left (or the canvas's edge), and is cut to that width
+    /// (`draw_floaters`). Issue 14: it lay over the familiar's hat.
     pub fn floater_rect(&self, index: usize) -> Rect {
         let centre = self.to_screen(self.sprite_center(index));
-        // Pushed right to stay in the window, as `draw_floaters` does.
-        let right = (centre.x - 12.0 * self.scale).max(FLOATER_WIDTH + 2.0);
+        let right = centre.x - (HAT_HALF_WIDTH + 1.0) * self.scale;
+        let left = match index.checked_sub(1) {
+            Some(prev) => self.hat_rect(prev).max.x + self.scale,
+            None => MARGIN / 2.0,
+        };
+        let left = left.max(right - FLOATER_WIDTH).min(right);
         let bottom = centre.y - 2.0 * self.scale;
-        Rect::new(right - FLOATER_WIDTH, bottom - FLOATER_RISE, right, bottom)
+        Rect::new(left, bottom - FLOATER_RISE, right, bottom)
+    }
+
+    /// Where the familiar's hat may be in any frame: from the tallest hat's top to the middle
+    /// of the frame, as wide as the widest brim.
+    pub fn hat_rect(&self, index: usize) -> Rect {
+        let sprite = self.sprite_rect(index);
+        let x = sprite.center().x;
+        let half = HAT_HALF_WIDTH * self.scale;
+        Rect::new(
+            x - half,
+            sprite.min.y + HAT_TOP * self.scale,
+            x + half,
+            sprite.center().y,
+        )
+    }
+
+    /// The backdrop's scale (it is `sheet::SKY_SIZE` art pixels, covering the canvas) and its
+    /// centre in world coordinates, its floor under the familiars' feet.
+    pub fn backdrop(&self) -> (f32, Vec2) {
+        let [w, h] = crate::sheet::SKY_SIZE;
+        let (w, h) = (w as f32, h as f32);
+        let scale = (self.window.x / w).max(self.window.y / h).ceil();
+        let floor_from_bottom = (h - 84.0) * scale;
+        let y = self.ground_y - floor_from_bottom + h / 2.0 * scale;
+        let half = h / 2.0 * scale;
+        let y = y
+            .max(self.window.y / 2.0 - half)
+            .min(-self.window.y / 2.0 + half);
+        (scale, Vec2::new(0.0, y))
+    }
+
+    /// Screen y of the far hills' top at screen column `x`.
+    fn hills_top(&self, x: f32) -> f32 {
+        let (scale, centre) = self.backdrop();
+        let [w, h] = crate::sheet::SKY_SIZE;
+        let left = self.to_screen(centre).x - w as f32 / 2.0 * scale;
+        let top = self.to_screen(centre).y - h as f32 / 2.0 * scale;
+        let column = ((x - left) / scale).floor() as i32;
+        top + crate::sheet::hills(column).0.floor() * scale
+    }
+
+    /// Whether `r` is above the far hills over its whole width.
+    fn under_no_hill(&self, r: Rect) -> bool {
+        let mut x = r.min.x;
+        while x < r.max.x {
+            if r.max.y > self.hills_top(x) {
+                return false;
+            }
+            x += 1.0;
+        }
+        true
+    }
+
+    /// Every box of text that stays on screen (the top row, the log strip, the plates, the
+    /// panel), then the speech bubbles and the floaters, which come and go (the focus card and
+    /// tooltips are overlays the user opens).
+    pub fn text_rects(&self) -> (Vec<Rect>, Vec<Rect>) {
+        let mut kept = vec![self.banner_rect(), self.status_rect()];
+        kept.extend(self.log_rect());
+        kept.extend((0..self.count).map(|i| self.plate_rect(i)));
+        kept.extend(self.panel_rect());
+        let passing = (0..self.count)
+            .flat_map(|i| {
+                self.bubble_rect(i)
+                    .into_iter()
+                    .chain([self.floater_rect(i)])
+            })
+            .collect();
+        (kept, passing)
+    }
+
+    /// Where the sun or the moon stands: the highest free spot of the column nearest the right
+    /// edge that has one (then from the left edge: the scene decor stands at the sides, the
+    /// sun is behind it), above the hills, clear of every text box and of the familiars; when the
+    /// sky has no such room, with a familiar in front of it (art may stand before the moon),
+    /// then with a speech bubble or floater passing over it, never under the text that stays
+    /// (`text_rects`); `None` (not drawn) when the sky has no such room. Issue 14: the replay
+    /// speed and the log strip covered the moon painted into the backdrop.
+    pub fn sky_body_rect(&self) -> Option<Rect> {
+        let half = crate::sheet::SKY_BODY_RADIUS * SKY_BODY_SCALE + 1.0;
+        let (kept, passing) = self.text_rects();
+        let art: Vec<Rect> = (0..self.count)
+            .map(|i| {
+                let sprite = self.sprite_rect(i);
+                let body = 17.0 * self.scale;
+                Rect::new(
+                    sprite.center().x - body,
+                    sprite.min.y,
+                    sprite.center().x + body,
+                    sprite.max.y,
+                )
+            })
+            .collect();
+        let (w, h) = (self.window.x, self.window.y);
+        // Columns from the right edge inwards, then from the left.
+        let mut xs = Vec::new();
+        let mut x = w - MARGIN - half;
+        while x > w / 2.0 {
+            xs.push(x);
+            x -= 4.0;
+        }
+        let mut x = MARGIN + half;
+        while x < w / 2.0 {
+            xs.push(x);
+            x += 4.0;
+        }
+        let free = |r: Rect, avoid: &[&[Rect]]| {
+            !avoid
+                .iter()
+                .flat_map(|rects| rects.iter())
+                .any(|t| !t.intersect(r).is_empty())
+                && r.min.x >= 0.0
+                && r.max.x <= w
+                && r.min.y >= 0.0
+                && r.max.y <= h
+                && self.under_no_hill(r)
+        };
+        let passes: [&[&[Rect]]; 3] = [&[&kept, &passing, &art], &[&kept, &passing], &[&kept]];
+        for avoid in passes {
+            for x in &xs {
+                let mut y = self.plates_bottom() + half;
+                while y + half < h {
+                    let r = Rect::new(x - half, y - half, x + half, y + half);
+                    if free(r, avoid) {
+                        return Some(r);
+                    }
+                    y += 2.0;
+                }
+            }
+        }
+        None
+    }
+
+    /// Where the weather's clouds drift (their art's visible rows, at the scale returned):
+    /// under the plates, above every floater's text (a light cloud behind a floater made it
+    /// unreadable); they are drawn behind the familiars.
+    pub fn cloud_band(&self) -> (Rect, f32) {
+        let top = self.plates_bottom();
+        let floaters = (0..self.count)
+            .map(|i| self.floater_rect(i).min.y)
+            .fold(self.window.y, f32::min);
+        // 14 rows of art, and 2 of drift down; smaller when 2× does not fit (a window too
+        // small for both is not the canvas: then they pass behind the floaters).
+        let scale = if top + 32.0 <= floaters && self.scale >= 2.0 {
+            2.0
+        } else {
+            1.0
+        };
+        (
+            Rect::new(0.0, top, self.window.x, top + 16.0 * scale),
+            scale,
+        )
     }
 
     /// Screen y above which nothing of the familiars is drawn: their hats and floaters.
     fn art_top(&self) -> f32 {
         (0..self.count)
             .map(|i| {
-                let hat = self.sprite_rect(i).min.y + 6.0 * self.scale;
+                let hat = self.hat_rect(i).min.y;
                 hat.min(self.floater_rect(i).min.y)
             })
             .fold(self.window.y, f32::min)
@@ -458,7 +624,7 @@ mod tests {
                         "{w}x{h} n={n}: familiar {i} {sprite:?} leaves the canvas"
                     );
                     // The hat may touch the plates' margin, never a label.
-                    let hat = sprite.min.y + 6.0 * l.scale;
+                    let hat = l.hat_rect(i).min.y;
                     assert!(
                         hat >= l.plates_bottom() - MARGIN,
                         "{w}x{h} n={n}: familiar {i} (hat at {hat}) under the plates ({})",
@@ -475,7 +641,7 @@ mod tests {
         let half = 17.0 * l.scale;
         let body = Rect::new(
             sprite.center().x - half,
-            sprite.min.y + 6.0 * l.scale,
+            l.hat_rect(i).min.y,
             sprite.center().x + half,
             sprite.max.y,
         );
@@ -536,6 +702,126 @@ mod tests {
                     assert!(
                         !overlap(card, r),
                         "{w}x{h} n={n}: the card {card:?} overlaps {name} {r:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Issue 14: a floater ("reading foo.rs") lay over the familiar's hat.
+    #[test]
+    fn floaters_stay_clear_of_every_hat_for_1_to_10_sessions() {
+        for (w, h) in SIZES {
+            for n in 1..=10 {
+                let l = layout(Vec2::new(w, h), n);
+                for i in 0..n {
+                    let f = l.floater_rect(i);
+                    assert!(
+                        f.min.x >= 0.0 && f.min.y >= 0.0 && f.max.x <= w,
+                        "{w}x{h} n={n}: floater {i} {f:?} leaves the canvas"
+                    );
+                    for j in 0..n {
+                        let hat = l.hat_rect(j);
+                        assert!(
+                            !overlap(f, hat),
+                            "{w}x{h} n={n}: floater {i} {f:?} over the hat of {j} {hat:?}"
+                        );
+                    }
+                }
+                // A lone familiar's floater has room for a file name.
+                if n == 1 {
+                    assert!(l.floater_rect(0).width() >= 100.0, "{w}x{h}");
+                }
+            }
+        }
+    }
+
+    /// A light cloud behind a floater made its text unreadable: the clouds' band stays above
+    /// every floater (in every window but the smallest, which is not the canvas).
+    #[test]
+    fn clouds_drift_above_every_floater_for_1_to_10_sessions() {
+        for (w, h) in SIZES.into_iter().filter(|s| s.0 > 320.0) {
+            for n in 1..=10 {
+                let l = layout(Vec2::new(w, h), n);
+                let (band, _) = l.cloud_band();
+                for i in 0..n {
+                    let f = l.floater_rect(i);
+                    assert!(
+                        !overlap(band, f),
+                        "{w}x{h} n={n}: clouds {band:?} behind floater {i} {f:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The layout's hat constants hold for the real art: every hat, in every frame of
+    /// `wearables.png`, is inside `HAT_TOP` and `HAT_HALF_WIDTH`, and the tallest reaches
+    /// `HAT_TOP` (so the constant is not looser than it needs to be).
+    #[test]
+    fn the_hat_box_holds_every_hat_in_every_frame() {
+        use crate::progression::wardrobe::WEARABLES;
+        let sheet = image::load_from_memory(crate::assets::WEARABLES_PNG)
+            .expect("wearables.png decodes")
+            .to_rgba8();
+        let frame = SHEET.frame;
+        let rows_per_block = SHEET.rows.len() as u32;
+        let (mut top, mut half) = (u32::MAX, 0.0f32);
+        for (block, id) in WEARABLES.iter().enumerate() {
+            if !id.starts_with("hat.") {
+                continue;
+            }
+            for y in 0..rows_per_block * frame {
+                let sy = block as u32 * rows_per_block * frame + y;
+                for x in 0..sheet.width() {
+                    if sheet.get_pixel(x, sy)[3] > 0 {
+                        top = top.min(y % frame);
+                        half = half.max(((x % frame) as f32 + 0.5 - frame as f32 / 2.0).abs());
+                    }
+                }
+            }
+        }
+        assert_eq!(top as f32, HAT_TOP, "the tallest hat's top row");
+        assert!(
+            half <= HAT_HALF_WIDTH,
+            "a hat reaches {half} px from the centre"
+        );
+        assert!(
+            half > HAT_HALF_WIDTH - 1.0,
+            "HAT_HALF_WIDTH is loose ({half})"
+        );
+    }
+
+    /// Issue 14: the replay speed ("x1") and the log strip covered the moon. The sun or moon
+    /// is placed where no text that stays is, above the hills, for every number of sessions;
+    /// on the canvas, clear of the speech bubbles and floaters too for up to four.
+    #[test]
+    fn no_text_sits_over_the_sun_or_moon_for_1_to_10_sessions() {
+        for (w, h) in SIZES {
+            for n in 1..=10 {
+                let l = layout(Vec2::new(w, h), n);
+                let Some(body) = l.sky_body_rect() else {
+                    assert!(
+                        (w, h) != (480.0, 320.0),
+                        "n={n}: no room for the sun or moon on the canvas"
+                    );
+                    continue;
+                };
+                assert!(inside(body, w, h), "{w}x{h} n={n}: {body:?} leaves");
+                let mut texts = vec![("banner", l.banner_rect()), ("status", l.status_rect())];
+                texts.extend(l.log_rect().map(|r| ("log", r)));
+                texts.extend(l.panel_rect().map(|r| ("panel", r)));
+                for i in 0..n {
+                    texts.push(("plate", l.plate_rect(i)));
+                    if (w, h) == (480.0, 320.0) && n <= 4 {
+                        texts.extend(l.bubble_rect(i).map(|b| ("bubble", b)));
+                        texts.push(("floater", l.floater_rect(i)));
+                    }
+                }
+                for (name, r) in texts {
+                    assert!(
+                        !overlap(body, r),
+                        "{w}x{h} n={n}: {name} {r:?} over the sun or moon {body:?}"
                     );
                 }
             }

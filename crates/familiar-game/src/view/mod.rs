@@ -21,6 +21,8 @@
 //! - `bridge`: the pipeline's channel into the game, waking the event loop;
 //! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor;
 //! - `world`: the sky of the time of day, the weather, the campfire of rest;
+//! - `sky`: the sun or the moon, in the free sky the layout finds;
+//! - `scene`: the far hills dressed for the work going on (a library, a forge);
 //! - `effects`: the particles of bursts and think auras, the companions' mana bars.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
@@ -37,6 +39,8 @@ mod layout;
 mod panel;
 mod pointer;
 mod power;
+mod scene;
+mod sky;
 mod spawn;
 mod text;
 mod wardrobe;
@@ -210,6 +214,8 @@ impl Plugin for ViewPlugin {
                         effects::attach_particles,
                         effects::attach_companion_bars,
                         world::draw_sky,
+                        sky::draw_sky_body,
+                        scene::draw_scene,
                         world::draw_campfires,
                         effects::draw_particles,
                         effects::draw_companion_bars,

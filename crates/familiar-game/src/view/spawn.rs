@@ -74,12 +74,15 @@ pub(super) fn setup(
                 border_radius: BorderRadius::all(px(3)),
                 ..default()
             }),
-            BackgroundColor(Color::srgba(0.05, 0.03, 0.1, 0.85)),
+            BackgroundColor(super::hud::log_background()),
             HudRoot,
             LogPanel,
             Visibility::Hidden,
         ))
-        .with_child((ui_text(PixelText::new("", rgb([210, 220, 255]))), LogText));
+        .with_child((
+            ui_text(PixelText::new("", rgb(super::hud::LOG_TEXT))),
+            LogText,
+        ));
     // Replay status, top right, on its own dark plate (the moon is behind it).
     commands
         .spawn((

@@ -16,8 +16,8 @@ use crate::world::{MAX_CLOUDS, SUNSHINE_SECS, sky};
 
 #[derive(Resource, Clone)]
 pub(crate) struct WorldArt {
-    world: Handle<Image>,
-    world_layout: Handle<TextureAtlasLayout>,
+    pub(super) world: Handle<Image>,
+    pub(super) world_layout: Handle<TextureAtlasLayout>,
     sky: Handle<Image>,
     sky_layout: Handle<TextureAtlasLayout>,
 }
@@ -180,8 +180,10 @@ pub(super) fn draw_sky(
     let size = canvas_size();
     let (_, l) = row(&familiars);
     let s = l.scale.max(1.0);
-    // Clouds drift just under the plates, where they are seen (the sky above is HUD).
-    let cloud_top = size.y / 2.0 - l.plates_bottom();
+    // Clouds drift in the layout's band under the plates (the sky above is HUD), above the
+    // floaters' text, behind the familiars; the cloud's art spans rows 9 to 22 of its frame.
+    let (band, cs) = l.cloud_band();
+    let cloud_top = size.y / 2.0 - band.min.y - 7.0 * cs;
     for (cloud, mut sprite, mut tr, mut vis) in &mut clouds {
         if cloud.0 >= look.clouds {
             *vis = Visibility::Hidden;
@@ -199,10 +201,10 @@ pub(super) fn draw_sky(
         let span = size.x + 40.0 * s;
         let x0 = (cloud.0 as f32 + 0.5) / MAX_CLOUDS as f32 * span + scatter(cloud.0, 1) * 20.0;
         let x = (x0 + t * 3.0 * s).rem_euclid(span) - span / 2.0;
-        let y = cloud_top - (6.0 + scatter(cloud.0, 2) * 10.0) * s;
+        let y = cloud_top - scatter(cloud.0, 2) * 2.0 * cs;
         tr.translation.x = x;
         tr.translation.y = y;
-        tr.scale = Vec3::splat(s);
+        tr.scale = Vec3::splat(cs);
     }
     for (drop, mut tr, mut vis) in &mut drops {
         if !look.rain {

@@ -79,7 +79,7 @@ fn hovering_a_bar_names_it_and_its_figures_are_exact() {
         Some((order[1], Bar::Mana))
     );
     let mana = app.world().get::<Mana>(order[1]).expect("mana").clone();
-    assert_eq!(mana_figures(&mana), "148,213 / 200,000 tokens used (74 %)");
+    assert_eq!(mana_figures(&mana), "51,787 of 200,000 tokens left (26 %)");
     point_at(&mut app, l.xp_bar_rect(0).expect("full plates").center());
     assert_eq!(
         app.world().resource::<Hovered>().0,

@@ -26,7 +26,7 @@ fn mana_follows_context_in_bands() {
             m.shown
         );
     }
-    assert_eq!(mana(&mut app).label(), "used 210k / 200k");
+    assert_eq!(mana(&mut app).label(), "0 left of 200k");
 }
 
 #[test]
@@ -35,7 +35,7 @@ fn unknown_context_is_unknown_not_empty() {
     let m = mana(&mut app);
     assert_eq!(m.band(), ManaBand::Unknown);
     assert_eq!(m.remaining(), None);
-    assert_eq!(m.label(), "used ? / 200k");
+    assert_eq!(m.label(), "? left of 200k");
     send(
         &mut app,
         GameFeed::Event(event(EventKind::Text, Some(50_000))),
@@ -138,6 +138,34 @@ fn the_rest_note_goes_once_the_context_is_known_again() {
     assert!(mana(&mut app).compaction_note(5.0).is_some());
     seconds(&mut app, 5.5);
     assert_eq!(mana(&mut app).compaction_note(5.0), None);
+}
+
+/// Issue 14: the bar filled with what is left while its label said tokens used, and the rest
+/// note counted tokens used too. Bar, label, figures and note now all count what is left.
+#[test]
+fn the_mana_bar_its_label_figures_and_rest_note_all_count_tokens_left() {
+    let mut app = settled();
+    send(
+        &mut app,
+        GameFeed::Event(event(EventKind::Text, Some(152_000))),
+    );
+    seconds(&mut app, 1.5);
+    let m = mana(&mut app);
+    assert!((m.shown - 0.24).abs() < 0.01, "the bar shows {}", m.shown);
+    assert_eq!(m.label(), "48k left of 200k");
+    assert_eq!(
+        familiar_game::logic::mana_figures(&m),
+        "48,000 of 200,000 tokens left (24 %)"
+    );
+    let mut compact = event(EventKind::CompactBoundary, Some(40_000));
+    compact.pre_tokens = Some(152_000);
+    compact.post_tokens = Some(40_000);
+    send(&mut app, GameFeed::Event(compact));
+    app.update();
+    let m = mana(&mut app);
+    let c = m.compaction_note(5.0).expect("the rest note shows");
+    assert_eq!(m.rest_label(c), "rest 48k -> 160k left");
+    assert_eq!(m.label(), "160k left of 200k");
 }
 
 #[test]

@@ -269,3 +269,24 @@ fn sound_cues_reach_the_sink_in_the_order_animations_start() {
         ]
     );
 }
+
+/// Issue 14: a scene that changes with the kind of work. The main agent's reads make the
+/// library, its commands the forge, a finished turn the open hills.
+#[test]
+fn the_scene_follows_the_main_agent_s_work() {
+    use familiar_game::logic::SceneOfWork;
+    use familiar_game::world::WorkScene;
+    let mut app = settled();
+    let scene = |app: &mut App| app.world().resource::<SceneOfWork>().0;
+    assert_eq!(scene(&mut app), WorkScene::Open);
+    for (kind, expected) in [
+        (EventKind::Reading, WorkScene::Library),
+        (EventKind::Thinking, WorkScene::Library),
+        (EventKind::Bash, WorkScene::Forge),
+        (EventKind::Success, WorkScene::Open),
+    ] {
+        send(&mut app, GameFeed::Event(event(kind, Some(20_000))));
+        app.update();
+        assert_eq!(scene(&mut app), expected, "after {kind}");
+    }
+}

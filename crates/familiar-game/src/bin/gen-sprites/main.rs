@@ -21,6 +21,7 @@ mod canvas;
 mod decor;
 mod familiar;
 mod props;
+mod scenes;
 mod wearables;
 mod world;
 
@@ -45,6 +46,7 @@ pub fn all_assets() -> Vec<(&'static str, Canvas)> {
         ("companion-hats.png", companion_hats_sheet()),
         ("world.png", world::world_sheet()),
         ("sky.png", world::sky_sheet()),
+        ("scenes.png", scenes::scenes_sheet()),
     ]
 }
 

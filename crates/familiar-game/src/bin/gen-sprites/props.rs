@@ -123,7 +123,8 @@ impl Lcg {
     }
 }
 
-/// Night-sky backdrop (160×100): gradient, stars, moon, hills and a stone floor.
+/// Night-sky backdrop (160×100): gradient, stars, hills and a stone floor (the moon is its own
+/// sprite, `world::moon`, placed by the layout).
 pub fn background() -> Canvas {
     let (w, h) = (160u32, 100u32);
     let mut c = Canvas::new(w, h);
@@ -153,10 +154,6 @@ pub fn background() -> Canvas {
             sparkle(&mut c, x, y, 1, [200, 200, 255, 255]);
         }
     }
-    // Moon with a bite.
-    c.ellipse(132.0, 18.0, 8.0, 8.0, [250, 240, 200, 255]);
-    c.ellipse(129.5, 16.0, 2.0, 1.5, [225, 212, 170, 255]);
-    c.ellipse(135.0, 21.0, 1.5, 1.2, [225, 212, 170, 255]);
     // Hills.
     for x in 0..w as i32 {
         let (far, near) = hills(x);
@@ -174,12 +171,9 @@ pub fn background() -> Canvas {
     c
 }
 
-/// The tops of the far and near hills at column `x` (shared by every backdrop).
+/// The tops of the far and near hills at column `x` (shared by every backdrop and the layout).
 pub(crate) fn hills(x: i32) -> (f32, f32) {
-    let xf = x as f32;
-    let far = 66.0 + 6.0 * (xf * 0.05).sin() + 3.0 * (xf * 0.13 + 1.0).sin();
-    let near = 74.0 + 4.0 * (xf * 0.07 + 2.0).sin() + 2.0 * (xf * 0.21).sin();
-    (far, near)
+    familiar_game::sheet::hills(x)
 }
 
 /// The stone floor from row 82 down: `[joint, lit edge, stone]` colours.

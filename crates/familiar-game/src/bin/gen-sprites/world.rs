@@ -3,7 +3,7 @@
 //! day, dusk, night; `sheet::SKY_SIZE` each, stacked in `familiar_game::world::Phase` order).
 //! The night backdrop is the one of `props::background`.
 
-use familiar_game::sheet::{SKY_PHASES, SKY_SIZE, WORLD};
+use familiar_game::sheet::{SKY_BODY_RADIUS, SKY_PHASES, SKY_SIZE, WORLD};
 use familiar_game::world::Phase;
 
 use crate::brushes::sparkle;
@@ -80,6 +80,25 @@ fn cloud(dark: bool) -> Canvas {
     c
 }
 
+/// The sun (32×32), white-hot at the core: the game tints it for dawn and dusk.
+fn sun() -> Canvas {
+    let mut c = Canvas::new(32, 32);
+    let r = SKY_BODY_RADIUS;
+    c.ellipse(16.0, 16.0, r, r, [255, 236, 170, 255]);
+    c.ellipse(16.0, 16.0, r - 2.0, r - 2.0, [255, 252, 230, 255]);
+    c
+}
+
+/// The moon (32×32), with a bite and two craters.
+fn moon() -> Canvas {
+    let mut c = Canvas::new(32, 32);
+    let r = SKY_BODY_RADIUS;
+    c.ellipse(16.0, 16.0, r, r, [250, 240, 200, 255]);
+    c.ellipse(13.5, 14.0, 2.0, 1.5, [225, 212, 170, 255]);
+    c.ellipse(19.0, 19.0, 1.5, 1.2, [225, 212, 170, 255]);
+    c
+}
+
 /// The world sheet, laid out by [`WORLD`].
 pub fn world_sheet() -> Canvas {
     let mut sheet = Canvas::new(WORLD.width(), WORLD.height());
@@ -88,6 +107,8 @@ pub fn world_sheet() -> Canvas {
     }
     sheet.blit(&cloud(false), 0, WORLD.frame as i32);
     sheet.blit(&cloud(true), WORLD.frame as i32, WORLD.frame as i32);
+    sheet.blit(&sun(), 2 * WORLD.frame as i32, WORLD.frame as i32);
+    sheet.blit(&moon(), 3 * WORLD.frame as i32, WORLD.frame as i32);
     // Each frame keeps a clear border: scaled by a fraction, a sprite samples its neighbour's
     // edge (the campfire's glow showed as a dashed line over every cloud).
     let n = WORLD.frame as i32;
@@ -172,27 +193,22 @@ fn backdrop(phase: Phase) -> Canvas {
     }
     let mut rng = Lcg(0xda7b_ea75);
     match phase {
+        // The sun is its own sprite (`sun`), placed by the layout.
         Phase::Dawn => {
-            // The sun rising at the left, the last stars fading at the top.
-            c.ellipse(30.0, 62.0, 12.0, 12.0, [255, 200, 120, 255]);
-            c.ellipse(30.0, 62.0, 9.0, 9.0, [255, 236, 170, 255]);
+            // The last stars fading at the top.
             for _ in 0..12 {
                 let (x, y) = (rng.below(w) as i32, rng.below(20) as i32);
                 c.set(x, y, [200, 200, 255, 180]);
             }
         }
         Phase::Day => {
-            c.ellipse(128.0, 18.0, 9.0, 9.0, [255, 244, 190, 255]);
-            c.ellipse(128.0, 18.0, 7.0, 7.0, [255, 252, 230, 255]);
             for (x, y) in [(30.0, 20.0), (76.0, 12.0)] {
                 c.ellipse(x, y, 9.0, 3.0, [236, 244, 255, 255]);
                 c.ellipse(x + 5.0, y - 2.0, 6.0, 3.0, [250, 252, 255, 255]);
             }
         }
         Phase::Dusk => {
-            // The sun setting at the right, the first stars.
-            c.ellipse(128.0, 62.0, 11.0, 11.0, [255, 120, 80, 255]);
-            c.ellipse(128.0, 62.0, 8.0, 8.0, [255, 190, 120, 255]);
+            // The first stars.
             for _ in 0..24 {
                 let (x, y) = (rng.below(w) as i32, rng.below(30) as i32);
                 c.set(x, y, [220, 220, 255, 200]);
