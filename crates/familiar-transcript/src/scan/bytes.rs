@@ -1,4 +1,4 @@
-//! Byte-level string scanning for [`super`]: where the next `"`, `\\` or control byte of a
+//! Byte-level string scanning for [`super`]: where the next `"`, `\` or control byte of a
 //! JSON string lies (64 bytes a step, SSE2 masks on x86-64, a plain loop elsewhere) and how
 //! long an escape is. No JSON structure here: the cursor in `mod.rs` decides what bytes mean.
 
