@@ -382,8 +382,8 @@ fn cases() -> ProptestConfig {
 
 /// Runs a property on a thread with a 64 MiB stack: drawing these nested record strategies
 /// recurses deeply in proptest's generator, and in a debug build that overflowed the test
-/// harness's 2 MiB stack, rarely (twice in about 150,000 cases), before any check ran: the scanner's own
-/// recursion is bounded by its `MAX_DEPTH`).
+/// harness's 2 MiB stack, rarely (twice in about 150,000 cases), before any check ran. The
+/// scanner's own recursion is bounded by its `MAX_DEPTH`.
 fn property<S: Strategy + 'static>(
     strategy: fn() -> S,
     test: impl Fn(S::Value) -> Result<(), TestCaseError> + Send + 'static,
