@@ -201,7 +201,7 @@ pub fn push_line(
     match parse_line(line, normalizer.config().max_line_bytes) {
         Ok(parsed) => {
             scan_parsed_line(line, Some(&parsed), ledger);
-            normalizer.apply(parsed, line_no, out);
+            normalizer.apply(&parsed, line_no, out);
             Ok(())
         }
         Err(kind) => {

@@ -335,3 +335,41 @@ fn unknown_record_types_and_fields_are_counted_not_errors() {
         Some(&1)
     );
 }
+
+/// Tool results are matched to their calls by id among up to 256 waiting calls (the ids are
+/// hashed for the search); the oldest call is let go when a 257th comes.
+#[test]
+fn a_result_finds_its_call_among_many_and_the_oldest_call_is_let_go() {
+    let call = |n: usize| {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s","message":{{"id":"msg_{n}","role":"assistant","content":[{{"type":"tool_use","id":"toolu_{n:04}","name":"Bash","input":{{"command":"job {n}"}}}}]}},"timestamp":"2026-02-10T10:00:02.000Z"}}"#
+        )
+    };
+    let failed = |n: usize| {
+        format!(
+            r#"{{"type":"user","sessionId":"s","message":{{"role":"user","content":[{{"tool_use_id":"toolu_{n:04}","type":"tool_result","content":"Exit code 1","is_error":true}}]}},"timestamp":"2026-02-10T10:00:03.000Z"}}"#
+        )
+    };
+    let mut lines: Vec<String> = (0..300).map(call).collect();
+    // 300 calls: the first 44 are let go, 44..300 still wait.
+    lines.extend([
+        failed(150),
+        failed(10),
+        failed(299),
+        failed(44),
+        failed(150),
+    ]);
+    let input = lines.join("\n") + "\n";
+    let (events, diagnostics) = normalize_bytes(input.as_bytes(), &NormalizerConfig::default());
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let targets: Vec<Option<&str>> = events
+        .iter()
+        .filter(|event| event.kind == EventKind::Error)
+        .map(|event| event.target.as_deref())
+        .collect();
+    // A result answered once is no longer waiting; one let go is known by no call.
+    assert_eq!(
+        targets,
+        [Some("job 150"), None, Some("job 299"), Some("job 44"), None]
+    );
+}

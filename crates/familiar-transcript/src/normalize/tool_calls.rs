@@ -6,7 +6,7 @@ use familiar_model::{ErrorKind, Event, EventKind, Status};
 use serde_json::value::RawValue;
 
 use super::parse::cap_text;
-use super::{MAX_PENDING_TOOLS, Normalizer, Origin, PendingTool};
+use super::{MAX_PENDING_TOOLS, Normalizer, Origin, PendingTool, id_hash};
 use crate::record;
 use crate::tools::{self, ToolInput};
 
@@ -47,9 +47,10 @@ impl Normalizer {
         if let Some(id) = id {
             let state = &mut self.chains[chain].1;
             if state.pending.len() == MAX_PENDING_TOOLS {
-                state.pending.remove(0);
+                state.pending.pop_front();
             }
-            state.pending.push(PendingTool {
+            state.pending.push_back(PendingTool {
+                id_hash: id_hash(id),
                 id: id.to_owned(),
                 name: name.to_owned(),
                 target: target.clone(),
@@ -79,11 +80,12 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         let state = &mut self.chains[chain].1;
+        let hash = id_hash(id);
         let tool = state
             .pending
             .iter()
-            .position(|tool| tool.id == id)
-            .map(|index| state.pending.remove(index));
+            .position(|tool| tool.id_hash == hash && tool.id == id)
+            .and_then(|index| state.pending.remove(index));
         if let Some(tool) = &tool {
             self.tasks.result(&tool.name, id, content);
         }

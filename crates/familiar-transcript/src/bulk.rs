@@ -1,0 +1,346 @@
+//! The bulk reader: [`normalize_read`] streams a whole input (a file, stdin) through a
+//! [`Normalizer`] in bounded memory. Each read is split into lines where it lies
+//! ([`LineSplitter`]), the lines are parsed on two threads ([`parse_line`] needs no session
+//! state) and applied in order on the calling thread ([`Normalizer::apply`]), which also hands
+//! the events on.
+//!
+//! The line-at-a-time reader for callers that keep state per line is [`crate::read_lines`].
+
+use std::io::Read as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use crate::{
+    Diagnostic, DiagnosticKind, Event, Head, Line, LineSplitter, Normalizer, ParsedLine, feed,
+    multiline_array, parse_line, read_head,
+};
+
+/// Bytes read at a time; the complete lines of each read are parsed as one batch, in place.
+/// 2 MiB, not 4: a batch's records live until it is applied, and on an event-dense transcript
+/// 4 MiB took `familiar run` to 21 MB of peak RSS (issue 17: ≤ 20 MB) at the same speed.
+const BATCH_BYTES: usize = 2 << 20;
+/// Below this a batch is parsed on the calling thread alone.
+const PARALLEL_MIN_BYTES: usize = 256 << 10;
+/// A parallel batch is parsed in pieces of about this many bytes (see [`Batch::flush`]).
+const PIECE_BYTES: usize = 256 << 10;
+
+/// Where the bytes of one line of a batch are.
+#[derive(Clone)]
+enum Place {
+    /// In the read buffer: nearly every line, parsed where it lies.
+    Read(std::ops::Range<usize>),
+    /// In [`Batch::carried`]: the line that began in the previous read.
+    Carried(std::ops::Range<usize>),
+}
+
+/// One item of a batch, in line order.
+enum BatchItem {
+    Line { place: Place, number: u64 },
+    TooLong { len: u64, number: u64 },
+}
+
+/// The complete lines of one read, parsed on two threads (parsing is stateless; applying them
+/// to the session state is not) and applied in order, piece by piece as each is parsed.
+#[derive(Default)]
+struct Batch {
+    /// Copies of the (rare) lines that straddle two reads.
+    carried: Vec<u8>,
+    items: Vec<BatchItem>,
+}
+
+impl Batch {
+    /// Note a line the splitter completed; `read` is the buffer of the current read.
+    fn push(&mut self, read: &[u8], line: Line<'_>) {
+        match line {
+            Line::Complete { bytes, number } => {
+                let place = if read.as_ptr_range().contains(&bytes.as_ptr()) {
+                    let start = bytes.as_ptr() as usize - read.as_ptr() as usize;
+                    Place::Read(start..start + bytes.len())
+                } else {
+                    let start = self.carried.len();
+                    self.carried.extend_from_slice(bytes);
+                    Place::Carried(start..self.carried.len())
+                };
+                self.items.push(BatchItem::Line { place, number });
+            }
+            Line::TooLong { len, number } => self.items.push(BatchItem::TooLong { len, number }),
+        }
+    }
+
+    fn flush(
+        &mut self,
+        read: &[u8],
+        normalizer: &mut Normalizer,
+        on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
+        on_diagnostic: &mut dyn FnMut(Diagnostic),
+    ) -> std::io::Result<()> {
+        let cap = normalizer.config().max_line_bytes;
+        let carried = &self.carried;
+        let bytes_of = |place: &Place| -> &[u8] {
+            match place {
+                Place::Read(range) => &read[range.clone()],
+                Place::Carried(range) => &carried[range.clone()],
+            }
+        };
+        let parse = |items: &[BatchItem]| -> Vec<Option<Result<ParsedLine<'_>, DiagnosticKind>>> {
+            items
+                .iter()
+                .map(|item| match item {
+                    BatchItem::Line { place, .. } => Some(parse_line(bytes_of(place), cap)),
+                    BatchItem::TooLong { .. } => None,
+                })
+                .collect()
+        };
+        let mut events = Vec::new();
+        let mut apply = |items: &[BatchItem],
+                         parsed: &[Option<Result<ParsedLine<'_>, DiagnosticKind>>]|
+         -> std::io::Result<()> {
+            for (item, parsed) in items.iter().zip(parsed) {
+                let (number, result) = match (item, parsed) {
+                    (BatchItem::Line { number, .. }, Some(result)) => (*number, result),
+                    (BatchItem::TooLong { number, .. }, _)
+                    | (BatchItem::Line { number, .. }, None) => {
+                        let len = match item {
+                            BatchItem::TooLong { len, .. } => *len,
+                            BatchItem::Line { place, .. } => bytes_of(place).len() as u64,
+                        };
+                        normalizer.skipped_line();
+                        on_diagnostic(Diagnostic {
+                            line: *number,
+                            kind: DiagnosticKind::TooLong {
+                                len,
+                                cap: cap as u64,
+                            },
+                        });
+                        continue;
+                    }
+                };
+                match result {
+                    Ok(parsed) => normalizer.apply(parsed, number, &mut events),
+                    Err(kind) => {
+                        normalizer.skipped_line();
+                        on_diagnostic(Diagnostic {
+                            line: number,
+                            kind: kind.clone(),
+                        });
+                    }
+                }
+                for event in events.drain(..) {
+                    on_event(event)?;
+                }
+            }
+            Ok(())
+        };
+        let total = read.len() + carried.len();
+        if total < PARALLEL_MIN_BYTES {
+            let parsed = parse(&self.items);
+            apply(&self.items, &parsed)?;
+        } else {
+            // Pieces of about PIECE_BYTES, parsed by both threads in order, each claiming the
+            // next; this thread applies them in order as they are ready, so applying (which
+            // is sequential: session state) overlaps parsing instead of following it.
+            let mut pieces = Vec::new();
+            let (mut begin, mut size) = (0, 0);
+            for (index, item) in self.items.iter().enumerate() {
+                if let BatchItem::Line { place, .. } = item {
+                    size += bytes_of(place).len();
+                }
+                if size >= PIECE_BYTES {
+                    pieces.push(begin..index + 1);
+                    (begin, size) = (index + 1, 0);
+                }
+            }
+            if begin < self.items.len() {
+                pieces.push(begin..self.items.len());
+            }
+            let items = &self.items;
+            type Parsed<'p> = Vec<Option<Result<ParsedLine<'p>, DiagnosticKind>>>;
+            // `None` in a slot: the worker panicked on that piece (a bug); it is parsed again
+            // here, so the panic surfaces on this thread as it would without the worker.
+            let slots: Vec<OnceLock<Mutex<Option<Parsed<'_>>>>> =
+                pieces.iter().map(|_| OnceLock::new()).collect();
+            let next = AtomicUsize::new(0);
+            // Applied pieces, dropped on the worker: their records were allocated there, and
+            // freeing them here while it allocates contended for glibc's arena lock (a tenth
+            // of `familiar events`' time went to futex wake-ups).
+            let applied: Mutex<Vec<Parsed<'_>>> = Mutex::new(Vec::new());
+            let drop_applied = || {
+                let done = applied.lock().map(|mut done| std::mem::take(&mut *done));
+                drop(done);
+            };
+            let parse_piece = |piece: usize| {
+                let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    parse(&items[pieces[piece].clone()])
+                }))
+                .ok();
+                let _ = slots[piece].set(Mutex::new(parsed));
+            };
+            std::thread::scope(|scope| -> std::io::Result<()> {
+                scope.spawn(|| {
+                    loop {
+                        let piece = next.fetch_add(1, Ordering::Relaxed);
+                        if piece >= pieces.len() {
+                            break;
+                        }
+                        parse_piece(piece);
+                        drop_applied();
+                    }
+                });
+                for (piece, range) in pieces.iter().enumerate() {
+                    while slots[piece].get().is_none() {
+                        let claimed = next.fetch_add(1, Ordering::Relaxed);
+                        if claimed >= pieces.len() {
+                            break;
+                        }
+                        parse_piece(claimed);
+                    }
+                    let parsed = slots[piece]
+                        .wait()
+                        .lock()
+                        .ok()
+                        .and_then(|mut slot| slot.take())
+                        .unwrap_or_else(|| parse(&items[range.clone()]));
+                    let result = apply(&items[range.clone()], &parsed);
+                    if let Ok(mut applied) = applied.lock() {
+                        applied.push(parsed);
+                    }
+                    if let Err(err) = result {
+                        // Stop the worker: nothing more of this batch is wanted.
+                        next.store(pieces.len(), Ordering::Relaxed);
+                        return Err(err);
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        self.carried.clear();
+        self.items.clear();
+        Ok(())
+    }
+}
+
+/// Stream any reader through `normalizer` in bounded memory: `on_event` gets each event in
+/// order, `on_diagnostic` each skipped or unfinished line. The reader is the caller's (a file,
+/// stdin, a test buffer); this crate opens nothing itself. Lines are parsed in batches on two
+/// threads; a batch is also flushed whenever a read comes back short (a pipe with nothing more
+/// yet), so live input is not held back.
+pub fn normalize_read<R: std::io::Read>(
+    mut reader: R,
+    normalizer: &mut Normalizer,
+    mut on_event: impl FnMut(Event) -> std::io::Result<()>,
+    mut on_diagnostic: impl FnMut(Diagnostic),
+) -> std::io::Result<()> {
+    // One buffer per thread, kept across inputs: zeroing the buffer for each of many small
+    // files cost more than reading them.
+    thread_local! {
+        static CHUNK: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut chunk = CHUNK.take();
+    chunk.resize(BATCH_BYTES, 0);
+    let result = normalize_read_with(
+        &mut reader,
+        &mut chunk,
+        normalizer,
+        &mut on_event,
+        &mut on_diagnostic,
+    );
+    CHUNK.set(chunk);
+    result
+}
+
+fn normalize_read_with<R: std::io::Read>(
+    reader: &mut R,
+    chunk: &mut [u8],
+    normalizer: &mut Normalizer,
+    on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
+    on_diagnostic: &mut dyn FnMut(Diagnostic),
+) -> std::io::Result<()> {
+    let mut splitter = LineSplitter::new(normalizer.config().max_line_bytes);
+    let mut batch = Batch::default();
+    let cap = normalizer.config().max_line_bytes;
+    // The first line is read in place when it fits the buffer (nearly always: the first
+    // read is then parsed where it lies, not copied); the reads stop where `read_head`'s
+    // would, and a longer first line or a JSON array goes through it.
+    let (mut filled, mut newline, mut end) = (0, false, false);
+    while !newline && filled <= cap && filled < chunk.len() {
+        match reader.read(&mut chunk[filled..]) {
+            Ok(0) => {
+                end = true;
+                break;
+            }
+            Ok(read) => {
+                newline = memchr::memchr(b'\n', &chunk[filled..filled + read]).is_some();
+                filled += read;
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    let head = if (newline || end) && multiline_array(&chunk[..filled]).is_none() {
+        None
+    } else {
+        let prefix = &chunk[..filled];
+        match read_head(
+            &mut prefix.chain(&mut *reader),
+            &mut vec![0; BATCH_BYTES],
+            cap,
+        )? {
+            Head::FirstLine(head) => Some(head),
+            Head::Array(whole) => {
+                let mut events = Vec::new();
+                let mut diagnostics = Vec::new();
+                feed(normalizer, &whole, &mut events, &mut diagnostics);
+                diagnostics.into_iter().for_each(&mut *on_diagnostic);
+                for event in events {
+                    on_event(event)?;
+                }
+                return Ok(());
+            }
+        }
+    };
+    let mut first = Some(match head {
+        Some(head) => Err(head),
+        None => Ok(filled),
+    });
+    loop {
+        let head;
+        let bytes: &[u8] = match first.take() {
+            Some(Ok(0)) => break,
+            Some(Ok(filled)) => &chunk[..filled],
+            Some(Err(taken)) if taken.is_empty() => break,
+            Some(Err(taken)) => {
+                head = taken;
+                &head
+            }
+            None => match reader.read(chunk) {
+                Ok(0) => break,
+                Ok(read) => &chunk[..read],
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            },
+        };
+        // Every read is parsed before the next one overwrites the buffer, so a short read (a
+        // pipe with nothing more yet) never holds live input back.
+        splitter.push(bytes, |line| batch.push(bytes, line));
+        batch.flush(bytes, normalizer, on_event, on_diagnostic)?;
+    }
+    // The input ended: what waited for a later record goes out as it is.
+    let mut held = Vec::new();
+    normalizer.flush(&mut held);
+    for event in held {
+        on_event(event)?;
+    }
+    if let Some(unfinished) = splitter.unfinished()
+        && !unfinished
+            .bytes
+            .is_some_and(|bytes| bytes.trim_ascii().is_empty())
+    {
+        on_diagnostic(Diagnostic {
+            line: unfinished.number,
+            kind: DiagnosticKind::Unfinished {
+                len: unfinished.len,
+            },
+        });
+    }
+    Ok(())
+}
