@@ -195,3 +195,73 @@ fn a_binary_file_is_not_a_transcript_in_a_few_lines_not_one_per_line() {
         )
         .run();
 }
+
+/// `familiar events` on one input, as it prints alone: (stdout, stderr, exit code).
+fn events_alone(path: &std::path::Path) -> (Vec<u8>, String, Option<i32>) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("events")
+        .arg(path)
+        .output()
+        .expect("run familiar events");
+    (
+        output.stdout,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        output.status.code(),
+    )
+}
+
+#[test]
+fn many_inputs_are_read_at_once_and_printed_in_input_order() {
+    // No input holds most of the bytes, so they are read one per core; what comes out must be
+    // what reading them one after the other gives: each input's events, warnings and errors,
+    // in input order.
+    let inputs = [
+        real_fixture("v2.0.65-slopometry-api-error-compact-summary.jsonl"),
+        fixture("malformed-line.jsonl"),
+        std::path::PathBuf::from("/nonexistent/session.jsonl"),
+        real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl"),
+        fixture("binary-not-a-transcript.bin"),
+        real_fixture("v2.1.56-erk-api-error-turn-duration.jsonl"),
+        fixture("split-message-usage.jsonl"),
+    ];
+    let (mut stdout, mut stderr) = (Vec::new(), String::new());
+    for path in &inputs {
+        let (out, err, _) = events_alone(path);
+        stdout.extend(out);
+        stderr += &err;
+    }
+    // Several pieces of NDJSON per real input (a piece is 64 KiB).
+    assert!(
+        stdout.len() > 400_000,
+        "the real inputs give thousands of events"
+    );
+    let output = Test::new()
+        .arg("events")
+        .args(&inputs)
+        .status(1)
+        .stderr(stderr)
+        .run();
+    assert!(
+        output.stdout == stdout,
+        "stdout differs from the inputs read one by one"
+    );
+}
+
+#[test]
+fn regression_closed_stdout_ends_quietly_when_reading_many_inputs() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("events")
+        .arg(real_fixture(
+            "v2.0.65-slopometry-api-error-compact-summary.jsonl",
+        ))
+        .arg(real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl"))
+        .arg(real_fixture("v2.1.56-erk-api-error-turn-duration.jsonl"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(output.status.code(), Some(0));
+}

@@ -26,7 +26,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use familiar_transcript::{DiagnosticKind, Event, Normalizer, NormalizerConfig};
+use familiar_transcript::{DiagnosticKind, Event, Normalizer, NormalizerConfig, Threads};
 
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -105,6 +105,19 @@ const REPORTED_SKIPS: u64 = 3;
 pub fn read_transcript(
     path: &Path,
     config: &NormalizerConfig,
+    on_event: impl FnMut(Event) -> io::Result<()>,
+) -> anyhow::Result<Normalizer> {
+    read_transcript_warning(path, config, Threads::Two, style::warning, on_event)
+}
+
+/// [`read_transcript`] parsing on `threads` and handing its warnings (skipped lines) to
+/// `warn` instead of printing them: for a caller that reads an input per core and prints in
+/// input order.
+pub fn read_transcript_warning(
+    path: &Path,
+    config: &NormalizerConfig,
+    threads: Threads,
+    mut warn: impl FnMut(String),
     mut on_event: impl FnMut(Event) -> io::Result<()>,
 ) -> anyhow::Result<Normalizer> {
     let name = input_name(path);
@@ -118,7 +131,8 @@ pub fn read_transcript(
     let mut skipped = 0u64;
     // Lines that are not records; an unfinished last line may yet become one.
     let mut bad = 0u64;
-    familiar_transcript::normalize_read(
+    familiar_transcript::normalize_read_on(
+        threads,
         reader,
         &mut normalizer,
         |event| {
@@ -131,10 +145,7 @@ pub fn read_transcript(
                 bad += 1;
             }
             if skipped <= REPORTED_SKIPS {
-                style::warning(format_args!(
-                    "{name}:{}: {}",
-                    diagnostic.line, diagnostic.kind
-                ));
+                warn(format!("{name}:{}: {}", diagnostic.line, diagnostic.kind));
             }
         },
     )
@@ -147,7 +158,7 @@ pub fn read_transcript(
         );
     }
     if skipped > REPORTED_SKIPS {
-        style::warning(format_args!(
+        warn(format!(
             "{name}: {} more line(s) skipped, {skipped} in all",
             skipped - REPORTED_SKIPS
         ));

@@ -67,8 +67,11 @@ impl Batch {
         }
     }
 
+    /// Parse and apply the batch; on two threads when `threads` allows and the batch is large
+    /// enough to be worth it.
     fn flush(
         &mut self,
+        threads: Threads,
         read: &[u8],
         normalizer: &mut Normalizer,
         on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
@@ -132,7 +135,7 @@ impl Batch {
             Ok(())
         };
         let total = read.len() + carried.len();
-        if total < PARALLEL_MIN_BYTES {
+        if total < PARALLEL_MIN_BYTES || threads == Threads::One {
             let parsed = parse(&self.items);
             apply(&self.items, &parsed)?;
         } else {
@@ -225,6 +228,26 @@ impl Batch {
 /// threads; a batch is also flushed whenever a read comes back short (a pipe with nothing more
 /// yet), so live input is not held back.
 pub fn normalize_read<R: std::io::Read>(
+    reader: R,
+    normalizer: &mut Normalizer,
+    on_event: impl FnMut(Event) -> std::io::Result<()>,
+    on_diagnostic: impl FnMut(Diagnostic),
+) -> std::io::Result<()> {
+    normalize_read_on(Threads::Two, reader, normalizer, on_event, on_diagnostic)
+}
+
+/// How many threads [`normalize_read_on`] parses on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// The calling thread only: for a caller that already reads an input per core.
+    One,
+    /// The calling thread and a helper, for batches large enough to be worth it.
+    Two,
+}
+
+/// [`normalize_read`], parsing on `threads`.
+pub fn normalize_read_on<R: std::io::Read>(
+    threads: Threads,
     mut reader: R,
     normalizer: &mut Normalizer,
     mut on_event: impl FnMut(Event) -> std::io::Result<()>,
@@ -238,6 +261,7 @@ pub fn normalize_read<R: std::io::Read>(
     let mut chunk = CHUNK.take();
     chunk.resize(BATCH_BYTES, 0);
     let result = normalize_read_with(
+        threads,
         &mut reader,
         &mut chunk,
         normalizer,
@@ -249,6 +273,7 @@ pub fn normalize_read<R: std::io::Read>(
 }
 
 fn normalize_read_with<R: std::io::Read>(
+    threads: Threads,
     reader: &mut R,
     chunk: &mut [u8],
     normalizer: &mut Normalizer,
@@ -322,7 +347,7 @@ fn normalize_read_with<R: std::io::Read>(
         // Every read is parsed before the next one overwrites the buffer, so a short read (a
         // pipe with nothing more yet) never holds live input back.
         splitter.push(bytes, |line| batch.push(bytes, line));
-        batch.flush(bytes, normalizer, on_event, on_diagnostic)?;
+        batch.flush(threads, bytes, normalizer, on_event, on_diagnostic)?;
     }
     // The input ended: what waited for a later record goes out as it is.
     let mut held = Vec::new();

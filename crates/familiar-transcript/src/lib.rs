@@ -41,7 +41,7 @@ pub mod scan;
 pub mod tools;
 pub mod usage;
 
-pub use bulk::normalize_read;
+pub use bulk::{Threads, normalize_read, normalize_read_on};
 pub use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
 pub use links::{SubagentLink, subagent_link};
