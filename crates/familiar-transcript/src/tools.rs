@@ -94,9 +94,14 @@ pub struct ToolInput<'a> {
 }
 
 impl<'a> ToolInput<'a> {
+    /// The input of a tool call as serde reads it; all `None` when it is not an object of
+    /// these fields (a field of another type, say). The fast path ([`crate::scan::tool_input`])
+    /// reads nearly every input; serde reads the rest.
     pub fn parse(raw: Option<&'a RawValue>) -> ToolInput<'a> {
-        raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
-            .unwrap_or_default()
+        raw.and_then(|raw| {
+            crate::scan::tool_input(raw.get()).or_else(|| serde_json::from_str(raw.get()).ok())
+        })
+        .unwrap_or_default()
     }
 
     /// What the tool works on: file path, command, pattern, query or URL; a task's subject

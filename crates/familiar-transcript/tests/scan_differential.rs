@@ -182,6 +182,28 @@ const BLOCK_KEYS: &[(&str, Kind)] = &[
     ("is_error", Bool),
     ("signature", Str),
 ];
+/// A tool call's input: the fields `ToolInput` names, and the large ones it skips.
+const TOOL_INPUT_KEYS: &[(&str, Kind)] = &[
+    ("file_path", Str),
+    ("notebook_path", Str),
+    ("path", Str),
+    ("pattern", Str),
+    ("command", Str),
+    ("url", Str),
+    ("query", Str),
+    ("bash_id", Str),
+    ("shell_id", Str),
+    ("description", Str),
+    ("subagent_type", Str),
+    ("skill", Str),
+    ("subject", Str),
+    ("taskId", Str),
+    ("content", Str),
+    ("old_string", Str),
+    ("edits", Raw),
+    ("todos", Raw),
+    ("limit", Int),
+];
 const USAGE_KEYS: &[(&str, Kind)] = &[
     ("input_tokens", Int),
     ("output_tokens", Int),
@@ -415,6 +437,61 @@ fn fast_path_is_serde_on_arbitrary_records() {
         }
         Ok(())
     });
+}
+
+/// The fast tool-input path against serde: the same fields whenever it answers, and an
+/// answer for every object serde reads unless a key is escaped.
+#[test]
+fn fast_tool_input_is_serde_on_arbitrary_inputs() {
+    fn input() -> impl Strategy<Value = String> {
+        prop_oneof![8 => object(TOOL_INPUT_KEYS), 1 => value()]
+    }
+    property(input, |text| {
+        let fast = scan::tool_input(&text).map(|input| format!("{input:?}"));
+        let slow = serde_json::from_str::<familiar_transcript::tools::ToolInput>(&text)
+            .map(|input| format!("{input:?}"));
+        match (&fast, &slow) {
+            (Some(fast), Ok(slow)) => prop_assert_eq!(fast, slow),
+            (Some(_), Err(err)) => prop_assert!(false, "fast path accepted ({err}): {text:?}"),
+            // serde also reads a struct from an array, by position: left to it.
+            (None, Ok(_)) => prop_assert!(
+                text.contains(ESCAPED_KEY) || !text.trim_start().starts_with('{'),
+                "slow path for {text:?}"
+            ),
+            (None, Err(_)) => {}
+        }
+        Ok(())
+    });
+}
+
+/// Every tool call of the real transcripts takes the fast path and reads as serde reads it.
+#[test]
+fn every_real_tool_input_takes_the_fast_path_and_matches_serde() {
+    let mut inputs = 0;
+    for path in common::real_fixtures() {
+        let bytes = std::fs::read(&path).expect("read fixture");
+        for line in lines_of(&bytes) {
+            let Ok(record) = serde_json::from_str::<Record>(&line) else {
+                continue;
+            };
+            let Some(familiar_transcript::record::TextOr::Value(message)) = &record.message else {
+                continue;
+            };
+            let Some(familiar_transcript::record::TextOr::Value(blocks)) = &message.content else {
+                continue;
+            };
+            for input in blocks.iter().filter_map(|block| block.input) {
+                let slow =
+                    serde_json::from_str::<familiar_transcript::tools::ToolInput>(input.get());
+                let Ok(slow) = slow else { continue };
+                let fast = scan::tool_input(input.get())
+                    .unwrap_or_else(|| panic!("{}: slow path for {}", path.display(), input.get()));
+                assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+                inputs += 1;
+            }
+        }
+    }
+    assert!(inputs > 1_000, "only {inputs} tool inputs");
 }
 
 #[test]

@@ -59,6 +59,20 @@ struct Info {
     total_token_usage: Option<TokenUsage>,
 }
 
+/// The record `type`s of Codex that [`scan`] learns from: `session_meta`, `turn_context`,
+/// usage. [`may_matter`] looks for them in a line's text.
+const TYPES: [&str; 4] = [
+    "session_meta",
+    "turn_context",
+    "token_usage_record",
+    "event_msg",
+];
+
+/// `true` for a record whose `type` (`kind`) makes it a Codex record [`scan`] needs.
+pub fn matters(kind: Option<&str>) -> bool {
+    kind.is_some_and(|kind| TYPES.contains(&kind))
+}
+
 /// `true` for a line that may be a Codex record the scan needs (a cheap look at its start,
 /// where Codex writes `type`): `session_meta`, `turn_context`, usage.
 pub fn may_matter(line: &[u8]) -> bool {
@@ -66,13 +80,9 @@ pub fn may_matter(line: &[u8]) -> bool {
     // finder per call cost more than the searches.
     static NEEDLES: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 4]> =
         std::sync::LazyLock::new(|| {
-            [
-                &b"\"type\":\"session_meta\""[..],
-                b"\"type\":\"turn_context\"",
-                b"\"type\":\"token_usage_record\"",
-                b"\"type\":\"event_msg\"",
-            ]
-            .map(memchr::memmem::Finder::new)
+            TYPES.map(|kind| {
+                memchr::memmem::Finder::new(format!("\"type\":\"{kind}\"").as_bytes()).into_owned()
+            })
         });
     let start = &line[..line.len().min(120)];
     NEEDLES.iter().any(|needle| needle.find(start).is_some())

@@ -26,6 +26,7 @@ use serde::de::{Deserialize, DeserializeOwned};
 use serde_json::value::RawValue;
 
 use crate::record::{Block, Content, Message, MessageField, Record, TextOr};
+use crate::tools::ToolInput;
 
 /// The record of one JSON object, read exactly as `serde_json::from_str::<Record>` reads it;
 /// `None` when the fast path cannot vouch for the line (then parse it with serde).
@@ -45,6 +46,40 @@ pub fn record_into<'a>(json: &'a str, record: &mut Record<'a>) -> bool {
     }
     cursor.whitespace();
     cursor.pos == cursor.bytes.len()
+}
+
+/// The fields of a tool call's `input` that [`ToolInput`] names, exactly as
+/// `serde_json::from_str::<ToolInput>` reads them; `None` when the fast path cannot vouch for
+/// the text (then serde reads it). The other fields (a file's new contents, an edit's old and
+/// new text) are skipped a window at a time, where serde stepped through them.
+pub fn tool_input(json: &str) -> Option<ToolInput<'_>> {
+    let mut input = ToolInput::default();
+    let mut cursor = Cursor::new(json);
+    cursor.whitespace();
+    let mut seen = Seen::default();
+    cursor.object(|cursor, key| {
+        let i = &mut input;
+        match key {
+            "file_path" => (seen.first(0)?, i.file_path = cursor.str_field()?),
+            "notebook_path" => (seen.first(1)?, i.notebook_path = cursor.str_field()?),
+            "path" => (seen.first(2)?, i.path = cursor.str_field()?),
+            "pattern" => (seen.first(3)?, i.pattern = cursor.str_field()?),
+            "command" => (seen.first(4)?, i.command = cursor.str_field()?),
+            "url" => (seen.first(5)?, i.url = cursor.str_field()?),
+            "query" => (seen.first(6)?, i.query = cursor.str_field()?),
+            "bash_id" => (seen.first(7)?, i.bash_id = cursor.str_field()?),
+            "shell_id" => (seen.first(8)?, i.shell_id = cursor.str_field()?),
+            "description" => (seen.first(9)?, i.description = cursor.str_field()?),
+            "subagent_type" => (seen.first(10)?, i.subagent_type = cursor.str_field()?),
+            "skill" => (seen.first(11)?, i.skill = cursor.str_field()?),
+            "subject" => (seen.first(12)?, i.subject = cursor.str_field()?),
+            "taskId" => (seen.first(13)?, i.task_id = cursor.str_field()?),
+            _ => (cursor.value().map(drop)?, ()),
+        };
+        Some(())
+    })?;
+    cursor.whitespace();
+    (cursor.pos == cursor.bytes.len()).then_some(input)
 }
 
 /// Nesting allowed before giving up (serde_json's own limit is 128; below it serde accepts).
