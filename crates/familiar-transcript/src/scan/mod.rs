@@ -6,9 +6,11 @@
 //! numbers, escapes, no control characters in strings, nesting depth), skips strings 64 bytes
 //! at a time (SSE2 masks on x86-64), and picks out only the fields [`Record`], [`Message`] and
 //! [`Block`] name. Large values the normalizer reads only sometimes (`input`, tool result
-//! `content`, `toolUseResult`) become `&RawValue` slices without a second pass. Small fields
-//! of other types (numbers, `usage`, `compactMetadata`) and any odd shape are handed to
-//! `serde_json` on their own slice, so they get exactly serde's meaning.
+//! `content`, `toolUseResult`) become `&RawValue` slices without a second pass. Token counts
+//! (`usage`) are read here when they are plain unsigned integers; other small fields
+//! (numbers, `compactMetadata`) and any odd shape are handed to `serde_json` on their own
+//! slice, so they get exactly serde's meaning. [`tool_input`] reads a tool call's `input`
+//! the same way.
 //!
 //! Whenever the line is not plainly valid (malformed JSON, a duplicate field, an escaped key,
 //! a field of an unexpected type, deep nesting) it returns `None` and the caller parses the
@@ -25,7 +27,7 @@ use std::borrow::Cow;
 use serde::de::{Deserialize, DeserializeOwned};
 use serde_json::value::RawValue;
 
-use crate::record::{Block, Content, Message, MessageField, Record, TextOr};
+use crate::record::{Block, CacheCreation, Content, Message, MessageField, Record, TextOr, Usage};
 use crate::tools::ToolInput;
 
 /// The record of one JSON object, read exactly as `serde_json::from_str::<Record>` reads it;
@@ -356,6 +358,87 @@ impl<'a> Cursor<'a> {
         self.serde_field()
     }
 
+    /// `Option<Usage>`, on every API message: its token counts read here when they are plain
+    /// (unsigned integers, no duplicate key), else by serde from the value's own slice.
+    fn usage_field(&mut self) -> Option<Option<Usage>> {
+        let (start, depth) = (self.pos, self.depth);
+        if let Some(usage) = self.plain_usage() {
+            return Some(usage);
+        }
+        (self.pos, self.depth) = (start, depth);
+        self.owned_field()
+    }
+
+    fn plain_usage(&mut self) -> Option<Option<Usage>> {
+        if self.peek()? == b'n' {
+            return self.literal(b"null").map(|()| None);
+        }
+        let mut usage = Usage::default();
+        let mut seen = Seen::default();
+        self.object(|cursor, key| {
+            let u = &mut usage;
+            match key {
+                "input_tokens" => (seen.first(0)?, u.input_tokens = cursor.count()?),
+                "output_tokens" => (seen.first(1)?, u.output_tokens = cursor.count()?),
+                "cache_read_input_tokens" => {
+                    (seen.first(2)?, u.cache_read_input_tokens = cursor.count()?)
+                }
+                "cache_creation_input_tokens" => (
+                    seen.first(3)?,
+                    u.cache_creation_input_tokens = cursor.count()?,
+                ),
+                "cache_creation" => (seen.first(4)?, u.cache_creation = cursor.cache_creation()?),
+                _ => (cursor.value().map(drop)?, ()),
+            };
+            Some(())
+        })?;
+        Some(Some(usage))
+    }
+
+    fn cache_creation(&mut self) -> Option<Option<CacheCreation>> {
+        if self.peek()? == b'n' {
+            return self.literal(b"null").map(|()| None);
+        }
+        let mut cache = CacheCreation::default();
+        let mut seen = Seen::default();
+        self.object(|cursor, key| {
+            let c = &mut cache;
+            match key {
+                "ephemeral_5m_input_tokens" => (
+                    seen.first(0)?,
+                    c.ephemeral_5m_input_tokens = cursor.count()?,
+                ),
+                "ephemeral_1h_input_tokens" => (
+                    seen.first(1)?,
+                    c.ephemeral_1h_input_tokens = cursor.count()?,
+                ),
+                _ => (cursor.value().map(drop)?, ()),
+            };
+            Some(())
+        })?;
+        Some(Some(cache))
+    }
+
+    /// `Option<u64>`: null, or digits that fit (no sign, fraction or exponent: serde reads
+    /// those as other types, so they are left to it).
+    fn count(&mut self) -> Option<Option<u64>> {
+        if self.peek()? == b'n' {
+            return self.literal(b"null").map(|()| None);
+        }
+        let start = self.pos;
+        self.number()?;
+        let digits = &self.bytes[start..self.pos];
+        if !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        digits
+            .iter()
+            .try_fold(0u64, |n, &digit| {
+                n.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
+            })
+            .map(Some)
+    }
+
     fn record(&mut self, record: &mut Record<'a>) -> Option<()> {
         let mut seen = Seen::default();
         self.object(|cursor, key| {
@@ -403,7 +486,7 @@ impl<'a> Cursor<'a> {
                 "total_cost_usd" => (seen.first(32)?, r.total_cost_usd = cursor.owned_field()?),
                 "result" => (seen.first(33)?, r.result = cursor.raw_field()?),
                 "errors" => (seen.first(34)?, r.errors = cursor.raw_field()?),
-                "usage" => (seen.first(35)?, r.usage = cursor.owned_field()?),
+                "usage" => (seen.first(35)?, r.usage = cursor.usage_field()?),
                 "model" => (seen.first(36)?, r.model = cursor.str_field()?),
                 "name" => (seen.first(37)?, r.name = cursor.str_field()?),
                 "input" => (seen.first(38)?, r.input = cursor.raw_field()?),
@@ -431,7 +514,7 @@ impl<'a> Cursor<'a> {
                 "model" => (seen.first(1)?, m.model = cursor.str_field()?),
                 "content" => (seen.first(2)?, m.content = cursor.content_field()?),
                 "stop_reason" => (seen.first(3)?, m.stop_reason = cursor.str_field()?),
-                "usage" => (seen.first(4)?, m.usage = cursor.owned_field()?),
+                "usage" => (seen.first(4)?, m.usage = cursor.usage_field()?),
                 _ => ((), cursor.value().map(drop)?),
             };
             Some(())
