@@ -192,6 +192,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(code) = write_result(out.flush())? {
         return Ok(code);
     }
+    // What was read is not freed block by block on the way out (a few milliseconds for a
+    // large tree): the process ends just after, and the system takes it back at once.
+    std::mem::forget(ledger);
+    std::mem::forget(read);
     Ok(if failed {
         ExitCode::from(1)
     } else {
