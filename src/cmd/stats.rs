@@ -2,10 +2,12 @@
 //! and a total across them.
 //!
 //! Files are read in parallel, one per core; each line of a file is parsed once, where it lies,
-//! for both the normalizer (counts) and the usage ledger ([`familiar_transcript::usage::push_line`]). The per-file usage
-//! ledgers are merged in input order, so an API message found in several files (a resumed
-//! session, a subagent's file and its `progress` records) counts once, for the file whose record
-//! was kept. The rows therefore add up to the total.
+//! for both the normalizer (counts) and the usage ledger
+//! ([`familiar_transcript::usage::push_line`]). The per-file usage ledgers are merged in input order (runs of them on each core, then those: the merge is
+//! associative), so an API message found in several files (a resumed session, a subagent's
+//! file and its `progress` records) counts once, for the file whose record was kept. The rows
+//! therefore add up to the total. A file's normalizer becomes its summary as soon as the file
+//! is read, so memory holds summaries and ledgers, not every file's session state.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -120,7 +122,9 @@ fn write_tokens(out: &mut impl Write, t: &Tokens, cost: f64) -> io::Result<()> {
 
 /// What reading one input left behind.
 struct FileResult {
-    normalizer: Normalizer,
+    /// Without its tokens and cost yet: those wait for every input's ledger (a message may
+    /// be counted for another input). The normalizer is dropped as soon as its file is read.
+    summary: Summary,
     ledger: Ledger,
 }
 
@@ -139,13 +143,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     progress.finish_and_clear();
 
     let mut failed = false;
-    let mut ledger = Ledger::new();
+    let mut ledgers = Vec::new();
     let mut read = Vec::new();
-    for (index, (path, result)) in inputs.iter().zip(results).enumerate() {
+    for (index, result) in results.into_iter().enumerate() {
         match result {
             Ok(file) => {
-                ledger.merge(file.ledger);
-                read.push((index, path, file.normalizer));
+                ledgers.push(file.ledger);
+                read.push((index, file.summary));
             }
             Err(err) => {
                 eprintln!("familiar: {err:#}");
@@ -153,15 +157,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let ledger = Ledger::merge_all(ledgers, threads);
     let rows = ledger.by_source(inputs.len(), &prices);
 
     let paint = Paint::stdout();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut sessions = std::collections::BTreeSet::new();
-    for (index, path, normalizer) in &read {
+    for (index, stats) in &mut read {
         let (tokens, cost) = rows.get(*index).copied().unwrap_or_default();
-        let stats = Summary::new(&input_name(path), normalizer, tokens, cost);
+        stats.tokens = tokens;
+        stats.cost_usd = round_cost(cost);
+        let stats = &*stats;
         if let Some(session) = &stats.session {
             sessions.insert(session.clone());
         }
@@ -371,7 +379,8 @@ fn read_one(
     .with_context(|| format!("reading {name}"))?;
     // The input ended: a turn's `success` held for its `turn_duration` counts as it is.
     normalizer.flush(&mut events);
-    Ok(FileResult { normalizer, ledger })
+    let summary = Summary::new(&name, &normalizer, Tokens::default(), 0.0);
+    Ok(FileResult { summary, ledger })
 }
 
 /// A reader that counts the bytes it passes on, on the progress bar.

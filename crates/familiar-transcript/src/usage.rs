@@ -333,9 +333,62 @@ impl Ledger {
         }
     }
 
+    /// The ledgers of inputs in input order, merged as [`Ledger::merge`] one after the other
+    /// would, on up to `threads` threads: merging is associative (each message keeps its
+    /// best record, the earliest among equals, and first seen stays first), so contiguous runs
+    /// of inputs are merged at once and then those, in order.
+    pub fn merge_all(ledgers: Vec<Ledger>, threads: usize) -> Ledger {
+        let merge_run = |run: Vec<Ledger>| {
+            run.into_iter().fold(Ledger::new(), |mut merged, ledger| {
+                merged.merge(ledger);
+                merged
+            })
+        };
+        let run_len = ledgers.len().div_ceil(threads.max(1)).max(1);
+        if run_len >= ledgers.len() {
+            return merge_run(ledgers);
+        }
+        let mut runs = Vec::new();
+        let mut ledgers = ledgers.into_iter();
+        loop {
+            let run: Vec<Ledger> = ledgers.by_ref().take(run_len).collect();
+            if run.is_empty() {
+                break;
+            }
+            runs.push(run);
+        }
+        let merged: Vec<Ledger> = std::thread::scope(|scope| {
+            let handles: Vec<_> = runs
+                .into_iter()
+                .map(|run| scope.spawn(move || merge_run(run)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        merge_run(merged)
+    }
+
     /// Merge `other` (a later input, reduced on its own) into this ledger; its records keep
     /// their source numbers.
     pub fn merge(&mut self, other: Ledger) {
+        if self.models.is_empty() && self.kept.is_empty() && self.loose.is_empty() {
+            // Into an empty ledger: nothing to compare, `other` is the merge as it stands.
+            let Ledger {
+                models,
+                index,
+                kept,
+                loose,
+                ..
+            } = other;
+            (self.models, self.index, self.kept, self.loose) = (models, index, kept, loose);
+            return;
+        }
         let models: Vec<u32> = other
             .models
             .iter()
@@ -464,6 +517,50 @@ mod tests {
         // Both messages were kept from the second file.
         assert_eq!(rows[0].0, Tokens::default());
         assert_eq!(rows[1].0, whole.tokens());
+    }
+
+    proptest::proptest! {
+        /// Inputs sharing messages (ties, sidechain copies, larger copies later), merged on
+        /// any number of threads, count exactly as merging them one after the other does:
+        /// the same tokens, models and rows per input.
+        #[test]
+        fn merging_on_threads_equals_merging_in_turn(
+            inputs in proptest::collection::vec(
+                proptest::collection::vec((0u8..6, 0u64..4, proptest::bool::ANY, 0u8..2), 0..8),
+                0..12,
+            ),
+            threads in 1usize..5,
+        ) {
+            let ledgers = || -> Vec<Ledger> {
+                inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(source, records)| {
+                        let mut ledger = Ledger::new();
+                        ledger.set_source(source as u32);
+                        for &(id, output, sidechain, model) in records {
+                            let mut text = line(&format!("m{id}"), "r", output, sidechain);
+                            if model == 1 {
+                                text = text.replace("claude-haiku-4-5-20251001", "claude-opus-4-5");
+                            }
+                            scan_line(text.as_bytes(), &mut ledger);
+                        }
+                        ledger
+                    })
+                    .collect()
+            };
+            let in_turn = ledgers().into_iter().fold(Ledger::new(), |mut merged, ledger| {
+                merged.merge(ledger);
+                merged
+            });
+            let at_once = Ledger::merge_all(ledgers(), threads);
+            let prices = PriceTable::default();
+            proptest::prop_assert_eq!(at_once.tokens_by_model(), in_turn.tokens_by_model());
+            proptest::prop_assert_eq!(
+                at_once.by_source(inputs.len(), &prices),
+                in_turn.by_source(inputs.len(), &prices)
+            );
+        }
     }
 
     #[test]
