@@ -59,14 +59,30 @@ impl EventClock {
     }
 }
 
+/// Seconds since the epoch of an RFC 3339 timestamp (`None` before it or unreadable). The
+/// last answer is kept per thread: the host asks twice per event (its timers, this clock),
+/// and the events of one record share its timestamp.
+pub(crate) fn rfc3339_secs(ts: &str) -> Option<f64> {
+    thread_local! {
+        static LAST: std::cell::RefCell<(String, Option<f64>)> =
+            const { std::cell::RefCell::new((String::new(), None)) };
+    }
+    LAST.with_borrow_mut(|(last, secs)| {
+        if last.is_empty() || last != ts {
+            *secs = humantime::parse_rfc3339_weak(ts)
+                .ok()
+                .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+                .map(|d| d.as_secs_f64());
+            last.clear();
+            last.push_str(ts);
+        }
+        *secs
+    })
+}
+
 impl Clock for EventClock {
     fn now_secs(&self, event: &Event) -> f64 {
-        let parsed = event
-            .ts
-            .as_deref()
-            .and_then(|ts| humantime::parse_rfc3339_weak(ts).ok())
-            .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-            .map(|d| d.as_secs_f64());
+        let parsed = event.ts.as_deref().and_then(rfc3339_secs);
         match parsed {
             Some(secs) => {
                 self.last_bits.store(secs.to_bits(), Ordering::Relaxed);
@@ -109,6 +125,18 @@ impl Clock for ManualClock {
 mod tests {
     use super::*;
     use familiar_model::EventKind;
+
+    #[test]
+    fn the_kept_timestamp_is_only_the_last_one_asked() {
+        let a = "2026-02-10T10:00:02.000Z";
+        let b = "2026-02-10T10:00:03.500Z";
+        assert_eq!(rfc3339_secs(a), Some(1_770_717_602.0));
+        assert_eq!(rfc3339_secs(a), Some(1_770_717_602.0));
+        assert_eq!(rfc3339_secs(b), Some(1_770_717_603.5));
+        assert_eq!(rfc3339_secs("not a time"), None);
+        assert_eq!(rfc3339_secs(""), None);
+        assert_eq!(rfc3339_secs(a), Some(1_770_717_602.0));
+    }
 
     #[test]
     fn event_clock_reads_timestamps_and_keeps_the_last_one() {

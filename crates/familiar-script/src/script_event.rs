@@ -374,9 +374,8 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
             e.event()
                 .ts
                 .as_deref()
-                .and_then(|ts| humantime::parse_rfc3339_weak(ts).ok())
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(Dynamic::UNIT, |d| Dynamic::from_float(d.as_secs_f64()))
+                .and_then(crate::clock::rfc3339_secs)
+                .map_or(Dynamic::UNIT, Dynamic::from_float)
         })
         .register_get("line", |e: &mut ScriptEvent| int(e.event().line))
         .register_get("context_used", |e: &mut ScriptEvent| {

@@ -201,9 +201,7 @@ impl ScriptHost {
 
 /// The event's timestamp in seconds since the epoch, if it has a readable one.
 fn ts_secs(event: &Event) -> Option<f64> {
-    let ts = event.ts.as_deref()?;
-    let time = humantime::parse_rfc3339_weak(ts).ok()?;
-    Some(time.duration_since(UNIX_EPOCH).ok()?.as_secs_f64())
+    event.ts.as_deref().and_then(crate::clock::rfc3339_secs)
 }
 
 /// What every handler call of one event (or timer) shares.
