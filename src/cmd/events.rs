@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use familiar_transcript::{NormalizerConfig, Threads};
 
-use super::{InputOptions, inputs_or_stdin, is_broken_pipe, read_transcript_warning};
+use super::{InputOptions, inputs_or_stdin, is_broken_pipe, read_transcript};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -89,11 +89,10 @@ fn print_in_turn(
 ) -> io::Result<bool> {
     let mut failed = false;
     for path in inputs {
-        let result =
-            read_transcript_warning(path, config, Threads::Two, super::style::warning, |event| {
-                serde_json::to_writer(&mut *out, &event)?;
-                out.write_all(b"\n")
-            });
+        let result = read_transcript(path, config, Threads::Two, super::style::warning, |event| {
+            serde_json::to_writer(&mut *out, &event)?;
+            out.write_all(b"\n")
+        });
         match result {
             Ok(_) => {}
             Err(err) if is_broken_pipe(&err) => return Err(io::ErrorKind::BrokenPipe.into()),
@@ -153,7 +152,7 @@ fn read_one(path: &Path, config: &NormalizerConfig, sender: &crossbeam_channel::
     let gone = || io::Error::from(io::ErrorKind::BrokenPipe);
     let mut lines = Vec::with_capacity(PIECE_BYTES + 4096);
     // Parsed on this thread alone: the other cores read the other inputs.
-    let result = read_transcript_warning(
+    let result = read_transcript(
         path,
         config,
         Threads::One,

@@ -98,25 +98,15 @@ pub fn input_name(path: &Path) -> String {
 /// a binary file does not flood the terminal.
 const REPORTED_SKIPS: u64 = 3;
 
-/// Read one transcript through a fresh normalizer, reporting skipped lines on stderr as
-/// `FILE:LINE: reason` (the first few, then how many more). An input where no line is a
-/// record (a binary file, a text file) is an error: "not a transcript". Returns the
-/// normalizer (its metrics and final state).
+/// Read one transcript through a fresh normalizer, parsing on `threads`, and hand `warn` its
+/// skipped lines as `FILE:LINE: reason` (the first few, then how many more; a caller prints
+/// them, or queues them to print in input order). An input where no line is a record (a
+/// binary file, a text file) is an error: "not a transcript". Returns the normalizer (its
+/// metrics and final state).
 pub fn read_transcript(
     path: &Path,
     config: &NormalizerConfig,
-    on_event: impl FnMut(Event) -> io::Result<()>,
-) -> anyhow::Result<Normalizer> {
-    read_transcript_warning(path, config, Threads::Two, style::warning, on_event)
-}
-
-/// [`read_transcript`] parsing on `threads` and handing its warnings (skipped lines) to
-/// `warn` instead of printing them: for a caller that reads an input per core and prints in
-/// input order.
-pub fn read_transcript_warning(
-    path: &Path,
-    config: &NormalizerConfig,
-    threads: Threads,
+    threads: Threads<'_>,
     mut warn: impl FnMut(String),
     mut on_event: impl FnMut(Event) -> io::Result<()>,
 ) -> anyhow::Result<Normalizer> {

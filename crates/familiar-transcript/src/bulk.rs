@@ -71,7 +71,7 @@ impl Batch {
     /// enough to be worth it.
     fn flush(
         &mut self,
-        threads: Threads,
+        threads: Threads<'_>,
         read: &[u8],
         normalizer: &mut Normalizer,
         on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
@@ -135,7 +135,7 @@ impl Batch {
             Ok(())
         };
         let total = read.len() + carried.len();
-        if total < PARALLEL_MIN_BYTES || threads == Threads::One {
+        if total < PARALLEL_MIN_BYTES || !threads.two() {
             let parsed = parse(&self.items);
             apply(&self.items, &parsed)?;
         } else {
@@ -237,17 +237,30 @@ pub fn normalize_read<R: std::io::Read>(
 }
 
 /// How many threads [`normalize_read_on`] parses on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Threads {
+#[derive(Clone, Copy)]
+pub enum Threads<'a> {
     /// The calling thread only: for a caller that already reads an input per core.
     One,
     /// The calling thread and a helper, for batches large enough to be worth it.
     Two,
+    /// Two while the caller says so, asked before each batch: a caller whose consumer may
+    /// itself keep a core busy (the scripts of `familiar run`) leaves it that core then.
+    TwoWhile(&'a dyn Fn() -> bool),
+}
+
+impl Threads<'_> {
+    fn two(&self) -> bool {
+        match self {
+            Threads::One => false,
+            Threads::Two => true,
+            Threads::TwoWhile(wanted) => wanted(),
+        }
+    }
 }
 
 /// [`normalize_read`], parsing on `threads`.
 pub fn normalize_read_on<R: std::io::Read>(
-    threads: Threads,
+    threads: Threads<'_>,
     mut reader: R,
     normalizer: &mut Normalizer,
     mut on_event: impl FnMut(Event) -> std::io::Result<()>,
@@ -273,7 +286,7 @@ pub fn normalize_read_on<R: std::io::Read>(
 }
 
 fn normalize_read_with<R: std::io::Read>(
-    threads: Threads,
+    threads: Threads<'_>,
     reader: &mut R,
     chunk: &mut [u8],
     normalizer: &mut Normalizer,
