@@ -2,7 +2,9 @@
 //! [`Normalizer`] in bounded memory. Each read is split into lines where it lies
 //! ([`LineSplitter`]), the lines are parsed on two threads ([`parse_line`] needs no session
 //! state) and applied in order on the calling thread ([`Normalizer::apply`]), which also hands
-//! the events on.
+//! the events on. After a read that filled the buffer (a file), the calling thread makes the
+//! next read into a second buffer while the helper parses, so reading does not leave the
+//! helper idle between batches.
 //!
 //! The line-at-a-time reader for callers that keep state per line is [`crate::read_lines`].
 
@@ -69,6 +71,9 @@ impl Batch {
 
     /// Parse and apply the batch; on two threads when `threads` allows and the batch is large
     /// enough to be worth it.
+    /// `read_ahead`, when given, is the next read: this thread makes it as soon as the helper
+    /// has started parsing (the helper has pieces enough to stay busy meanwhile), before the
+    /// batch is applied.
     fn flush(
         &mut self,
         threads: Threads<'_>,
@@ -76,6 +81,7 @@ impl Batch {
         normalizer: &mut Normalizer,
         on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
         on_diagnostic: &mut dyn FnMut(Diagnostic),
+        read_ahead: Option<&mut dyn FnMut()>,
     ) -> std::io::Result<()> {
         let cap = normalizer.config().max_line_bytes;
         let carried = &self.carried;
@@ -138,6 +144,9 @@ impl Batch {
         if total < PARALLEL_MIN_BYTES || !threads.two() {
             let parsed = parse(&self.items);
             apply(&self.items, &parsed)?;
+            if let Some(read_ahead) = read_ahead {
+                read_ahead();
+            }
         } else {
             // Pieces of about PIECE_BYTES, parsed by both threads in order, each claiming the
             // next; this thread applies them in order as they are ready, so applying (which
@@ -189,6 +198,9 @@ impl Batch {
                         drop_applied();
                     }
                 });
+                if let Some(read_ahead) = read_ahead {
+                    read_ahead();
+                }
                 for (piece, range) in pieces.iter().enumerate() {
                     while slots[piece].get().is_none() {
                         let claimed = next.fetch_add(1, Ordering::Relaxed);
@@ -269,26 +281,27 @@ pub fn normalize_read_on<R: std::io::Read>(
     // One buffer per thread, kept across inputs: zeroing the buffer for each of many small
     // files cost more than reading them.
     thread_local! {
-        static CHUNK: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+        static BUFFERS: std::cell::Cell<[Vec<u8>; 2]> =
+            const { std::cell::Cell::new([Vec::new(), Vec::new()]) };
     }
-    let mut chunk = CHUNK.take();
-    chunk.resize(BATCH_BYTES, 0);
+    let mut buffers = BUFFERS.take();
+    buffers[0].resize(BATCH_BYTES, 0);
     let result = normalize_read_with(
         threads,
         &mut reader,
-        &mut chunk,
+        &mut buffers,
         normalizer,
         &mut on_event,
         &mut on_diagnostic,
     );
-    CHUNK.set(chunk);
+    BUFFERS.set(buffers);
     result
 }
 
 fn normalize_read_with<R: std::io::Read>(
     threads: Threads<'_>,
     reader: &mut R,
-    chunk: &mut [u8],
+    [chunk, spare]: &mut [Vec<u8>; 2],
     normalizer: &mut Normalizer,
     on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
     on_diagnostic: &mut dyn FnMut(Diagnostic),
@@ -340,6 +353,8 @@ fn normalize_read_with<R: std::io::Read>(
         Some(head) => Err(head),
         None => Ok(filled),
     });
+    // What the read ahead into `spare` returned, when one was made.
+    let mut ahead: Option<std::io::Result<usize>> = None;
     loop {
         let head;
         let bytes: &[u8] = match first.take() {
@@ -350,17 +365,42 @@ fn normalize_read_with<R: std::io::Read>(
                 head = taken;
                 &head
             }
-            None => match reader.read(chunk) {
-                Ok(0) => break,
-                Ok(read) => &chunk[..read],
-                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(err) => return Err(err),
+            None => match ahead.take() {
+                Some(Ok(0)) => break,
+                Some(Ok(read)) => {
+                    std::mem::swap(chunk, spare);
+                    &chunk[..read]
+                }
+                Some(Err(err)) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Some(Err(err)) => return Err(err),
+                None => match reader.read(chunk) {
+                    Ok(0) => break,
+                    Ok(read) => &chunk[..read],
+                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(err) => return Err(err),
+                },
             },
         };
         // Every read is parsed before the next one overwrites the buffer, so a short read (a
         // pipe with nothing more yet) never holds live input back.
         splitter.push(bytes, |line| batch.push(bytes, line));
-        batch.flush(threads, bytes, normalizer, on_event, on_diagnostic)?;
+        // A read that filled the buffer had more behind it (a file: a pipe holds at most
+        // 1 MiB), so the next one is made into the other buffer while the helper parses this
+        // batch (the reading would otherwise leave it idle). Only for `Two`: a caller that
+        // may leave the other core to others keeps one buffer.
+        let full = bytes.len() == BATCH_BYTES && matches!(threads, Threads::Two);
+        let mut read_ahead = || {
+            spare.resize(BATCH_BYTES, 0);
+            ahead = Some(reader.read(spare));
+        };
+        batch.flush(
+            threads,
+            bytes,
+            normalizer,
+            on_event,
+            on_diagnostic,
+            full.then_some(&mut read_ahead as &mut dyn FnMut()),
+        )?;
     }
     // The input ended: what waited for a later record goes out as it is.
     let mut held = Vec::new();

@@ -101,7 +101,8 @@ fn streaming_read_equals_one_shot_on_every_real_transcript() {
 
 #[test]
 fn bulk_reads_parsed_on_two_threads_keep_every_event_in_order() {
-    // All real transcripts back to back: several 4 MiB batches, each split across two threads.
+    // All real transcripts back to back: several 2 MiB batches, each split across two threads,
+    // each next read made while the helper parses the batch before.
     let mut input = Vec::new();
     for path in common::real_fixtures() {
         input.extend(std::fs::read(&path).expect("read fixture"));
@@ -160,6 +161,56 @@ fn lines_straddling_reads_of_any_size_are_parsed_like_the_others() {
 }
 
 /// A pipe that hands out a few bytes per read.
+/// A reader that fills every read until `fail_at` bytes, then fails.
+struct FailingAfter<'a> {
+    bytes: &'a [u8],
+    fail_at: usize,
+}
+
+impl std::io::Read for FailingAfter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.fail_at == 0 {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        let n = buf.len().min(self.bytes.len()).min(self.fail_at);
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        self.fail_at -= n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_read_failing_after_full_reads_is_reported_after_the_events_before_it() {
+    // The read after a full one is made ahead, while the batch is parsed: its failure must
+    // still come after every event of the batches read before it, in order.
+    let mut input = Vec::new();
+    for path in common::real_fixtures() {
+        input.extend(std::fs::read(&path).expect("read fixture"));
+    }
+    let (whole, _) = normalize_bytes(&input, &NormalizerConfig::default());
+    let mut streamed = Vec::new();
+    let result = normalize_read(
+        FailingAfter {
+            bytes: &input,
+            fail_at: 3 * (2 << 20),
+        },
+        &mut Normalizer::default(),
+        |event| {
+            streamed.push(event);
+            Ok(())
+        },
+        |_| {},
+    );
+    let err = result.expect_err("the read fails");
+    assert_eq!(err.to_string(), "the disk went away");
+    assert!(streamed.len() > 1_000, "only {} events", streamed.len());
+    assert!(
+        streamed[..] == whole[..streamed.len()],
+        "the events before the failure differ from the whole read's"
+    );
+}
+
 struct Trickle<'a> {
     bytes: &'a [u8],
     step: usize,
