@@ -144,12 +144,18 @@ fn a_hook_permission_prompt_becomes_a_status_event() {
 
     append(&path, sentinel("after-hook").as_bytes());
     let got = watch.events_until("after-hook");
-    let status: Vec<serde_json::Value> = got
+    let mut status: Vec<serde_json::Value> = got
         .iter()
         .map(|line| serde_json::from_str(line).expect("NDJSON"))
         .filter(|event: &serde_json::Value| event["kind"] == "status")
         .collect();
-    assert_eq!(status.len(), 1, "{got:?}");
+    assert!(status.len() <= 1, "{got:?}");
+    // The hook and the file reach the watcher by different paths (its socket, inotify): under
+    // load the appended record may be read first (regression: .ci/run failed once so).
+    if status.is_empty() {
+        let line = watch.line_containing("\"kind\":\"status\"");
+        status.push(serde_json::from_str(&line).expect("NDJSON"));
+    }
     assert_eq!(status[0]["status"], "waiting_for_approval");
     assert_eq!(status[0]["session"], "hook-session");
     assert_eq!(

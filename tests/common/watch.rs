@@ -289,6 +289,24 @@ impl Watch {
         }
     }
 
+    /// The first stdout line containing `needle` (the lines before it are skipped).
+    pub fn line_containing(&self, needle: &str) -> String {
+        let lines = self.lines.as_ref().expect("stdout is read");
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = lines.recv_timeout(left).unwrap_or_else(|_| {
+                panic!(
+                    "{needle:?} not printed within {WAIT:?}; stderr: {}",
+                    self.stderr()
+                )
+            });
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+
     /// The next `count` stdout lines.
     pub fn next_lines(&self, count: usize) -> Vec<String> {
         let lines = self.lines.as_ref().expect("stdout is read");
