@@ -1,7 +1,7 @@
-//! Session metrics (`familiar stats`): tool calls, tokens counted once per API message,
-//! estimated cost, error and event counts. Fed by [`crate::Normalizer`]. Tokens go through a
-//! [`Ledger`] (see [`crate::usage`]), which remembers every message of the file, so a repeat
-//! anywhere in it is counted once; its memory grows with the number of messages only.
+//! Session metrics (`familiar stats`): tool calls, error and event counts, records, files
+//! modified, the span of the timestamps. Fed by [`crate::Normalizer`]. Tokens and cost are not
+//! here: they are counted once per API message across inputs by a [`crate::usage::Ledger`],
+//! which the caller keeps (`familiar stats` reads it from the same parse of each line).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -10,8 +10,6 @@ use serde::Serialize;
 
 use crate::Normalizer;
 pub use crate::pricing::{Price, PriceTable, Tokens};
-use crate::record::Usage;
-use crate::usage::{Ledger, UsageEntry};
 
 /// What `familiar stats` reports for one input.
 #[derive(Debug, Clone, Default)]
@@ -29,8 +27,6 @@ pub struct Metrics {
     pub records: BTreeMap<String, u64>,
     /// Lines skipped with a diagnostic.
     pub skipped_lines: u64,
-    /// Tokens of every API message of the file, each counted once.
-    usage: Ledger,
     /// Model of the last API message with usage.
     last_model: Option<String>,
 }
@@ -62,47 +58,16 @@ impl Metrics {
         }
     }
 
-    /// One record of an API message. The records of a message repeat its usage, with the
-    /// output count growing as it streamed: the message counts once, with its largest usage.
-    pub(crate) fn see_usage(&mut self, message_id: Option<&str>, model: &str, usage: &Usage) {
+    /// The model of a record of an API message with usage.
+    pub(crate) fn see_model(&mut self, model: &str) {
         if !model.is_empty() && self.last_model.as_deref() != Some(model) {
             self.last_model = Some(model.to_owned());
         }
-        self.usage.add(&UsageEntry {
-            message_id: message_id.map(Into::into),
-            request_id: None,
-            model: model.into(),
-            tokens: Tokens::of_usage(usage),
-            sidechain: false,
-        });
     }
 
     /// Model id of the last API message (as the transcript writes it: no `[1m]`).
     pub fn last_model(&self) -> Option<String> {
         self.last_model.clone()
-    }
-
-    /// The messages counted so far.
-    pub fn usage(&self) -> &Ledger {
-        &self.usage
-    }
-
-    /// Tokens by model.
-    pub fn tokens_by_model(&self) -> BTreeMap<String, Tokens> {
-        let mut by_model: BTreeMap<String, Tokens> = BTreeMap::new();
-        for (model, tokens) in self.usage.tokens_by_model() {
-            by_model.entry(model.to_owned()).or_default().add(&tokens);
-        }
-        by_model
-    }
-
-    pub fn tokens(&self) -> Tokens {
-        self.usage.tokens()
-    }
-
-    /// Estimated cost; models with no price count as zero.
-    pub fn cost_usd(&self, prices: &PriceTable) -> f64 {
-        self.usage.cost_usd(prices)
     }
 
     /// Milliseconds from the first to the last timestamp.
@@ -234,32 +199,6 @@ mod tests {
             Some(1_765_546_517_472)
         );
         assert_eq!(parse_rfc3339_ms("not a time"), None);
-    }
-
-    #[test]
-    fn split_message_usage_counts_once_with_the_largest_output() {
-        let mut metrics = Metrics::default();
-        let usage = |output| Usage {
-            input_tokens: Some(10),
-            output_tokens: Some(output),
-            cache_read_input_tokens: Some(100),
-            cache_creation_input_tokens: Some(5),
-            cache_creation: None,
-        };
-        metrics.see_usage(Some("msg_1"), "claude-sonnet-4", &usage(1));
-        metrics.see_usage(Some("msg_1"), "claude-sonnet-4", &usage(40));
-        metrics.see_usage(Some("msg_1"), "claude-sonnet-4", &usage(7));
-        metrics.see_usage(Some("msg_2"), "claude-sonnet-4", &usage(3));
-        let tokens = metrics.tokens();
-        assert_eq!(tokens.input, 20);
-        assert_eq!(tokens.output, 43);
-        assert_eq!(tokens.cache_read, 200);
-        // Closing many newer messages must not let an old id be counted again.
-        for n in 0..20 {
-            metrics.see_usage(Some(&format!("other_{n}")), "claude-sonnet-4", &usage(0));
-        }
-        metrics.see_usage(Some("msg_1"), "claude-sonnet-4", &usage(40));
-        assert_eq!(metrics.tokens().input, 20 + 200);
     }
 
     #[test]

@@ -136,15 +136,22 @@ fn the_context_limit_override_wins() {
 
 #[test]
 fn split_message_tokens_are_counted_once_with_the_largest_output() {
+    // The same parse of each line feeds the normalizer and the usage ledger, as in `stats`.
     let bytes = own_fixture("split-message-usage.jsonl");
     let mut normalizer = Normalizer::default();
+    let mut ledger = familiar_transcript::Ledger::new();
     let mut events = Vec::new();
     for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        normalizer
-            .push_line(line, index as u64 + 1, &mut events)
-            .expect("valid line");
+        familiar_transcript::usage::push_line(
+            &mut normalizer,
+            &mut ledger,
+            line,
+            index as u64 + 1,
+            &mut events,
+        )
+        .expect("valid line");
     }
-    let tokens = normalizer.metrics().tokens();
+    let tokens = ledger.tokens();
     assert_eq!(tokens.input, 10 + 4);
     assert_eq!(tokens.output, 95 + 12);
     assert_eq!(tokens.cache_read, 20_000 + 20_400);
@@ -164,7 +171,7 @@ fn split_message_tokens_are_counted_once_with_the_largest_output() {
     );
     // An empty thinking block (only a signature) is still thinking.
     assert_eq!(events[2].text.as_deref(), Some(""));
-    let cost = normalizer.metrics().cost_usd(&PriceTable::default());
+    let cost = ledger.cost_usd(&PriceTable::default());
     let expected = (14.0 * 3.0 + 107.0 * 15.0 + 40_400.0 * 0.3 + 360.0 * 3.75) / 1e6;
     assert!((cost - expected).abs() < 1e-9, "{cost} vs {expected}");
 }

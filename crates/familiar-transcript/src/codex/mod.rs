@@ -174,11 +174,7 @@ impl Rollout {
                     // The request's usage, before the `token_count` that repeats it.
                     self.context_used = Some(usage.total_tokens);
                     self.usage_records = true;
-                    cx.metrics.see_usage(
-                        payload.response_id.as_deref(),
-                        self.model.as_deref().unwrap_or(""),
-                        &usage::usage_of(usage),
-                    );
+                    cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
                 }
             }
             _ => {}
@@ -284,14 +280,9 @@ impl Rollout {
                 if let Some(last) = info.last_token_usage {
                     if !self.usage_records
                         && last.total_tokens > 0
-                        && let Some(total) = info.total_token_usage
+                        && info.total_token_usage.is_some()
                     {
-                        // Keyed by the running total: a repeated count is the same request.
-                        cx.metrics.see_usage(
-                            Some(&format!("total-{}", total.total_tokens)),
-                            self.model.as_deref().unwrap_or(""),
-                            &usage::usage_of(last),
-                        );
+                        cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
                     }
                     self.context_used = Some(last.total_tokens);
                     // After a compaction Codex 0.169 writes its estimate of the new context

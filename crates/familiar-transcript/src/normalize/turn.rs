@@ -195,7 +195,7 @@ impl Normalizer {
                 let used = usage.context_tokens();
                 state.context_used = Some(used);
                 state.window.peak_used = state.window.peak_used.max(used);
-                self.metrics.see_usage(message.id.as_deref(), model, usage);
+                self.metrics.see_model(model);
             }
         }
         let model_name = (!model.is_empty()).then(|| model.to_owned());
