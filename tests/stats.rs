@@ -114,3 +114,30 @@ fn a_misspelled_price_key_is_an_error_naming_it() {
         .stderr_contains("unknown field `cache_red`")
         .run();
 }
+
+#[test]
+fn skipped_lines_are_reported_in_input_order_the_first_few_of_each_then_a_count() {
+    // Files are read on every core, largest first; what they say comes out in input order,
+    // and a binary file gives three lines and a count, not one line per line.
+    Test::new()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "stats",
+            "--json",
+            "fixtures/malformed-line.jsonl",
+            "fixtures/binary-not-a-transcript.bin",
+            "fixtures/invalid-utf8.jsonl",
+        ])
+        .stderr(
+            "familiar: fixtures/malformed-line.jsonl:2: malformed JSON: EOF while parsing a \
+             string at line 1 column 58\n\
+             familiar: fixtures/malformed-line.jsonl:3: not a JSON object\n\
+             familiar: fixtures/malformed-line.jsonl:4: not a JSON object\n\
+             familiar: fixtures/binary-not-a-transcript.bin:1: invalid UTF-8 at byte 0\n\
+             familiar: fixtures/binary-not-a-transcript.bin:2: not a JSON object\n\
+             familiar: fixtures/binary-not-a-transcript.bin:3: invalid UTF-8 at byte 15\n\
+             familiar: fixtures/binary-not-a-transcript.bin: 12 more line(s) skipped, 15 in all\n\
+             familiar: fixtures/invalid-utf8.jsonl:2: invalid UTF-8 at byte 209\n",
+        )
+        .run();
+}

@@ -96,7 +96,7 @@ pub fn input_name(path: &Path) -> String {
 
 /// Skipped lines reported one by one per input; the rest are counted in one summary line, so
 /// a binary file does not flood the terminal.
-const REPORTED_SKIPS: u64 = 3;
+pub(super) const REPORTED_SKIPS: u64 = 3;
 
 /// Read one transcript through a fresh normalizer, parsing on `threads`, and hand `warn` its
 /// skipped lines as `FILE:LINE: reason` (the first few, then how many more; a caller prints

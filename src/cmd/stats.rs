@@ -7,7 +7,9 @@
 //! associative), so an API message found in several files (a resumed session, a subagent's
 //! file and its `progress` records) counts once, for the file whose record was kept. The rows
 //! therefore add up to the total. A file's normalizer becomes its summary as soon as the file
-//! is read, so memory holds summaries and ledgers, not every file's session state.
+//! is read, so memory holds summaries and ledgers, not every file's session state. Skipped
+//! lines are reported in input order once all are read, the first few of a file one by one,
+//! then how many in all (as `familiar events` reports them).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -120,6 +122,13 @@ fn write_tokens(out: &mut impl Write, t: &Tokens, cost: f64) -> io::Result<()> {
     writeln!(out, "  cost (est.)  ${:.2}", round_cost(cost))
 }
 
+/// What reading one input said on the way (skipped lines), printed in input order once
+/// every input is read, whichever core read it.
+type Warnings = Vec<String>;
+
+/// What reading one input gave: its warnings, and its result.
+type FileRead = (Warnings, anyhow::Result<FileResult>);
+
 /// What reading one input left behind.
 struct FileResult {
     /// Without its tokens and cost yet: those wait for every input's ledger (a message may
@@ -145,7 +154,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     let mut ledgers = Vec::new();
     let mut read = Vec::new();
-    for (index, result) in results.into_iter().enumerate() {
+    for (index, (warnings, result)) in results.into_iter().enumerate() {
+        for warning in warnings {
+            super::style::warning(warning);
+        }
         match result {
             Ok(file) => {
                 ledgers.push(file.ledger);
@@ -261,7 +273,7 @@ fn read_all(
     inputs: &[PathBuf],
     config: &NormalizerConfig,
     progress: &indicatif::ProgressBar,
-) -> Vec<anyhow::Result<FileResult>> {
+) -> Vec<FileRead> {
     // Largest first: the last file a worker takes is then a small one, and both cores finish
     // together (a large file taken last would leave the other core idle while it is read).
     let mut order: Vec<usize> = (0..inputs.len()).collect();
@@ -278,7 +290,7 @@ fn read_all(
         .collect();
     order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<FileResult>>>> =
+    let results: Mutex<Vec<Option<FileRead>>> =
         Mutex::new((0..inputs.len()).map(|_| None).collect());
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
@@ -305,7 +317,10 @@ fn read_all(
         .into_iter()
         .zip(inputs)
         .map(|(result, path)| {
-            result.unwrap_or_else(|| Err(anyhow::anyhow!("{} was not read", input_name(path))))
+            result.unwrap_or_else(|| {
+                let err = anyhow::anyhow!("{} was not read", input_name(path));
+                (Warnings::new(), Err(err))
+            })
         })
         .collect()
 }
@@ -316,6 +331,21 @@ fn read_one(
     config: &NormalizerConfig,
     progress: &indicatif::ProgressBar,
     chunk: &mut Vec<u8>,
+) -> FileRead {
+    let mut warnings = Warnings::new();
+    let result = read_one_warning(path, source, config, progress, chunk, &mut warnings);
+    (warnings, result)
+}
+
+/// [`read_one`], its skipped lines told to `warnings`: the first few one by one, then how
+/// many in all (as `familiar events` does).
+fn read_one_warning(
+    path: &Path,
+    source: u32,
+    config: &NormalizerConfig,
+    progress: &indicatif::ProgressBar,
+    chunk: &mut Vec<u8>,
+    warnings: &mut Warnings,
 ) -> anyhow::Result<FileResult> {
     let name = input_name(path);
     let reader: Box<dyn Read> = if path == Path::new("-") {
@@ -327,21 +357,23 @@ fn read_one(
     let mut ledger = Ledger::new();
     ledger.set_source(source);
     let cap = config.max_line_bytes;
-    let report = |diagnostic: Diagnostic| {
-        progress.suspend(|| {
-            eprintln!(
-                "familiar: {}:{}: {}",
+    let mut skipped = 0u64;
+    let mut report = |diagnostic: Diagnostic| {
+        skipped += 1;
+        if skipped <= super::REPORTED_SKIPS {
+            warnings.push(format!(
+                "{}:{}: {}",
                 printable_line(&name),
                 diagnostic.line,
                 diagnostic.kind
-            )
-        });
+            ));
+        }
     };
     // One pass over each line, on this thread: the files already keep every core busy, and
     // one parse of the line, where it lies in the read buffer, feeds the normalizer and the
     // usage ledger.
     let mut events = Vec::new();
-    familiar_transcript::read_lines_with(
+    let read = familiar_transcript::read_lines_with(
         Counted {
             inner: reader,
             progress,
@@ -376,7 +408,15 @@ fn read_one(
             Ok(())
         },
     )
-    .with_context(|| format!("reading {name}"))?;
+    .with_context(|| format!("reading {name}"));
+    if skipped > super::REPORTED_SKIPS {
+        warnings.push(format!(
+            "{}: {} more line(s) skipped, {skipped} in all",
+            printable_line(&name),
+            skipped - super::REPORTED_SKIPS
+        ));
+    }
+    read?;
     // The input ended: a turn's `success` held for its `turn_duration` counts as it is.
     normalizer.flush(&mut events);
     let summary = Summary::new(&name, &normalizer, Tokens::default(), 0.0);
