@@ -145,7 +145,7 @@ pub struct Summary {
 
 impl Summary {
     /// The summary of one input read by `normalizer`, with the tokens and cost credited to it
-    /// (by a [`Ledger`] that may span several inputs).
+    /// (by a [`crate::usage::Ledger`] that may span several inputs).
     pub fn new(file: &str, normalizer: &Normalizer, tokens: Tokens, cost_usd: f64) -> Summary {
         let metrics = normalizer.metrics();
         Summary {
