@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Test, fixture, ndjson, real_fixture};
+use common::{Test, assert_ends_quietly_with_stdout_closed, fixture, ndjson, real_fixture};
 
 #[test]
 fn events_prints_one_json_object_per_event() {
@@ -164,17 +164,7 @@ fn stats_readable_summary_names_the_session_and_context() {
 fn regression_closed_stdout_ends_quietly() {
     // `familiar events big.jsonl | head -1` must not print a broken-pipe error.
     let path = real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .arg("events")
-        .arg(&path)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    drop(child.stdout.take());
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
-    assert_eq!(output.status.code(), Some(0));
+    assert_ends_quietly_with_stdout_closed([std::ffi::OsStr::new("events"), path.as_os_str()]);
 }
 
 #[test]
@@ -249,19 +239,10 @@ fn many_inputs_are_read_at_once_and_printed_in_input_order() {
 
 #[test]
 fn regression_closed_stdout_ends_quietly_when_reading_many_inputs() {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .arg("events")
-        .arg(real_fixture(
-            "v2.0.65-slopometry-api-error-compact-summary.jsonl",
-        ))
-        .arg(real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl"))
-        .arg(real_fixture("v2.1.56-erk-api-error-turn-duration.jsonl"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    drop(child.stdout.take());
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
-    assert_eq!(output.status.code(), Some(0));
+    assert_ends_quietly_with_stdout_closed([
+        "events".into(),
+        real_fixture("v2.0.65-slopometry-api-error-compact-summary.jsonl"),
+        real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl"),
+        real_fixture("v2.1.56-erk-api-error-turn-duration.jsonl"),
+    ]);
 }

@@ -6,7 +6,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{Test, fixture, ndjson, real_fixture};
+use common::{Test, assert_ends_quietly_with_stdout_closed, fixture, ndjson, real_fixture};
 
 fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -320,19 +320,10 @@ fn test_passes_on_matching_expectations_and_shows_a_diff_otherwise() {
 fn regression_run_ends_quietly_when_its_output_is_closed() {
     // Thousands of actions from a real transcript: the reader of stdout going away
     // (`familiar run ... | head -1`) ends the run quietly, with exit 0, and stops the reader.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .arg("run")
-        .arg(familiar_testkit::workspace_root().join("scripts/default.rhai"))
-        .arg("--input")
-        .arg(real_fixture(
-            "v2.0.65-slopometry-api-error-compact-summary.jsonl",
-        ))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    drop(child.stdout.take());
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
-    assert_eq!(output.status.code(), Some(0));
+    assert_ends_quietly_with_stdout_closed([
+        "run".into(),
+        familiar_testkit::workspace_root().join("scripts/default.rhai"),
+        "--input".into(),
+        real_fixture("v2.0.65-slopometry-api-error-compact-summary.jsonl"),
+    ]);
 }

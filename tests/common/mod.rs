@@ -196,6 +196,21 @@ pub fn real_fixture(name: &str) -> PathBuf {
 }
 
 /// Parse NDJSON output into JSON values, failing on any line that is not JSON.
+/// Run `familiar ARGS` with its stdout closed before it writes (`familiar ... | head -1`) and
+/// check that it ends quietly: nothing on stderr, exit 0.
+pub fn assert_ends_quietly_with_stdout_closed<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn familiar");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait for familiar");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(output.status.code(), Some(0));
+}
+
 pub fn ndjson(output: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&output.stdout)
         .lines()
