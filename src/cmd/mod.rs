@@ -26,7 +26,9 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use familiar_transcript::{DiagnosticKind, Event, Normalizer, NormalizerConfig, Threads};
+use familiar_transcript::{
+    Diagnostic, DiagnosticKind, Event, Normalizer, NormalizerConfig, Threads,
+};
 
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -96,7 +98,42 @@ pub fn input_name(path: &Path) -> String {
 
 /// Skipped lines reported one by one per input; the rest are counted in one summary line, so
 /// a binary file does not flood the terminal.
-pub(super) const REPORTED_SKIPS: u64 = 3;
+const REPORTED_SKIPS: u64 = 3;
+
+/// The skipped lines of one input, as warnings: `NAME:LINE: reason` for the first
+/// [`REPORTED_SKIPS`], then how many in all. Shared by every command that reads transcripts.
+pub struct SkippedLines {
+    name: String,
+    count: u64,
+}
+
+impl SkippedLines {
+    pub fn new(name: &str) -> SkippedLines {
+        SkippedLines {
+            name: familiar_model::text::printable_line(name).into_owned(),
+            count: 0,
+        }
+    }
+
+    /// One more skipped line: its warning, while it is among the first few.
+    pub fn skip(&mut self, diagnostic: &Diagnostic) -> Option<String> {
+        self.count += 1;
+        (self.count <= REPORTED_SKIPS)
+            .then(|| format!("{}:{}: {}", self.name, diagnostic.line, diagnostic.kind))
+    }
+
+    /// The closing count, when some lines were not told one by one.
+    pub fn summary(&self) -> Option<String> {
+        (self.count > REPORTED_SKIPS).then(|| {
+            format!(
+                "{}: {} more line(s) skipped, {} in all",
+                self.name,
+                self.count - REPORTED_SKIPS,
+                self.count
+            )
+        })
+    }
+}
 
 /// Read one transcript through a fresh normalizer, parsing on `threads`, and hand `warn` its
 /// skipped lines as `FILE:LINE: reason` (the first few, then how many more; a caller prints
@@ -118,7 +155,7 @@ pub fn read_transcript(
     };
     let mut normalizer = Normalizer::new(config.clone());
     let mut events = 0u64;
-    let mut skipped = 0u64;
+    let mut skipped = SkippedLines::new(&name);
     // Lines that are not records; an unfinished last line may yet become one.
     let mut bad = 0u64;
     familiar_transcript::normalize_read_on(
@@ -130,12 +167,11 @@ pub fn read_transcript(
             on_event(event)
         },
         |diagnostic| {
-            skipped += 1;
             if !matches!(diagnostic.kind, DiagnosticKind::Unfinished { .. }) {
                 bad += 1;
             }
-            if skipped <= REPORTED_SKIPS {
-                warn(format!("{name}:{}: {}", diagnostic.line, diagnostic.kind));
+            if let Some(warning) = skipped.skip(&diagnostic) {
+                warn(warning);
             }
         },
     )
@@ -147,11 +183,8 @@ pub fn read_transcript(
              stream-json or a JSON array expected)"
         );
     }
-    if skipped > REPORTED_SKIPS {
-        warn(format!(
-            "{name}: {} more line(s) skipped, {skipped} in all",
-            skipped - REPORTED_SKIPS
-        ));
+    if let Some(summary) = skipped.summary() {
+        warn(summary);
     }
     Ok(normalizer)
 }

@@ -3,8 +3,8 @@
 //!
 //! Files are read in parallel, one per core; each line of a file is parsed once, where it lies,
 //! for both the normalizer (counts) and the usage ledger
-//! ([`familiar_transcript::usage::push_line`]). The per-file usage ledgers are merged in input order (runs of them on each core, then those: the merge is
-//! associative), so an API message found in several files (a resumed session, a subagent's
+//! ([`familiar_transcript::usage::push_line`]). The per-file usage ledgers are merged in input
+//! order (runs of them on each core, then those: the merge is associative), so an API message found in several files (a resumed session, a subagent's
 //! file and its `progress` records) counts once, for the file whose record was kept. The rows
 //! therefore add up to the total. A file's normalizer becomes its summary as soon as the file
 //! is read, so memory holds summaries and ledgers, not every file's session state. Skipped
@@ -179,8 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut sessions = std::collections::BTreeSet::new();
     for (index, stats) in &mut read {
         let (tokens, cost) = rows.get(*index).copied().unwrap_or_default();
-        stats.tokens = tokens;
-        stats.cost_usd = round_cost(cost);
+        stats.credit(tokens, cost);
         let stats = &*stats;
         if let Some(session) = &stats.session {
             sessions.insert(session.clone());
@@ -337,8 +336,7 @@ fn read_one(
     (warnings, result)
 }
 
-/// [`read_one`], its skipped lines told to `warnings`: the first few one by one, then how
-/// many in all (as `familiar events` does).
+/// [`read_one`], its skipped lines told to `warnings` ([`super::SkippedLines`]).
 fn read_one_warning(
     path: &Path,
     source: u32,
@@ -357,18 +355,8 @@ fn read_one_warning(
     let mut ledger = Ledger::new();
     ledger.set_source(source);
     let cap = config.max_line_bytes;
-    let mut skipped = 0u64;
-    let mut report = |diagnostic: Diagnostic| {
-        skipped += 1;
-        if skipped <= super::REPORTED_SKIPS {
-            warnings.push(format!(
-                "{}:{}: {}",
-                printable_line(&name),
-                diagnostic.line,
-                diagnostic.kind
-            ));
-        }
-    };
+    let mut skipped = super::SkippedLines::new(&name);
+    let mut report = |diagnostic: Diagnostic| warnings.extend(skipped.skip(&diagnostic));
     // One pass over each line, on this thread: the files already keep every core busy, and
     // one parse of the line, where it lies in the read buffer, feeds the normalizer and the
     // usage ledger.
@@ -409,13 +397,7 @@ fn read_one_warning(
         },
     )
     .with_context(|| format!("reading {name}"));
-    if skipped > super::REPORTED_SKIPS {
-        warnings.push(format!(
-            "{}: {} more line(s) skipped, {skipped} in all",
-            printable_line(&name),
-            skipped - super::REPORTED_SKIPS
-        ));
-    }
+    warnings.extend(skipped.summary());
     read?;
     // The input ended: a turn's `success` held for its `turn_duration` counts as it is.
     normalizer.flush(&mut events);

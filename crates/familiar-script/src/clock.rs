@@ -68,7 +68,7 @@ pub(crate) fn rfc3339_secs(ts: &str) -> Option<f64> {
             const { std::cell::RefCell::new((String::new(), None)) };
     }
     LAST.with_borrow_mut(|(last, secs)| {
-        if last.is_empty() || last != ts {
+        if last != ts {
             *secs = humantime::parse_rfc3339_weak(ts)
                 .ok()
                 .and_then(|time| time.duration_since(UNIX_EPOCH).ok())

@@ -174,6 +174,12 @@ impl Summary {
             skipped_lines: metrics.skipped_lines,
         }
     }
+
+    /// Credit the input with `tokens` and their cost, once every input's ledger is known.
+    pub fn credit(&mut self, tokens: Tokens, cost_usd: f64) {
+        self.tokens = tokens;
+        self.cost_usd = round_cost(cost_usd);
+    }
 }
 
 /// A cost rounded to 1/100 of a cent, never `-0.0` (an empty sum of floats is `-0.0`, which
