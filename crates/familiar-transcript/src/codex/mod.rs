@@ -92,8 +92,6 @@ pub(crate) struct Rollout {
     announced: bool,
     /// A `compacted` record came and no agent message since.
     compacting: bool,
-    /// The file has `token_usage_record`s: older files count requests from `token_count`.
-    usage_records: bool,
     /// The last prompt, text or thinking emitted: a transition version writing both the old
     /// and the new event for one message shows it once.
     last_said: Option<(EventKind, String)>,
@@ -173,7 +171,6 @@ impl Rollout {
                 if let Some(usage) = payload.usage {
                     // The request's usage, before the `token_count` that repeats it.
                     self.context_used = Some(usage.total_tokens);
-                    self.usage_records = true;
                     cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
                 }
             }
@@ -278,10 +275,8 @@ impl Rollout {
                     self.window = Some(window);
                 }
                 if let Some(last) = info.last_token_usage {
-                    if !self.usage_records
-                        && last.total_tokens > 0
-                        && info.total_token_usage.is_some()
-                    {
+                    // A request's usage: the model in use made it.
+                    if last.total_tokens > 0 {
                         cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
                     }
                     self.context_used = Some(last.total_tokens);
