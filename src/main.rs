@@ -9,6 +9,11 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 
+/// Events are allocated on a reading thread and freed on another (the scripts', the printer's):
+/// mimalloc frees them without the arena lock glibc takes (docs/architecture.md, issue 17).
+#[global_allocator]
+static GLOBAL_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// `-v`/`-q` under their own heading, after each subcommand's own options.
 const GLOBAL: &str = "Global options";
 
