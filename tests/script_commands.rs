@@ -131,6 +131,59 @@ fn run_prints_the_actions_of_a_real_transcript_as_ndjson() {
     assert!(first.get("status").is_none() && first.get("context_limit").is_none());
 }
 
+/// A dry run's timers fire at the transcript's own times, between the events, tagged with the
+/// event that set them; one never due by the last event never fires.
+#[test]
+fn run_fires_timers_at_the_events_own_times() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let timers = write(
+        dir.path(),
+        "timers.rhai",
+        "let set = false;\n\
+         fn on_event(ev) {\n\
+         \x20   if !set { set = true; after(60000, \"minute\"); after(3600000, \"hour\"); }\n\
+         \x20   animate(ev.kind);\n\
+         }\n\
+         fn on_timer(t) { log(`fired ${t.name}`); }\n",
+    );
+    let output = Test::new()
+        .arg("run")
+        .arg(&timers)
+        .arg("--input")
+        .arg(real_fixture(SMALL))
+        .stderr("")
+        .run();
+    let brief: Vec<String> = ndjson(&output)
+        .iter()
+        .map(|a| {
+            let what = a.get("name").or_else(|| a.get("text"));
+            format!(
+                "{} {}",
+                a["line"],
+                what.and_then(|v| v.as_str()).unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        brief,
+        [
+            "2 session_start",
+            "4 prompt",
+            "6 thinking",
+            "7 text",
+            "8 bash",
+            "10 reading",
+            "11 error",
+            "12 error",
+            "13 error",
+            // Set at line 2 (21:11:52), due a minute later: line 14 (21:16:12) is the first
+            // event at or after that, so the timer fires just before it.
+            "2 fired minute",
+            "14 prompt",
+        ]
+    );
+}
+
 #[test]
 fn run_reads_stdin_and_matches_the_events_it_maps() {
     let input = fs::read(fixture("errors-each-kind.jsonl")).expect("fixture");

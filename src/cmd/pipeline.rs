@@ -229,6 +229,7 @@ impl Stage {
     pub fn on_event(&mut self, event: &Event) -> ControlFlow<()> {
         self.reload_changed();
         if self.timers_from_events
+            && self.host.has_timers()
             && let Some(now) = event.ts.as_deref().and_then(parse_timestamp)
             && self.tick(now).is_break()
         {

@@ -139,7 +139,9 @@ fn handle_all(
             actions.clear();
             diagnostics.clear();
             // A dry run's clock is the transcript's own: timers fire at the events' times.
-            if let Some(now) = event.ts.as_deref().and_then(parse_timestamp) {
+            if host.has_timers()
+                && let Some(now) = event.ts.as_deref().and_then(parse_timestamp)
+            {
                 let (fired, errors) = host.tick(now);
                 actions.extend(fired);
                 diagnostics.extend(errors);

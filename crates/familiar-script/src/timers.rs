@@ -129,6 +129,10 @@ impl Timers {
         self.list.len() != before
     }
 
+    pub fn has_any(&self) -> bool {
+        !self.list.is_empty()
+    }
+
     /// Drop a script's timers (it was reloaded: its state starts afresh).
     pub fn forget(&mut self, script: usize) {
         self.list.retain(|t| t.script != script);

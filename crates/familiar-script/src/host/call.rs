@@ -132,6 +132,12 @@ impl ScriptHost {
         (actions, diagnostics)
     }
 
+    /// Whether any script has a timer set: without one, [`ScriptHost::tick`] has nothing to
+    /// fire, and a caller replaying events can skip reading each one's time for it.
+    pub fn has_timers(&self) -> bool {
+        self.shared.lock().timers.has_any()
+    }
+
     /// Fire every timer due by `now` (set by scripts with `after` and `every`), in order of due
     /// time, each into its script's `on_timer(t)`. `now` is the caller's clock, never read here:
     /// wall time for a live session, the events' own time for a replay or a dry run. Actions
