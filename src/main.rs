@@ -14,6 +14,21 @@ mod cmd;
 #[global_allocator]
 static GLOBAL_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `mi_option_purge_delay` in mimalloc.h (v2 and v3 alike: between `eager_commit_delay`, 14,
+/// and `use_numa_nodes`, 16); libmimalloc-sys names the options around it but not this one.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Memory mimalloc frees goes back to the system after 100 ms instead of its default 1 s (10 s
+/// in its arenas): through a long bulk read (`familiar events` on 12 GB) RSS then holds at
+/// 14–15 MB instead of creeping to 18, at the same speed (docs/architecture.md). Set once
+/// mimalloc has read its environment, so `MIMALLOC_PURGE_DELAY` is left to win.
+fn configure_allocator() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets a process-wide option value; mimalloc reads options with atomics.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 100) };
+    }
+}
+
 /// `-v`/`-q` under their own heading, after each subcommand's own options.
 const GLOBAL: &str = "Global options";
 
@@ -74,6 +89,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    configure_allocator();
     let cli = Cli::parse();
     cmd::init_logging_with(i8::try_from(cli.verbose).unwrap_or(i8::MAX), cli.quiet);
     let result = match cli.command {
