@@ -124,3 +124,26 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{MI_OPTION_PURGE_DELAY, configure_allocator};
+
+    /// Option 15 is mimalloc's purge delay (its default, 1000 ms, or what the environment
+    /// says), and `configure_allocator` sets it: a mimalloc whose options moved would fail here
+    /// instead of silently changing another option.
+    #[test]
+    fn the_purge_delay_option_is_the_one_set() {
+        let from_env = std::env::var("MIMALLOC_PURGE_DELAY").ok();
+        // SAFETY: reads a process-wide option value.
+        let get = || unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        let expected_default = from_env.as_deref().map_or(Some(1000), |v| v.parse().ok());
+        if let Some(default) = expected_default {
+            assert_eq!(get(), default);
+        }
+        configure_allocator();
+        if from_env.is_none() {
+            assert_eq!(get(), 100);
+        }
+    }
+}
