@@ -20,7 +20,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Memory mimalloc frees goes back to the system after 100 ms instead of its default 1 s (10 s
 /// in its arenas): through a long bulk read (`familiar events` on 12 GB) RSS then holds at
-/// 14–15 MB instead of creeping to 18, at the same speed (docs/architecture.md). Set once
+/// 14–16 MB instead of creeping to 18, at the same speed (docs/architecture.md). Set once
 /// mimalloc has read its environment, so `MIMALLOC_PURGE_DELAY` is left to win.
 fn configure_allocator() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {

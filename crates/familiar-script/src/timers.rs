@@ -129,6 +129,7 @@ impl Timers {
         self.list.len() != before
     }
 
+    /// Whether any timer is set, due or not.
     pub fn has_any(&self) -> bool {
         !self.list.is_empty()
     }
