@@ -4,12 +4,13 @@
 //! Files are read in parallel, one per core; each line of a file is parsed once, where it lies,
 //! for both the normalizer (counts) and the usage ledger
 //! ([`familiar_transcript::usage::push_line`]). The per-file usage ledgers are merged in input
-//! order (runs of them on each core, then those: the merge is associative), so an API message found in several files (a resumed session, a subagent's
-//! file and its `progress` records) counts once, for the file whose record was kept. The rows
-//! therefore add up to the total. A file's normalizer becomes its summary as soon as the file
-//! is read, so memory holds summaries and ledgers, not every file's session state. Skipped
-//! lines are reported in input order once all are read, the first few of a file one by one,
-//! then how many in all (as `familiar events` reports them).
+//! order (runs of them on each core, then those: the merge is associative), so an API message
+//! found in several files (a resumed session, a subagent's file and its `progress` records)
+//! counts once, for the file whose record was kept. The rows therefore add up to the total. A
+//! file's normalizer becomes its summary as soon as the file is read, so memory holds
+//! summaries and ledgers, not every file's session state. Skipped lines are reported in input
+//! order once all are read, the first few of a file one by one, then how many in all (as
+//! `familiar events` reports them).
 
 use std::collections::BTreeMap;
 use std::fs::File;

@@ -195,7 +195,6 @@ pub fn real_fixture(name: &str) -> PathBuf {
     familiar_testkit::real_fixture(name)
 }
 
-/// Parse NDJSON output into JSON values, failing on any line that is not JSON.
 /// Run `familiar ARGS` with its stdout closed before it writes (`familiar ... | head -1`) and
 /// check that it ends quietly: nothing on stderr, exit 0.
 pub fn assert_ends_quietly_with_stdout_closed<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) {
@@ -211,6 +210,7 @@ pub fn assert_ends_quietly_with_stdout_closed<S: AsRef<OsStr>>(args: impl IntoIt
     assert_eq!(output.status.code(), Some(0));
 }
 
+/// Parse NDJSON output into JSON values, failing on any line that is not JSON.
 pub fn ndjson(output: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&output.stdout)
         .lines()

@@ -160,7 +160,6 @@ fn lines_straddling_reads_of_any_size_are_parsed_like_the_others() {
     }
 }
 
-/// A pipe that hands out a few bytes per read.
 /// A reader that fills every read until `fail_at` bytes, then fails.
 struct FailingAfter<'a> {
     bytes: &'a [u8],
@@ -211,6 +210,7 @@ fn a_read_failing_after_full_reads_is_reported_after_the_events_before_it() {
     );
 }
 
+/// A pipe that hands out a few bytes per read.
 struct Trickle<'a> {
     bytes: &'a [u8],
     step: usize,
