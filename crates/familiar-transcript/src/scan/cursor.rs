@@ -122,52 +122,14 @@ impl<'a> Cursor<'a> {
             b'"' => {
                 self.string()?;
             }
-            b'{' => {
-                self.nest()?;
-                self.pos += 1;
-                self.whitespace();
-                if self.eat(b'}').is_none() {
-                    loop {
-                        self.whitespace();
-                        self.string()?;
-                        self.whitespace();
-                        self.eat(b':')?;
-                        self.whitespace();
-                        self.value()?;
-                        self.whitespace();
-                        match self.peek()? {
-                            b',' => self.pos += 1,
-                            b'}' => {
-                                self.pos += 1;
-                                break;
-                            }
-                            _ => return None,
-                        }
-                    }
-                }
-                self.depth -= 1;
-            }
-            b'[' => {
-                self.nest()?;
-                self.pos += 1;
-                self.whitespace();
-                if self.eat(b']').is_none() {
-                    loop {
-                        self.whitespace();
-                        self.value()?;
-                        self.whitespace();
-                        match self.peek()? {
-                            b',' => self.pos += 1,
-                            b']' => {
-                                self.pos += 1;
-                                break;
-                            }
-                            _ => return None,
-                        }
-                    }
-                }
-                self.depth -= 1;
-            }
+            b'{' => self.items(b'{', b'}', |cursor| {
+                cursor.string()?;
+                cursor.whitespace();
+                cursor.eat(b':')?;
+                cursor.whitespace();
+                cursor.value().map(drop)
+            })?,
+            b'[' => self.items(b'[', b']', |cursor| cursor.value().map(drop))?,
             b't' => self.literal(b"true")?,
             b'f' => self.literal(b"false")?,
             b'n' => self.literal(b"null")?,
@@ -229,24 +191,38 @@ impl<'a> Cursor<'a> {
         &mut self,
         mut on_field: impl FnMut(&mut Self, &'a str) -> Option<()>,
     ) -> Option<()> {
+        self.items(b'{', b'}', |cursor| {
+            let (key, escaped) = cursor.string()?;
+            if escaped {
+                return None;
+            }
+            cursor.whitespace();
+            cursor.eat(b':')?;
+            cursor.whitespace();
+            on_field(cursor, key)
+        })
+    }
+
+    /// An array or object opening with `open` at the cursor: each item, read by `item`, up to
+    /// the `close` that ends it (the grammar of the commas and whitespace between them, and
+    /// the nesting limit, shared by every reader of an array or object).
+    pub(super) fn items(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
         self.nest()?;
-        self.eat(b'{')?;
+        self.eat(open)?;
         self.whitespace();
-        if self.eat(b'}').is_none() {
+        if self.eat(close).is_none() {
             loop {
                 self.whitespace();
-                let (key, escaped) = self.string()?;
-                if escaped {
-                    return None;
-                }
-                self.whitespace();
-                self.eat(b':')?;
-                self.whitespace();
-                on_field(self, key)?;
+                item(self)?;
                 self.whitespace();
                 match self.peek()? {
                     b',' => self.pos += 1,
-                    b'}' => {
+                    byte if byte == close => {
                         self.pos += 1;
                         break;
                     }

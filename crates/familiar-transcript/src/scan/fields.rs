@@ -158,30 +158,15 @@ impl<'a> Cursor<'a> {
         if self.peek()? != b'[' {
             return self.serde_field();
         }
-        self.nest()?;
-        self.pos += 1;
         let mut blocks = Vec::new();
-        self.whitespace();
-        if self.eat(b']').is_none() {
-            loop {
-                self.whitespace();
-                blocks.push(if self.peek()? == b'{' {
-                    self.block()?
-                } else {
-                    self.serde_field()?
-                });
-                self.whitespace();
-                match self.peek()? {
-                    b',' => self.pos += 1,
-                    b']' => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return None,
-                }
-            }
-        }
-        self.depth -= 1;
+        self.items(b'[', b']', |cursor| {
+            blocks.push(if cursor.peek()? == b'{' {
+                cursor.block()?
+            } else {
+                cursor.serde_field()?
+            });
+            Some(())
+        })?;
         Some(Some(TextOr::Value(blocks)))
     }
 
