@@ -122,6 +122,7 @@ fuzz_target!(|data: &[u8]| {
         },
         context_limit: None,
         keep_raw: rng.next() % 2 == 0,
+        ..NormalizerConfig::default()
     };
 
     let whole = normalize_bytes(data, &config);

@@ -124,6 +124,24 @@ impl Live {
                 );
                 None
             }
+            Output::Unknown {
+                path,
+                what,
+                version,
+            } => {
+                // Said once per file (`-v`); `familiar doctor` and `stats --json` list them.
+                tracing::info!(
+                    "{}: {} not known to Familiar (written by {}); counted, not read",
+                    printable_line(&path.display().to_string()),
+                    printable_line(&what),
+                    version
+                        .as_deref()
+                        .map_or("an unknown version".to_owned(), |v| {
+                            format!("CLI {}", printable_line(v))
+                        })
+                );
+                None
+            }
         })
     }
 }

@@ -45,9 +45,14 @@ pub struct FileState {
 
 impl FileState {
     pub fn new(info: FileInfo, config: &NormalizerConfig) -> FileState {
+        let mut config = config.clone();
+        // A subagent's file: every record of it is that subagent's (see `subagent`).
+        if info.kind == crate::input::FileKind::Subagent {
+            config.subagent.clone_from(&info.agent_id);
+        }
         FileState {
             info,
-            normalizer: Normalizer::new(config.clone()),
+            normalizer: Normalizer::new(config),
             session: None,
             held: Vec::new(),
             identity: None,

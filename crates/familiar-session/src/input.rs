@@ -86,4 +86,13 @@ pub enum Output {
         path: PathBuf,
         diagnostic: Diagnostic,
     },
+    /// The file holds something Familiar does not know (a record type, `system/subtype`,
+    /// `attachment/type`, ...), met here for the first time in this file: said once, so a
+    /// CLI that writes something new is noticed (`Metrics::unknown` counts every one).
+    Unknown {
+        path: PathBuf,
+        what: String,
+        /// The version of the CLI that wrote the file, when its records say.
+        version: Option<String>,
+    },
 }

@@ -104,7 +104,7 @@ impl SessionModel {
         out.into_iter()
             .filter_map(|output| match output {
                 Output::Event(event) => Some(event),
-                Output::Skipped { .. } => None,
+                Output::Skipped { .. } | Output::Unknown { .. } => None,
             })
             .collect()
     }
@@ -161,6 +161,16 @@ impl SessionModel {
                 path: path.to_path_buf(),
                 diagnostic,
             });
+        }
+        if file.normalizer.has_unknown_news() {
+            let version = file.normalizer.metrics().cli_version.clone();
+            for what in file.normalizer.take_unknown_news() {
+                out.push(Output::Unknown {
+                    path: path.to_path_buf(),
+                    what,
+                    version: version.clone(),
+                });
+            }
         }
         if backlog {
             // Backlog events are not told (the snapshot is): nor is a success held for a

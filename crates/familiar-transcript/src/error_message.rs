@@ -32,6 +32,17 @@ pub fn api_error(event: &Event) -> String {
     one_line(&message)
 }
 
+/// The short code of an HTTP status an API answered with, as `error_code` names it
+/// (`docs/events.md`): `rate_limit` for 429, `server_error` for 5xx (529, "overloaded",
+/// included: Claude Code's own `error` field says `server_error` for it); `None` otherwise.
+pub fn code_of_status(status: u64) -> Option<String> {
+    match status {
+        429 => Some("rate_limit".to_owned()),
+        500..=599 => Some("server_error".to_owned()),
+        _ => None,
+    }
+}
+
 /// The CLI's final message for a failed request: `API Error: STATUS {json}`,
 /// `API Error: STATUS Sentence. More.`, `API Error: Request rejected (429) · …` or a plain
 /// sentence ("You've hit your session limit · resets 11:30am").

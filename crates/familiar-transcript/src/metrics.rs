@@ -27,6 +27,16 @@ pub struct Metrics {
     pub records: BTreeMap<String, u64>,
     /// Lines skipped with a diagnostic.
     pub skipped_lines: u64,
+    /// What the CLI wrote that Familiar does not know (a record type, `system/subtype`,
+    /// `attachment/type`; Codex: `codex/...`), counted: reported once, never skipped in
+    /// silence (`normalize::known`).
+    pub unknown: BTreeMap<String, u64>,
+    /// The version of the CLI that wrote the input (its records' `version`; Codex:
+    /// `session_meta.cli_version`), the latest seen.
+    pub cli_version: Option<String>,
+    /// The CLI's own running total of the session's cost (Claude Code 2.1.3xx `cost-state`
+    /// records' `totalCostUSD`), the latest seen.
+    pub cli_cost_usd: Option<f64>,
     /// Model of the last API message with usage.
     last_model: Option<String>,
 }
@@ -41,6 +51,26 @@ impl Metrics {
             *count += 1;
         } else {
             self.records.insert(kind.to_owned(), 1);
+        }
+    }
+
+    /// Count something unknown; `true` the first time it is met (then it is reported).
+    pub(crate) fn count_unknown(&mut self, what: String) -> bool {
+        match self.unknown.get_mut(&what) {
+            Some(count) => {
+                *count += 1;
+                false
+            }
+            None => {
+                self.unknown.insert(what, 1);
+                true
+            }
+        }
+    }
+
+    pub(crate) fn see_version(&mut self, version: &str) {
+        if self.cli_version.as_deref() != Some(version) {
+            self.cli_version = Some(version.to_owned());
         }
     }
 
@@ -141,6 +171,12 @@ pub struct Summary {
     pub cost_usd: f64,
     pub records: BTreeMap<String, u64>,
     pub skipped_lines: u64,
+    /// The CLI version that wrote the input, when its records say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cli_version: Option<String>,
+    /// What the input holds that Familiar does not know, counted ([`Metrics::unknown`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub unknown: BTreeMap<String, u64>,
 }
 
 impl Summary {
@@ -172,6 +208,8 @@ impl Summary {
             cost_usd: round_cost(cost_usd),
             records: metrics.records.clone(),
             skipped_lines: metrics.skipped_lines,
+            cli_version: metrics.cli_version.clone(),
+            unknown: metrics.unknown.clone(),
         }
     }
 

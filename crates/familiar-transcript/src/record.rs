@@ -110,6 +110,23 @@ pub struct Record<'a> {
     /// [`crate::usage`], and only when it mentions usage.
     #[serde(borrow)]
     pub data: Option<&'a RawValue>,
+    /// `attachment` records (2.1.x): `{type, ...}`; a `model` attachment names the model
+    /// before any reply (`identity.modelId`). Decoded only for those.
+    #[serde(borrow)]
+    pub attachment: Option<&'a RawValue>,
+    /// `api-request` records (2.1.3xx): the request's parameters, `model` among them.
+    #[serde(borrow)]
+    pub params: Option<&'a RawValue>,
+    /// A tool result's permission decision (2.1.3xx): `{decision: accept|reject, source:
+    /// config|user|..., ...}`: who allowed or refused the tool.
+    #[serde(rename = "permissionDecision", borrow)]
+    pub permission_decision: Option<&'a RawValue>,
+    /// `cost-state` records (2.1.3xx): the CLI's own running total of the session's cost.
+    #[serde(rename = "totalCostUSD")]
+    pub total_cost_usd_camel: Option<f64>,
+    /// The CLI version that wrote the record.
+    #[serde(borrow)]
+    pub version: Str<'a>,
 }
 
 impl<'a> Record<'a> {

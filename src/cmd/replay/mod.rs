@@ -202,6 +202,12 @@ fn model_events(
                 Output::Skipped { diagnostic, .. } => {
                     eprintln!("familiar: {name}:{}: {}", diagnostic.line, diagnostic.kind);
                 }
+                Output::Unknown { what, .. } => {
+                    tracing::info!(
+                        "{name}: {} not known to Familiar",
+                        familiar_model::text::printable_line(&what)
+                    );
+                }
             }
         }
         Ok(())

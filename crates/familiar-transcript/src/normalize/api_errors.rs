@@ -32,6 +32,9 @@ impl Normalizer {
         struct ApiError<'a> {
             #[serde(borrow)]
             message: Option<Cow<'a, str>>,
+            /// The CLI's own wording ("429 mock"), 2.1.3xx: `message` holds the raw body.
+            #[serde(borrow)]
+            formatted: Option<Cow<'a, str>>,
             #[serde(borrow)]
             cause: Option<Cause<'a>>,
             status: Option<u64>,
@@ -46,26 +49,30 @@ impl Normalizer {
             .or(error.cause)
             .unwrap_or_default();
         let code = cause.code.as_deref().map(str::to_owned);
-        let mut text = error
-            .message
-            .or(cause.message)
-            .map(|message| message.into_owned())
-            .or_else(|| code.clone())
-            .unwrap_or_else(|| "API error".to_owned());
-        if let Some(status) = error.status {
-            text = format!("{status} {text}");
-        }
-        let exhausted = matches!(
-            (record.retry_attempt, record.max_retries),
-            (Some(attempt), Some(max)) if attempt >= max
-        );
-        if exhausted {
-            let state = &mut self.chains[chain].1;
-            state.turn_over = true;
-            state.status = Status::WaitingForInput;
-        }
+        let text = match (error.formatted, error.status) {
+            (Some(formatted), _) if !formatted.trim().is_empty() => formatted.into_owned(),
+            (_, status) => {
+                let text = error
+                    .message
+                    .or(cause.message)
+                    .map(|message| message.into_owned())
+                    .or_else(|| code.clone())
+                    .unwrap_or_else(|| "API error".to_owned());
+                match status {
+                    Some(status) if !text.starts_with(&status.to_string()) => {
+                        format!("{status} {text}")
+                    }
+                    _ => text,
+                }
+            }
+        };
+        // A retry notice: the CLI retries after it, even after the one numbered
+        // `maxRetries` (2.1.332 writes notices 1..=max, then tries once more). The failure
+        // that ends the turn is the assistant record with `isApiErrorMessage` after them.
+        self.chains[chain].1.status = Status::Working;
         let mut event = self.event(chain, EventKind::Error, origin);
         event.error = Some(ErrorKind::Api);
+        event.error_code = error.status.and_then(error_message::code_of_status);
         event.cause = code;
         event.text = Some(cap_text(&text));
         event.retry_in_ms = record.retry_in_ms;

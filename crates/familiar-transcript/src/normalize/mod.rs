@@ -8,10 +8,12 @@
 //! - `tool_calls`: tool uses and results, subagent links, tool errors;
 //! - `api_errors`: API errors (`api_error` records, `isApiErrorMessage`, stream-json `result`);
 //! - `context`: the context window (limit) and its precedence;
-//! - `plan`: the planning tools' changes to the agent's plan (`Event::plan_change`).
+//! - `plan`: the planning tools' changes to the agent's plan (`Event::plan_change`);
+//! - `known`: what Familiar knows Claude Code writes; the rest is counted as unknown.
 
 mod api_errors;
 mod context;
+mod known;
 mod parse;
 mod plan;
 mod tool_calls;
@@ -21,6 +23,7 @@ pub use context::{DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT};
 use parse::Records;
 pub use parse::{ParsedLine, parse_line, think_level};
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use familiar_model::{Event, EventKind, Status};
@@ -46,6 +49,11 @@ pub struct NormalizerConfig {
     pub configured_model: Option<String>,
     /// Keep each record's JSON line on its events (`Event::raw`, scripts' `ev.raw`).
     pub keep_raw: bool,
+    /// The input is a subagent's transcript, with this agent id: its place says so
+    /// (`<session>/subagents/agent-<id>.jsonl`). Every record of it is that subagent's,
+    /// whatever the record lacks (Claude Code 2.1.3xx writes `api-request` records there with
+    /// `agentId` but no `isSidechain`).
+    pub subagent: Option<String>,
 }
 
 impl Default for NormalizerConfig {
@@ -55,6 +63,7 @@ impl Default for NormalizerConfig {
             context_limit: None,
             configured_model: None,
             keep_raw: false,
+            subagent: None,
         }
     }
 }
@@ -108,19 +117,28 @@ struct Chain {
     /// The current turn began with a slash command that does work (`/compact`): the CLI's
     /// `<local-command-stdout>` answer ends it.
     command_turn: bool,
+    /// Tool uses the CLI's own rules refused (stream-json `permission_denied`), until their
+    /// result; a few at most.
+    denied: Vec<String>,
 }
 
 impl Chain {
-    fn awaiting_approval(&self) -> bool {
-        self.pending.iter().any(|tool| tool.subagent.is_none())
+    /// A tool call or its result: the agent is at work. A tool waiting for its result may be
+    /// running or may wait on a permission dialog, and no record tells which (in auto mode,
+    /// Claude Code's default since 2.1.3xx, nobody is asked): `waiting_for_approval` comes
+    /// only from what sees the dialog open (a hook, the CLI's sessions file).
+    fn settle_status(&mut self) {
+        self.status = Status::Working;
     }
 
-    fn settle_status(&mut self) {
-        self.status = if self.awaiting_approval() {
-            Status::WaitingForApproval
-        } else {
-            Status::Working
-        };
+    /// The Task/Agent call `id`, still waiting for its subagent to finish.
+    fn take_subagent(&mut self, id: &str) -> Option<PendingTool> {
+        let hash = id_hash(id);
+        let index = self
+            .pending
+            .iter()
+            .position(|tool| tool.id_hash == hash && tool.id == id && tool.subagent.is_some())?;
+        self.pending.remove(index)
     }
 }
 
@@ -148,6 +166,9 @@ pub struct Normalizer {
     codex: Option<Box<crate::codex::Rollout>>,
     /// Which `TaskCreate` made which task id (for `TaskUpdate`'s plan changes).
     tasks: plan::TaskIds,
+    /// What was met unknown for the first time since the caller last took them
+    /// ([`Normalizer::take_unknown_news`]).
+    unknown_news: Vec<String>,
 }
 
 impl Normalizer {
@@ -159,6 +180,7 @@ impl Normalizer {
             deferred_success: None,
             codex: None,
             tasks: plan::TaskIds::default(),
+            unknown_news: Vec::new(),
         }
     }
 
@@ -250,6 +272,17 @@ impl Normalizer {
         }
     }
 
+    /// Is something met unknown for the first time waiting to be reported?
+    pub fn has_unknown_news(&self) -> bool {
+        !self.unknown_news.is_empty()
+    }
+
+    /// What was met unknown for the first time (a record type, `system/subtype`,
+    /// `attachment/type`, ...) since the last call: each is reported once per input.
+    pub fn take_unknown_news(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.unknown_news)
+    }
+
     /// Note a line skipped before it reached [`Normalizer::push_line`] (over the cap).
     pub fn skipped_line(&mut self) {
         self.metrics.skipped_lines += 1;
@@ -330,29 +363,57 @@ impl Normalizer {
             self.count_events(first, out);
             return;
         }
+        // stream-json names no agent on a subagent's messages, only the Task/Agent tool use
+        // they answer (`parent_tool_use_id`): that id keys their chain. A record that names an
+        // agent, or any record of a file that is a subagent's, is on that subagent's chain:
+        // identity comes from what the file is, never from a field one record lacks.
+        let named = record
+            .agent_id
+            .as_deref()
+            .or(record.parent_tool_use_id.as_deref());
+        // Cloned only for a subagent's record that names no agent (rare).
+        let file_agent = match named {
+            None => self.config.subagent.clone(),
+            Some(_) => None,
+        };
+        let agent = named.or(file_agent.as_deref());
         let origin = Origin {
             line,
             ts: record.timestamp.as_deref(),
             session: record.session(),
-            // stream-json names no agent on a subagent's messages, only the Task/Agent
-            // tool use they answer (`parent_tool_use_id`): that id keys their chain.
-            agent: record
-                .agent_id
-                .as_deref()
-                .or(record.parent_tool_use_id.as_deref()),
-            sidechain: record.is_sidechain.unwrap_or(false) || record.parent_tool_use_id.is_some(),
+            agent,
+            sidechain: record.is_sidechain.unwrap_or(false) || agent.is_some(),
             raw,
         };
         let chain = self.chain_index(origin.agent, origin.sidechain);
-        if kind == "system"
-            && record.subtype.as_deref() == Some("init")
-            && let Some(model) = record.model.as_deref()
+        if let Some(version) = record.version.as_deref() {
+            self.metrics.see_version(version);
+        }
+        let attachment = match record.attachment {
+            Some(raw) if kind == "attachment" => parse::attachment(raw),
+            _ => parse::Attachment::default(),
+        };
+        if let Some(what) = known::unknown(record, attachment.kind.as_deref())
+            && self.metrics.count_unknown(what.clone())
         {
-            // Before `session_start`, so that event already carries the right window.
+            self.unknown_news.push(what);
+        }
+        // The model, named before any reply: the stream-json `init` record, a `model`
+        // attachment (2.1.x), every `api-request` (2.1.3xx). Before `session_start`, so that
+        // event already carries the right window.
+        let named_model = match kind {
+            "system" if record.subtype.as_deref() == Some("init") => {
+                record.model.as_deref().map(Cow::Borrowed)
+            }
+            "attachment" => attachment.model,
+            "api-request" => record.params.and_then(parse::params_model),
+            _ => None,
+        };
+        if let Some(model) = named_model {
             self.chains[chain]
                 .1
                 .window
-                .see_model(model, self.config.configured_model.as_deref());
+                .see_model(&model, self.config.configured_model.as_deref());
         }
         let first = out.len();
         self.session_start(chain, &origin, out);
@@ -375,7 +436,16 @@ impl Normalizer {
             }
             "tool_result" => {
                 if let Some(id) = record.tool_use_id.as_deref() {
-                    self.tool_result(chain, id, record.content, record.is_error, &origin, out);
+                    let result = tool_calls::ResultOf::default();
+                    self.tool_result(
+                        chain,
+                        id,
+                        record.content,
+                        record.is_error,
+                        result,
+                        &origin,
+                        out,
+                    );
                 }
             }
             _ => {}

@@ -1,6 +1,9 @@
 //! Parsing: one line of bytes → typed records, before any session state is touched (so bulk
 //! readers can parse on several threads), plus the text helpers the other parts share.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::MAX_ERROR_TEXT;
@@ -182,4 +185,48 @@ pub(super) fn cap_text(text: &str) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
+}
+
+/// What an `attachment` record says that is read: its `type`, and the model a `model`
+/// attachment names (`identity.modelId`, Claude Code 2.1.x: before any reply).
+#[derive(Debug, Default)]
+pub(super) struct Attachment<'a> {
+    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) model: Option<Cow<'a, str>>,
+}
+
+pub(super) fn attachment<'a>(raw: &'a RawValue) -> Attachment<'a> {
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Identity<'a> {
+        #[serde(rename = "modelId", borrow)]
+        model_id: Option<Cow<'a, str>>,
+    }
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Fields<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        identity: Option<Identity<'a>>,
+    }
+    let fields: Fields = serde_json::from_str(raw.get()).unwrap_or_default();
+    let model = fields
+        .identity
+        .and_then(|identity| identity.model_id)
+        .filter(|_| fields.kind.as_deref() == Some("model"));
+    Attachment {
+        kind: fields.kind,
+        model,
+    }
+}
+
+/// The model of an `api-request` record's `params` (Claude Code 2.1.3xx).
+pub(super) fn params_model(raw: &RawValue) -> Option<Cow<'_, str>> {
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow, default)]
+        model: Option<Cow<'a, str>>,
+    }
+    serde_json::from_str::<Params>(raw.get()).ok()?.model
 }

@@ -70,12 +70,14 @@ impl Normalizer {
         self.emit(event, out);
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn tool_result(
         &mut self,
         chain: usize,
         id: &str,
         content: Option<&RawValue>,
         is_error: Option<bool>,
+        result: ResultOf,
         origin: &Origin<'_>,
         out: &mut Vec<Event>,
     ) {
@@ -86,6 +88,13 @@ impl Normalizer {
             .iter()
             .position(|tool| tool.id_hash == hash && tool.id == id)
             .and_then(|index| state.pending.remove(index));
+        let denied_by_rules = match state.denied.iter().position(|denied| denied == id) {
+            Some(index) => {
+                state.denied.swap_remove(index);
+                true
+            }
+            None => result.denied_by_rules,
+        };
         if let Some(tool) = &tool {
             self.tasks.result(&tool.name, id, content);
         }
@@ -93,27 +102,29 @@ impl Normalizer {
         if !state.turn_over {
             state.settle_status();
         }
-        if let Some(PendingTool {
-            name,
-            target,
-            subagent: Some((agent_type, description)),
-            ..
-        }) = &tool
-        {
-            let mut event = self.event(chain, EventKind::SubagentEnd, origin);
-            event.tool = Some(name.clone());
-            event.target = target.clone();
-            event.tool_use_id = Some(id.to_owned());
-            event.agent_type = agent_type.clone();
-            event.description = description.clone();
-            self.emit(event, out);
-        }
+        let (name, target) = match tool {
+            // A background agent (2.1.3xx): the result only says it was launched; it ends at
+            // its `<task-notification>`.
+            Some(tool) if tool.subagent.is_some() && result.async_launch => {
+                state.pending.push_back(tool);
+                return;
+            }
+            Some(tool) if tool.subagent.is_some() => {
+                let named = (Some(tool.name.clone()), tool.target.clone());
+                self.subagent_end(chain, tool, origin, out);
+                named
+            }
+            Some(tool) => (Some(tool.name), tool.target),
+            None => (None, None),
+        };
         if is_error != Some(true) {
             return;
         }
         let text = content.and_then(record::raw_text).unwrap_or_default();
         let trimmed = text.trim();
-        let error = if trimmed.starts_with("The user doesn't want to proceed with this tool use")
+        let error = if denied_by_rules {
+            ErrorKind::Denied
+        } else if trimmed.starts_with("The user doesn't want to proceed with this tool use")
             || trimmed.starts_with("The user doesn't want to take this action")
         {
             ErrorKind::Rejected
@@ -131,12 +142,107 @@ impl Normalizer {
         event.error = Some(error);
         event.text = Some(cap_text(trimmed));
         event.tool_use_id = Some(id.to_owned());
-        if let Some(tool) = tool {
-            event.tool = Some(tool.name);
-            event.target = tool.target;
+        event.tool = name;
+        event.target = target;
+        self.emit(event, out);
+    }
+
+    /// A Task/Agent call's subagent is done: its result, or (a background agent) its
+    /// `<task-notification>`.
+    pub(super) fn subagent_end(
+        &mut self,
+        chain: usize,
+        tool: PendingTool,
+        origin: &Origin<'_>,
+        out: &mut Vec<Event>,
+    ) {
+        let mut event = self.event(chain, EventKind::SubagentEnd, origin);
+        event.tool = Some(tool.name);
+        event.target = tool.target;
+        event.tool_use_id = Some(tool.id);
+        if let Some((agent_type, description)) = tool.subagent {
+            event.agent_type = agent_type;
+            event.description = description;
         }
         self.emit(event, out);
     }
+
+    /// stream-json `permission_denied`: the CLI's rules refused this tool use; its result
+    /// follows.
+    pub(super) fn permission_denied(&mut self, chain: usize, id: &str) {
+        let denied = &mut self.chains[chain].1.denied;
+        if denied.len() == 16 {
+            denied.remove(0);
+        }
+        denied.push(id.to_owned());
+    }
+
+    /// `<task-notification>` (2.1.3xx): a background agent stopped; the Task/Agent call it
+    /// names (`<tool-use-id>`) is over.
+    pub(super) fn task_notification(
+        &mut self,
+        chain: usize,
+        text: &str,
+        origin: &Origin<'_>,
+        out: &mut Vec<Event>,
+    ) {
+        let Some(id) = tag(text, "tool-use-id") else {
+            return;
+        };
+        if let Some(tool) = self.chains[chain].1.take_subagent(id) {
+            self.subagent_end(chain, tool, origin, out);
+        }
+    }
+}
+
+/// What a tool result's record says beside the result itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ResultOf {
+    /// The CLI's own rules refused the tool, asking nobody: `permissionDecision` with
+    /// `decision: reject` and a `source` other than the user (2.1.3xx).
+    pub(super) denied_by_rules: bool,
+    /// A Task/Agent call that launched a background agent (`toolUseResult.status:
+    /// async_launched`, 2.1.3xx): the subagent goes on.
+    pub(super) async_launch: bool,
+}
+
+impl ResultOf {
+    pub(super) fn of(record: &record::Record<'_>) -> ResultOf {
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default)]
+        struct Decision<'a> {
+            #[serde(borrow)]
+            decision: Option<std::borrow::Cow<'a, str>>,
+            #[serde(borrow)]
+            source: Option<std::borrow::Cow<'a, str>>,
+        }
+        let denied_by_rules = record
+            .permission_decision
+            .and_then(|raw| serde_json::from_str::<Decision>(raw.get()).ok())
+            .is_some_and(|decision| {
+                decision.decision.as_deref() == Some("reject")
+                    && decision.source.as_deref() != Some("user")
+            });
+        // Most results are tool outputs: look for the marker before parsing anything.
+        let async_launch = record.tool_use_result.is_some_and(|raw| {
+            let text = raw.get();
+            memchr::memmem::find(text.as_bytes(), b"\"async_launched\"").is_some()
+                && serde_json::from_str::<serde_json::Value>(text)
+                    .is_ok_and(|value| value["status"] == "async_launched")
+        });
+        ResultOf {
+            denied_by_rules,
+            async_launch,
+        }
+    }
+}
+
+/// The text between `<name>` and `</name>` in `text`.
+fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let open = format!("<{name}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&format!("</{name}>"))? + start;
+    Some(text[start..end].trim())
 }
 
 /// The CLI refused the tool by its own permission rules, asking nobody (`-p` runs): the two

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use super::parse::{
     SlashCommand, cap_text, first_text, is_injected_text, slash_command, think_level,
 };
+use super::tool_calls::ResultOf;
 use super::{Normalizer, Origin};
 use crate::record::{self, Block, Record, TextOr};
 
@@ -38,6 +39,7 @@ impl Normalizer {
                                         id,
                                         block.content,
                                         block.is_error,
+                                        ResultOf::of(record),
                                         origin,
                                         out,
                                     );
@@ -94,6 +96,12 @@ impl Normalizer {
             state.status = Status::WaitingForInput;
             let event = self.event(chain, EventKind::Status, origin);
             self.emit(event, out);
+            return;
+        }
+        if key.is_main() && trimmed.starts_with("<task-notification>") {
+            // A background agent stopped (2.1.3xx): the CLI tells the main agent in a turn
+            // of its own, which is not the user's prompt.
+            self.task_notification(chain, trimmed, origin, out);
             return;
         }
         if !key.is_main()
@@ -302,6 +310,11 @@ impl Normalizer {
             Some("stop_hook_summary") => self.success(chain, None, true, origin, out),
             Some("api_error") => self.system_api_error(chain, record, origin, out),
             Some("api_retry") => self.stream_api_retry(chain, record, origin, out),
+            Some("permission_denied") => {
+                if let Some(id) = record.tool_use_id.as_deref() {
+                    self.permission_denied(chain, id);
+                }
+            }
             Some("local_command") => {
                 let Some(content) = record.content.and_then(record::raw_str) else {
                     return;
@@ -328,7 +341,17 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         let (key, state) = &mut self.chains[chain];
-        if !key.is_main() || state.turn_over {
+        if !key.is_main() {
+            return;
+        }
+        if state.turn_over {
+            // A turn the user did not start ended (a background agent's `<task-notification>`
+            // turn, 2.1.3xx): no second `success`, but the agent waits for its user again.
+            if state.status != Status::WaitingForInput && !state.api_error_ended_turn {
+                state.status = Status::WaitingForInput;
+                let event = self.event(chain, EventKind::Status, origin);
+                self.emit(event, out);
+            }
             return;
         }
         state.turn_over = true;

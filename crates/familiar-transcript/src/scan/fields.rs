@@ -125,6 +125,16 @@ impl<'a> Cursor<'a> {
                 "id" => (seen.first(40)?, r.id = cursor.str_field()?),
                 "requestId" => (seen.first(41)?, r.request_id = cursor.str_field()?),
                 "data" => (seen.first(42)?, r.data = cursor.raw_field()?),
+                "attachment" => (seen.first(43)?, r.attachment = cursor.raw_field()?),
+                "params" => (seen.first(44)?, r.params = cursor.raw_field()?),
+                "permissionDecision" => {
+                    (seen.first(45)?, r.permission_decision = cursor.raw_field()?)
+                }
+                "totalCostUSD" => (
+                    seen.first(46)?,
+                    r.total_cost_usd_camel = cursor.owned_field()?,
+                ),
+                "version" => (seen.first(47)?, r.version = cursor.str_field()?),
                 _ => ((), cursor.value().map(drop)?),
             };
             Some(())
