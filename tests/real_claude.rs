@@ -27,11 +27,59 @@ use common::watch::{Watch, append, familiar_events, sentinel, without_status};
 use mock::{Answer, Mock, text, thinking, tool};
 use serde_json::{Value, json};
 
-/// The version `tests/agents/claude/package.json` pins.
-const PINNED: &str = "2.1.197";
+/// One generation of the CLI under test: users run both, so CI drives both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Generation {
+    /// Its npm folder under `tests/agents/`.
+    dir: &'static str,
+    /// The version that folder's `package.json` pins.
+    pinned: &'static str,
+    /// The variable that points the tests at another CLI of this generation's facts.
+    override_var: &'static str,
+}
 
-fn claude_bin() -> PathBuf {
-    common::agent_cli("claude", "claude", "FAMILIAR_CLAUDE_BIN")
+/// Today's CLI (`tests/agents/claude`): auto mode, background agents, retry notices in the
+/// transcript, `api-request` records.
+const CURRENT: Generation = Generation {
+    dir: "claude",
+    pinned: "2.1.332",
+    override_var: "FAMILIAR_CLAUDE_BIN",
+};
+
+/// The generation before (`tests/agents/claude-2.1.197`).
+const PREVIOUS: Generation = Generation {
+    dir: "claude-2.1.197",
+    pinned: "2.1.197",
+    override_var: "FAMILIAR_CLAUDE_PREVIOUS_BIN",
+};
+
+impl Generation {
+    fn bin(self) -> PathBuf {
+        common::agent_cli(self.dir, "claude", self.override_var)
+    }
+
+    /// The version of the CLI that runs (the pinned one, unless overridden).
+    fn version(self) -> String {
+        let bin = self.bin();
+        let version = Command::new(&bin)
+            .arg("--version")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .output()
+            .expect("claude --version");
+        let version = String::from_utf8_lossy(&version.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_owned();
+        if std::env::var_os(self.override_var).is_none() {
+            assert_eq!(
+                version, self.pinned,
+                "tests/agents/{} is not at the pinned version",
+                self.dir
+            );
+        }
+        version
+    }
 }
 
 fn message(blocks: Vec<Value>, stop: &'static str, usage: (u64, u64, u64)) -> Answer {
@@ -256,23 +304,18 @@ fn session_of(records: &[Value]) -> String {
 
 #[test]
 fn the_real_cli_writes_what_familiar_reads_live_and_offline() {
-    let bin = claude_bin();
-    let version = Command::new(&bin)
-        .arg("--version")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .output()
-        .expect("claude --version");
-    let version = String::from_utf8_lossy(&version.stdout)
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_owned();
-    if std::env::var_os("FAMILIAR_CLAUDE_BIN").is_none() {
-        assert_eq!(
-            version, PINNED,
-            "tests/agents/claude is not at the pinned version"
-        );
-    }
+    drive_p_runs(CURRENT);
+}
+
+#[test]
+fn the_previous_cli_writes_what_familiar_reads_live_and_offline() {
+    drive_p_runs(PREVIOUS);
+}
+
+/// The scripted `-p` runs of one CLI generation beside `familiar watch`, then every fact.
+fn drive_p_runs(generation: Generation) {
+    let bin = generation.bin();
+    let version = generation.version();
 
     let tmp = tempfile::tempdir().expect("temp dir");
     let home = tmp.path().join("home");
@@ -302,7 +345,13 @@ fn the_real_cli_writes_what_familiar_reads_live_and_offline() {
             bypass,
         })
     };
-    let main = run("main", &["-p", "FAMILIAR-SCRIPT main"], vec![], true);
+    // 2.1.3xx leaves the planning tools out for this model unless asked for.
+    let main = run(
+        "main",
+        &["-p", "FAMILIAR-SCRIPT main"],
+        vec![("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1")],
+        true,
+    );
     let id = session_of(&main);
     let compact = run(
         "compact",
@@ -331,7 +380,10 @@ fn the_real_cli_writes_what_familiar_reads_live_and_offline() {
     let todo = run(
         "todo",
         &["-p", "FAMILIAR-SCRIPT todo"],
-        vec![("CLAUDE_CODE_ENABLE_TASKS", "0")],
+        vec![
+            ("CLAUDE_CODE_ENABLE_TASKS", "0"),
+            ("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1"),
+        ],
         true,
     );
     let denied = run("denied", &["-p", "FAMILIAR-SCRIPT denied"], vec![], false);
@@ -402,8 +454,9 @@ fn the_real_cli_writes_what_familiar_reads_live_and_offline() {
         .iter()
         .map(|(name, path)| (name.as_str(), events(path)))
         .collect();
-    check_facts(&offline);
+    check_facts(generation, &offline);
     check_stream_facts(&streams);
+    check_stats(generation, &files);
 
     // Live equals offline, file by file: the live lines of a file are those of its session
     // and agent, in order.
@@ -430,7 +483,8 @@ fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
 }
 
 /// The scripted facts, on `familiar events` of each file the CLI wrote.
-fn check_facts(files: &BTreeMap<&str, Vec<Value>>) {
+fn check_facts(generation: Generation, files: &BTreeMap<&str, Vec<Value>>) {
+    let current = generation == CURRENT;
     let main = &files["main"];
     let tools: Vec<(&str, &str, &str)> = main
         .iter()
@@ -475,17 +529,58 @@ fn check_facts(files: &BTreeMap<&str, Vec<Value>>) {
         of_kind(main, "thinking")[0]["text"],
         "I should read the file first."
     );
-    // The window: 200k until the Agent result names the `[1m]` model, then 1M.
     let end = of_kind(main, "subagent_end");
     assert_eq!(end.len(), 1);
-    assert_eq!(of_kind(main, "reading")[0]["context_limit"], 200_000);
     assert_eq!(end[0]["context_limit"], 1_000_000);
     assert_eq!(end[0]["description"], "Look around");
+    if current {
+        // The window is known from the first record that names the model (a `model`
+        // attachment right after the prompt, every `api-request`): 1M for Opus 5.
+        let prompt = of_kind(main, "prompt")[0]["line"].as_u64().unwrap_or(0);
+        assert!(
+            main.iter()
+                .filter(|e| e["line"].as_u64().unwrap_or(0) > prompt)
+                .all(|e| e["context_limit"] == 1_000_000),
+            "{main:#?}"
+        );
+        // A background agent: it ends at its `<task-notification>`, after the turn that
+        // launched it, and the turn the CLI makes of that notification ends waiting for
+        // the user again (no second `success`).
+        let at = |kind: &str| main.iter().position(|e| e["kind"] == kind).unwrap_or(0);
+        assert!(at("subagent_end") > at("success"), "{main:#?}");
+        let after_end = &main[at("subagent_end")..];
+        let status = after_end
+            .iter()
+            .find(|e| e["kind"] == "status")
+            .expect("a status event after the background agent's turn");
+        assert_eq!(status["status"], "waiting_for_input");
+        assert!(
+            after_end
+                .iter()
+                .take_while(|e| e["kind"] != "prompt")
+                .all(|e| e["kind"] != "success"),
+            "{main:#?}"
+        );
+        // In auto/bypass mode nobody is asked: no tool ever waits for approval.
+        assert!(
+            main.iter().all(|e| e["status"] != "waiting_for_approval"),
+            "{main:#?}"
+        );
+    } else {
+        // The window: 200k until the Agent result names the `[1m]` model, then 1M.
+        assert_eq!(of_kind(main, "reading")[0]["context_limit"], 200_000);
+    }
     // The compaction, and the turn it ends.
     let boundary = of_kind(main, "compact_boundary");
     assert_eq!(boundary.len(), 1);
     assert_eq!(boundary[0]["trigger"], "manual");
-    assert!(boundary[0]["pre_tokens"].as_u64().unwrap_or(0) > 250_000);
+    // The context at the compaction: the last request's. 2.1.3xx's last request before it
+    // is the background agent's notification turn (the mock answers it small).
+    let pre_tokens = boundary[0]["pre_tokens"].as_u64().unwrap_or(0);
+    assert!(
+        pre_tokens > if current { 0 } else { 250_000 },
+        "{pre_tokens}"
+    );
     let compact_prompt = main
         .iter()
         .position(|e| e["command"] == "/compact")
@@ -501,20 +596,57 @@ fn check_facts(files: &BTreeMap<&str, Vec<Value>>) {
         "synthetic resume text became a text event"
     );
     let texts: Vec<&Value> = of_kind(main, "text").iter().map(|e| &e["text"]).collect();
-    assert_eq!(texts, ["Reading a.txt.", "All done.", "Back again."]);
+    if current {
+        assert_eq!(
+            texts,
+            [
+                "Reading a.txt.",
+                "All done.",
+                "The background agent is done.",
+                "Back again."
+            ]
+        );
+    } else {
+        assert_eq!(texts, ["Reading a.txt.", "All done.", "Back again."]);
+    }
     assert_eq!(of_kind(main, "success").len(), 2);
     assert_eq!(main.last().expect("events")["status"], "waiting_for_input");
 
+    // A subagent is one companion: one `session_start`, every event its own, whatever
+    // record lacks `isSidechain` (2.1.3xx's `api-request` records do).
     let sub = &files["main-subagent"];
-    assert!(sub.iter().all(|e| e["agent"].is_string()));
+    assert!(
+        sub.iter()
+            .all(|e| e["agent"].is_string() && e["sidechain"] == true)
+    );
+    assert_eq!(of_kind(sub, "session_start").len(), 1, "{sub:#?}");
     assert_eq!(of_kind(sub, "reading").len(), 1);
 
     for (name, code) in [("ratelimit", "rate_limit"), ("overload", "server_error")] {
         let errors = of_kind(&files[name], "error");
-        assert_eq!(errors.len(), 1, "{name}: {errors:?}");
-        assert_eq!(errors[0]["error"], "api");
-        assert_eq!(errors[0]["error_code"], code);
-        assert_eq!(errors[0]["status"], "waiting_for_input");
+        // 2.1.3xx writes a notice per retry (CLAUDE_CODE_MAX_RETRIES=2) before the failure.
+        let retries = if current { 2 } else { 0 };
+        assert_eq!(errors.len(), retries + 1, "{name}: {errors:?}");
+        for (attempt, retry) in errors[..retries].iter().enumerate() {
+            assert_eq!(retry["error_code"], code, "{name}: {retry}");
+            assert_eq!(
+                retry["retry_attempt"],
+                attempt as u64 + 1,
+                "{name}: {retry}"
+            );
+            assert_eq!(
+                retry["status"], "working",
+                "{name}: the CLI retries: {retry}"
+            );
+            assert!(
+                !retry["text"].as_str().unwrap_or("{").contains('{'),
+                "{name}: raw JSON as the retry's text: {retry}"
+            );
+        }
+        let last = errors[retries];
+        assert_eq!(last["error"], "api");
+        assert_eq!(last["error_code"], code);
+        assert_eq!(last["status"], "waiting_for_input");
         assert!(of_kind(&files[name], "success").is_empty(), "{name}");
     }
 
@@ -556,4 +688,57 @@ fn check_stream_facts(streams: &Path) {
         assert_eq!(errors[1], (code.to_owned(), Some(2)), "{name}");
         assert_eq!(errors[2].1, None, "{name}");
     }
+}
+
+/// `familiar stats` of what the CLI wrote: nothing unknown to Familiar in any file (a record
+/// type the pinned CLI writes and the code does not know fails here first), the CLI's
+/// version named, and a session totalled by the CLI's own cost figure where it keeps one.
+fn check_stats(generation: Generation, files: &BTreeMap<String, PathBuf>) {
+    let stats = |paths: &[&PathBuf], json: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_familiar"));
+        command.arg("stats");
+        if json {
+            command.arg("--json");
+        }
+        let output = command.args(paths).output().expect("familiar stats");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    for (name, path) in files {
+        let summary: Value = serde_json::from_str(stats(&[path], true).trim()).expect("stats");
+        assert!(summary.get("unknown").is_none(), "{name}: {summary}");
+        if std::env::var_os(generation.override_var).is_none() {
+            assert_eq!(summary["cli_version"], generation.pinned, "{name}");
+        }
+    }
+    if generation != CURRENT {
+        return;
+    }
+    // The CLI's own total (its last `cost-state`) counts the subagent and the `/compact`
+    // request, which no record shows: the session's total is that figure.
+    let main = &files["main"];
+    let cli_total = fs::read_to_string(main)
+        .expect("main transcript")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|record| record["type"] == "cost-state")
+        .filter_map(|record| record["totalCostUSD"].as_f64())
+        .next_back()
+        .expect("a cost-state record");
+    let summary: Value = serde_json::from_str(stats(&[main], true).trim()).expect("stats");
+    let cli_cost = summary["cli_cost_usd"].as_f64().expect("cli_cost_usd");
+    assert!(
+        (cli_cost - cli_total).abs() < 0.000_05,
+        "{cli_cost} vs {cli_total}"
+    );
+    let readable = stats(&[main, &files["main-subagent"]], false);
+    let total = readable
+        .split("total ")
+        .nth(1)
+        .and_then(|total| total.lines().find(|line| line.contains("cost (est.)")))
+        .expect("a total cost line");
+    assert!(
+        total.ends_with(&format!("${cli_total:.2}")),
+        "{total:?} for the CLI's {cli_total}"
+    );
 }

@@ -164,6 +164,72 @@ fn a_hook_permission_prompt_becomes_a_status_event() {
     );
 }
 
+/// Claude Code keeps `sessions/<pid>.json` while an interactive session runs: without any hook
+/// installed, its `waiting` for a permission prompt reaches the watcher as
+/// `waiting_for_approval`, and the end of the process that kept it as `idle`. A session the
+/// watcher does not follow says nothing. The states are those a real 2.1.332 wrote
+/// (`fixtures/claude-2.1.332/sessions-file.jsonl`), under another session id.
+#[test]
+fn the_clis_sessions_folder_tells_approval_and_the_end_without_hooks() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    let dir = config.join("projects").join("-work-x");
+    let sessions = config.join("sessions");
+    fs::create_dir_all(&dir).expect("mkdir");
+    fs::create_dir_all(&sessions).expect("mkdir");
+    let path = dir.join("s-watch.jsonl");
+    append(&path, prompt_record("go").as_bytes());
+    let watch = Watch::start(&config, tmp.path(), &["--all"]);
+    watch.line_containing("\"kind\":\"snapshot\"");
+
+    let recorded = fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/claude-2.1.332/sessions-file.jsonl"),
+    )
+    .expect("recorded states");
+    let waiting: serde_json::Value = recorded
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|state| state["status"] == "waiting")
+        .expect("a recorded waiting state");
+    // The process the file names: alive while the session runs.
+    let mut cli = Command::new("sleep").arg("60").spawn().expect("sleep");
+    let state = |session: &str| {
+        let mut state = waiting.clone();
+        state["sessionId"] = session.into();
+        state["pid"] = cli.id().into();
+        state.to_string()
+    };
+    // Another user's session of another project, not followed: nothing.
+    fs::write(sessions.join("1.json"), state("not-followed")).expect("write");
+    // Written as the CLI writes it: a temporary file renamed into place.
+    fs::write(sessions.join("tmp"), state("s-watch")).expect("write");
+    fs::rename(
+        sessions.join("tmp"),
+        sessions.join(format!("{}.json", cli.id())),
+    )
+    .expect("mv");
+    let asked: serde_json::Value =
+        serde_json::from_str(&watch.line_containing("waiting_for_approval")).expect("NDJSON");
+    assert_eq!(asked["session"], "s-watch");
+    assert_eq!(asked["text"], "permission prompt");
+    assert_eq!(asked["kind"], "status");
+
+    // The CLI is gone (a crash leaves its file): the session ended.
+    cli.kill().expect("kill");
+    cli.wait().expect("wait");
+    let ended: serde_json::Value =
+        serde_json::from_str(&watch.line_containing("\"status\":\"idle\"")).expect("NDJSON");
+    assert_eq!(ended["session"], "s-watch");
+    assert_eq!(ended["text"], "session ended");
+    append(&path, sentinel("after-states").as_bytes());
+    let rest = watch.events_until("after-states");
+    assert!(
+        rest.iter().all(|line| !line.contains("not-followed")),
+        "{rest:?}"
+    );
+}
+
 /// `familiar hook` with `json` on stdin, as Claude Code runs it, to the watch of `config`.
 fn send_hook(config: &std::path::Path, json: &str) {
     let mut hook = Command::new(env!("CARGO_BIN_EXE_familiar"))

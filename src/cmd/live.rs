@@ -3,14 +3,17 @@
 //! go through [`Live::take`], so `familiar sessions` shows exactly the snapshots `watch` starts
 //! with.
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::Context as _;
 
+use familiar_hook::cli_sessions::CliSession;
 use familiar_model::Event;
 use familiar_model::text::printable_line;
 use familiar_session::{FileInfo, FileKind, Input, ModelConfig, Output, SessionModel};
+use familiar_tail::status_files::{StatusFileChange, StatusFiles};
 use familiar_tail::{Selector, TailMessage, TranscriptInfo, TranscriptKind};
 
 /// The session model fed by a tailer.
@@ -111,6 +114,22 @@ impl Live {
         self.model.apply(Input::Hook(signal), &mut self.out);
     }
 
+    /// A change in the CLI's sessions folder into the model (see [`CliStates`]).
+    pub fn cli_state(&mut self, states: &mut CliStates, change: StatusFileChange) {
+        for signal in states.take(change) {
+            self.tick();
+            self.model.apply(Input::CliState(&signal), &mut self.out);
+        }
+    }
+
+    /// Every file of the start delivered its backlog: the CLI's states read meanwhile go in.
+    pub fn caught_up(&mut self, states: &mut CliStates) {
+        for signal in states.release() {
+            self.tick();
+            self.model.apply(Input::CliState(&signal), &mut self.out);
+        }
+    }
+
     /// The events the inputs so far caused, in order; skipped lines are logged.
     pub fn drain(&mut self) -> impl Iterator<Item = Event> + '_ {
         self.out.drain(..).filter_map(|output| match output {
@@ -143,6 +162,81 @@ impl Live {
                 None
             }
         })
+    }
+}
+
+/// Claude Code's own word on its running sessions (`$CLAUDE_CONFIG_DIR/sessions/<pid>.json`,
+/// `familiar_hook::cli_sessions`), the status source that needs no hooks: each state becomes
+/// a signal for the session model; a removed file, or one whose process is gone, says its
+/// session ended. States read before the start's backlog was delivered wait for it (the model
+/// takes a signal only for a session it follows), the latest per session.
+pub struct CliStates {
+    /// Which session each file is about, for when it is removed.
+    sessions: HashMap<PathBuf, String>,
+    /// Before catching up: the latest state of each session.
+    waiting: Option<BTreeMap<String, Event>>,
+    /// The watcher of the folder, while it runs.
+    files: Option<StatusFiles>,
+}
+
+impl CliStates {
+    /// Follow the sessions folder of the Claude Code config dir `config` (none: nothing).
+    pub fn follow(config: Option<&Path>) -> CliStates {
+        let files = config.and_then(|config| {
+            let dir = config.join(familiar_hook::cli_sessions::SESSIONS_DIR);
+            StatusFiles::follow(dir)
+                .inspect_err(|err| {
+                    tracing::info!("not following Claude Code's sessions folder: {err}");
+                })
+                .ok()
+        });
+        CliStates {
+            sessions: HashMap::new(),
+            waiting: Some(BTreeMap::new()),
+            files,
+        }
+    }
+
+    /// The changes to select on (never ready when the folder is not followed).
+    pub fn receiver(&self) -> crossbeam_channel::Receiver<StatusFileChange> {
+        self.files
+            .as_ref()
+            .map_or_else(crossbeam_channel::never, |files| files.receiver().clone())
+    }
+
+    fn take(&mut self, change: StatusFileChange) -> Vec<Event> {
+        let signal = match change {
+            StatusFileChange::Written { path, bytes } => {
+                let Some(state) = CliSession::parse(&bytes) else {
+                    return Vec::new();
+                };
+                if let Some(session) = &state.session_id {
+                    self.sessions.insert(path, session.clone());
+                }
+                state.status_event()
+            }
+            StatusFileChange::Removed { path } => self
+                .sessions
+                .remove(&path)
+                .map(|session| familiar_hook::cli_sessions::ended_event(&session)),
+        };
+        let Some(signal) = signal else {
+            return Vec::new();
+        };
+        match (&mut self.waiting, signal.session.clone()) {
+            (Some(waiting), Some(session)) => {
+                waiting.insert(session, signal);
+                Vec::new()
+            }
+            _ => vec![signal],
+        }
+    }
+
+    fn release(&mut self) -> Vec<Event> {
+        self.waiting
+            .take()
+            .map(|waiting| waiting.into_values().collect())
+            .unwrap_or_default()
     }
 }
 

@@ -99,6 +99,12 @@ impl Readable for Summary {
         writeln!(out, "  tool calls   {total}: {}", tools.join(", "))?;
         writeln!(out, "  files edited {}", self.files_modified.len())?;
         write_tokens(out, &self.tokens, self.cost_usd)?;
+        if let Some(cost) = self.cli_cost_usd {
+            writeln!(
+                out,
+                "  cost (CLI)   ${cost:.2} for the session, by the CLI's own count"
+            )?;
+        }
         if self.skipped_lines > 0 {
             writeln!(
                 out,
@@ -178,10 +184,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut sessions = std::collections::BTreeSet::new();
+    let mut total_cost = SessionCosts::default();
     for (index, stats) in &mut read {
         let (tokens, cost) = rows.get(*index).copied().unwrap_or_default();
         stats.credit(tokens, cost);
         let stats = &*stats;
+        total_cost.add(stats, cost);
         if let Some(session) = &stats.session {
             sessions.insert(session.clone());
         }
@@ -204,7 +212,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             read.len(),
             sessions.len()
         )
-        .and_then(|()| write_tokens(&mut out, &ledger.tokens(), ledger.cost_usd(&prices)));
+        .and_then(|()| write_tokens(&mut out, &ledger.tokens(), total_cost.total()));
         if let Some(code) = write_result(written)? {
             return Ok(code);
         }
@@ -221,6 +229,42 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The total cost of what was read: a session whose CLI counted its own cost (Claude Code
+/// 2.1.3xx `cost-state`, which covers its subagents and the requests no record shows, such
+/// as a compaction's) by that figure, every other file by its estimate.
+#[derive(Debug, Default)]
+struct SessionCosts {
+    /// Files of sessions without a figure of the CLI's, and files that name no session.
+    estimated: f64,
+    /// Per session: the CLI's own figure (the largest read: it only grows), and the
+    /// estimates of its files, used should no file of it carry the CLI's figure.
+    sessions: BTreeMap<String, (Option<f64>, f64)>,
+}
+
+impl SessionCosts {
+    /// `stats` of one file, whose estimated cost (unrounded) is `cost`.
+    fn add(&mut self, stats: &Summary, cost: f64) {
+        let Some(session) = &stats.session else {
+            self.estimated += cost;
+            return;
+        };
+        let entry = self.sessions.entry(session.clone()).or_default();
+        entry.1 += cost;
+        if let Some(cli) = stats.cli_cost_usd {
+            entry.0 = Some(entry.0.map_or(cli, |seen: f64| seen.max(cli)));
+        }
+    }
+
+    fn total(&self) -> f64 {
+        self.estimated
+            + self
+                .sessions
+                .values()
+                .map(|(cli, estimated)| cli.unwrap_or(*estimated))
+                .sum::<f64>()
+    }
 }
 
 /// `Some(exit code)` when the reader of stdout went away (`| head`): stop quietly.

@@ -21,7 +21,7 @@ use familiar_tail::{Selector, TailerConfig, WatchMode};
 use super::InputOptions;
 use super::agents::AgentArg;
 use super::front::{self, Front};
-use super::live::{self, Live, Took};
+use super::live::{self, CliStates, Live, Took};
 use super::pipeline::{self, PipelineArgs, Stage, StageOptions};
 
 #[derive(Debug, clap::Args)]
@@ -237,6 +237,9 @@ fn follow(
     looked_in: &str,
     elsewhere: &dyn Fn() -> Option<String>,
 ) -> anyhow::Result<ExitCode> {
+    // The CLI's own sessions folder: statuses without hooks (only when its sessions are
+    // followed).
+    let cli_config = config.claude.then(|| config.config_dir.clone());
     let handle = familiar_tail::spawn(config)?;
     let interactive = io::stderr().is_terminal();
     let receiver = handle.receiver().clone();
@@ -245,6 +248,8 @@ fn follow(
         .unwrap_or_else(crossbeam_channel::never);
     // Dropped when `follow` returns (Ctrl-C, TERM, HUP, window closed): removes the socket file.
     let (mut hooks, _hook_socket) = listen_for_hooks();
+    let mut cli_states = CliStates::follow(cli_config.as_deref());
+    let mut states = cli_states.receiver();
     let mut live = Live::new(model);
     let mut caught_up = false;
     let mut run = 0;
@@ -285,6 +290,10 @@ fn follow(
                         live.hook(&signal);
                     }
                 }
+                recv(states) -> change => match change {
+                    Ok(change) => live.cli_state(&mut cli_states, change),
+                    Err(_) => states = crossbeam_channel::never(),
+                },
                 recv(interrupt) -> _ => break Ok(()),
                 default(TICK) => {
                     live.tick();
@@ -300,6 +309,7 @@ fn follow(
                     // Later ones: files a hook named have delivered their backlog.
                     if live.take(message) == Took::CaughtUp && !caught_up {
                         caught_up = true;
+                        live.caught_up(&mut cli_states);
                         let files = handle.stats().files;
                         tracing::info!("caught up: following {files} transcript(s)");
                         if files == 0 {

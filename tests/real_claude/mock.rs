@@ -282,6 +282,15 @@ fn choose(request: &Value, scripts: &HashMap<&'static str, Vec<Answer>>) -> Answ
         .last()
         .and_then(|message| texts(message).last().map(|text| text.to_owned()))
         .unwrap_or_default();
+    // A background agent's end (2.1.3xx): the CLI tells the main agent in a turn of its own,
+    // whose text has a `<summary>` tag: it is not a compaction.
+    if messages.last().is_some_and(|message| {
+        texts(message)
+            .iter()
+            .any(|text| text.contains("<task-notification>"))
+    }) {
+        return fallback("The background agent is done.");
+    }
     if last_text.to_lowercase().contains("summary") && !last_text.contains("FAMILIAR-SCRIPT") {
         return fallback("Summary: a scripted session read, edited and wrote files.");
     }

@@ -8,12 +8,16 @@
 //! another config dir) shows up at its first hook; `familiar watch --hook` follows the one a
 //! hook names on stdin.
 //!
+//! [`cli_sessions`] reads the CLI's own sessions folder (`sessions/<pid>.json`), the status
+//! source that needs no hook installed.
+//!
 //! [`socket`] holds both ends (the forwarder's [`socket::send`] and the watcher's
 //! [`socket::HookListener`]); [`input`] parses hook JSON and maps it to events; [`settings`]
 //! adds or removes Familiar's hooks (and status line) in Claude Code's `settings.json`, as a
 //! pure text-to-text edit through [`jsonedit`], a format-preserving JSON editor that changes
 //! only the bytes it must (the binary shows the diff, asks, keeps backups and writes).
 
+pub mod cli_sessions;
 pub mod input;
 pub mod jsonedit;
 pub mod settings;

@@ -72,6 +72,10 @@ pub enum Input<'a> {
     /// A hook's status signal (`familiar-hook`): a `status` event with its session and
     /// status; the model fills in the rest of the session's state.
     Hook(&'a Event),
+    /// The CLI's own word on a session's status, from its sessions file
+    /// (`familiar_hook::cli_sessions`): taken as a hook's signal is, but only for a session
+    /// the model follows (the folder holds every running session, selected or not).
+    CliState(&'a Event),
 }
 
 /// What the model gives back.

@@ -92,7 +92,8 @@ impl SessionModel {
             }
             Input::CaughtUp => self.caught_up(out),
             Input::Tick(now) => self.tick(now, out),
-            Input::Hook(event) => self.hook(event, out),
+            Input::Hook(event) => self.hook(event, true, out),
+            Input::CliState(event) => self.hook(event, false, out),
         }
     }
 
@@ -478,7 +479,9 @@ impl SessionModel {
         out.push(Output::Event(event));
     }
 
-    fn hook(&mut self, signal: &Event, out: &mut Vec<Output>) {
+    /// A live signal of a session's status: a hook's, or (`from_hook` false) the CLI's
+    /// sessions file's. Either wins over the timers until the session's next record.
+    fn hook(&mut self, signal: &Event, from_hook: bool, out: &mut Vec<Output>) {
         let now = self.now;
         let main = signal.session.as_deref().and_then(|key| {
             self.files
@@ -491,8 +494,11 @@ impl SessionModel {
             self.files.changed(id);
         }
         let Some(file) = main.and_then(|id| self.files.get_mut(id)) else {
-            // A session the model does not follow: the hook's word is all there is.
-            out.push(Output::Event(signal.clone()));
+            // A session the model does not follow: the hook's word is all there is (its
+            // transcript is followed from now on); the sessions file names every session.
+            if from_hook {
+                out.push(Output::Event(signal.clone()));
+            }
             return;
         };
         if file.status == signal.status {

@@ -14,6 +14,8 @@
 //!   the [`file::FileTail`]s, and sends [`TailMessage`]s on a bounded channel; it takes more
 //!   files at run time ([`TailerHandle::follow`]: a hook's `transcript_path`).
 //! - [`message`]: the [`TailMessage`] contract.
+//! - [`status_files`]: a folder of small status files rewritten whole (Claude Code's
+//!   `sessions/<pid>.json`), sent whole when they change, removed when their process ends.
 //!
 //! # Guarantees and their limits
 //! - Per path, lines arrive in file order, each once, numbered exactly within their
@@ -36,6 +38,7 @@
 pub mod discovery;
 pub mod file;
 pub mod message;
+pub mod status_files;
 pub mod tailer;
 
 pub use discovery::{

@@ -171,6 +171,11 @@ pub struct Summary {
     pub cost_usd: f64,
     pub records: BTreeMap<String, u64>,
     pub skipped_lines: u64,
+    /// The CLI's own total cost of the session so far (Claude Code 2.1.3xx `cost-state`),
+    /// when the input has one: it counts what the transcript does not show (a compaction's
+    /// request), so `familiar stats` totals a session by it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cli_cost_usd: Option<f64>,
     /// The CLI version that wrote the input, when its records say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cli_version: Option<String>,
@@ -208,6 +213,7 @@ impl Summary {
             cost_usd: round_cost(cost_usd),
             records: metrics.records.clone(),
             skipped_lines: metrics.skipped_lines,
+            cli_cost_usd: metrics.cli_cost_usd.map(round_cost),
             cli_version: metrics.cli_version.clone(),
             unknown: metrics.unknown.clone(),
         }

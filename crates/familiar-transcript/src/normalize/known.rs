@@ -25,6 +25,7 @@ const RECORD_TYPES: &[&str] = &[
     // input queue, the last prompt for `--resume`, request bodies and their shapes, the tools
     // a session used, the input mode).
     "file-history-snapshot",
+    "file-history-delta",
     "queue-operation",
     "last-prompt",
     "api-request-blob",
@@ -74,6 +75,9 @@ const ATTACHMENT_TYPES: &[&str] = &[
     "remote_session_change",
     "prompt_snapshot",
     "silent_turn_reminder",
+    // A background agent's state as the CLI reminds the model of it; its end is read from
+    // the `<task-notification>` turn.
+    "task_status",
 ];
 
 /// What in `record` Familiar does not know, named as `familiar stats --json` and `familiar

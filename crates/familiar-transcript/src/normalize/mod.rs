@@ -389,6 +389,13 @@ impl Normalizer {
         if let Some(version) = record.version.as_deref() {
             self.metrics.see_version(version);
         }
+        if kind == "cost-state"
+            && let Some(total) = record
+                .total_cost_usd_camel
+                .filter(|total| total.is_finite())
+        {
+            self.metrics.cli_cost_usd = Some(total.max(0.0));
+        }
         let attachment = match record.attachment {
             Some(raw) if kind == "attachment" => parse::attachment(raw),
             _ => parse::Attachment::default(),
