@@ -21,10 +21,10 @@ pub(super) fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str,
             .expect("run familiar");
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
-    // The project's sessions: both rollouts, as Codex's, finished.
+    // The project's sessions: the five rollouts, as Codex's, finished.
     let sessions: Vec<Value> =
         serde_json::from_str(&familiar(&["sessions", "--json"])).expect("sessions JSON");
-    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    assert_eq!(sessions.len(), 5, "{sessions:?}");
     for session in &sessions {
         assert_eq!(session["agent_kind"], "codex");
         assert_eq!(session["cwd"], project.to_string_lossy().as_ref());
@@ -54,7 +54,7 @@ pub(super) fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str,
 
     let doctor = familiar(&["doctor"]);
     assert!(
-        doctor.contains("Codex dir") && doctor.contains("2 session(s)"),
+        doctor.contains("Codex dir") && doctor.contains("5 session(s)"),
         "{doctor}"
     );
 }
