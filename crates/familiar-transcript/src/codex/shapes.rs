@@ -59,6 +59,8 @@ pub(super) struct Payload<'a> {
     pub response_id: Str<'a>,
     /// `task_complete` of a failed turn.
     pub error: Option<TaskError>,
+    /// `task_started` (0.169 on): the window of the turn's model, before any `token_count`.
+    pub model_context_window: Option<u64>,
     /// `task_complete`.
     pub duration_ms: Option<u64>,
     /// Old `exec_command_end`.
