@@ -6,6 +6,7 @@
 //!
 //! - this file: the [`Rollout`] state machine, reading both generations of records;
 //! - `shapes`: typed views of the payloads;
+//! - `errors`: a failed turn's `error_code` and readable message;
 //! - `commands`: shell commands (and the `reading` rule) and the files of a patch;
 //! - `usage`: tokens per request for `familiar stats` (read by [`crate::usage`]).
 //!
@@ -17,6 +18,7 @@
 //! and `patch_apply_end`, and offered a `shell` tool.
 
 pub mod commands;
+mod errors;
 mod shapes;
 pub mod usage;
 
@@ -450,6 +452,7 @@ impl Rollout {
                 event.error = Some(ErrorKind::Api);
                 event.error_code = error.code();
                 event.text = error.message.as_deref().map(cap_text);
+                event.message = Some(error.readable());
                 event
             }
             None => self.event(EventKind::Success, cx),

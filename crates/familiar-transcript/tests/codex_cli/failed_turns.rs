@@ -1,6 +1,8 @@
 //! Issue 25 on the turns Codex 0.171.0 failed on an API error (`fixtures/codex-0.171.0/`, each
 //! answered with the same error every time by the mock): the window comes from `task_started`,
-//! which is all a turn that fails before its first `token_count` says of it.
+//! which is all a turn that fails before its first `token_count` says of it; the `error_code`
+//! follows docs/events.md (`server_error` for a 5xx, also when Codex names it with a bare
+//! string); the `message` a notification shows is one clean line, never the API's JSON.
 
 use super::*;
 
@@ -64,4 +66,69 @@ fn the_window_is_known_from_the_first_turn_of_a_session_that_works() {
     for event in &events[1..first_count] {
         assert_eq!(event.context_limit, 258_400, "{event:?}");
     }
+}
+
+#[test]
+fn a_5xx_written_as_a_bare_string_is_a_server_error_with_codexs_sentence() {
+    let text = String::from_utf8(bytes_of(PINNED, "servererror.jsonl")).expect("UTF-8");
+    assert!(text.contains(r#""codex_error_info":"internal_server_error""#));
+    let events = events_in(PINNED, "servererror.jsonl");
+    let error = the_error(&events);
+    assert_eq!(error.error_code.as_deref(), Some("server_error"));
+    // Codex puts its own sentence in place of the API's for a 500.
+    let sentence = "We’re currently experiencing high demand, which may cause temporary errors.";
+    assert_eq!(error.text.as_deref(), Some(sentence));
+    assert_eq!(error.message.as_deref(), Some(sentence));
+}
+
+#[test]
+fn every_api_error_has_its_code_and_one_readable_line() {
+    let expected = [
+        (
+            "ratelimit.jsonl",
+            "rate_limit",
+            "Exceeded retry limit, last status: 429 Too Many Requests",
+        ),
+        (
+            "servererror.jsonl",
+            "server_error",
+            "We’re currently experiencing high demand, which may cause temporary errors.",
+        ),
+        // Codex's message is the body's JSON: the API's own message is the readable part.
+        (
+            "badrequest.jsonl",
+            "other",
+            "Invalid value for 'input': expected a list.",
+        ),
+        // `unexpected status 503 Service Unavailable: …, url: http://127.0.0.1:…`.
+        (
+            "unavailable.jsonl",
+            "server_error",
+            "The engine is currently overloaded, please try again later (HTTP 503)",
+        ),
+    ];
+    for (name, code, message) in expected {
+        let events = events_in(PINNED, name);
+        let error = the_error(&events);
+        assert_eq!(error.error_code.as_deref(), Some(code), "{name}");
+        let readable = error.message.as_deref().unwrap_or_default();
+        assert_eq!(readable, message, "{name}");
+        assert!(
+            !readable.contains('{') && !readable.contains('\n') && !readable.contains("url:"),
+            "{name}: {readable}"
+        );
+        // `text` stays as Codex wrote it.
+        assert!(
+            error.text.as_deref().is_some_and(|t| !t.is_empty()),
+            "{name}"
+        );
+    }
+    let badrequest = events_in(PINNED, "badrequest.jsonl");
+    assert!(
+        the_error(&badrequest)
+            .text
+            .as_deref()
+            .is_some_and(|text| text.starts_with("{\"error\":")),
+        "the raw body stays in text"
+    );
 }
