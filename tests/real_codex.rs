@@ -374,11 +374,11 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         fs::read_to_string(project.join("a.txt")).expect("a.txt"),
         "bye\n"
     );
-    check_records(
-        &records(&files["main"]),
-        &records(&files["ratelimit"]),
-        &project,
-    );
+    let written: BTreeMap<&str, Vec<Value>> = files
+        .iter()
+        .map(|(name, path)| (*name, records(path)))
+        .collect();
+    check_records(&written, &project);
 
     // Live: everything the watcher printed, up to the sentinel (both agents are followed).
     let claude_dir = encoded_project_dir(&home, &project);
