@@ -58,3 +58,23 @@ fn api_error_notification_is_a_sentence_not_raw_json() {
     assert!(!all.contains('{'), "raw JSON in a notification:\n{all}");
     insta::assert_snapshot!(all);
 }
+
+/// Issue 25: Codex 0.171's failed turns (`fixtures/codex-0.171.0/`, written by the real CLI
+/// against the mock's 429, 500, 400 and 503) notify with one readable line: for the 400 Codex
+/// wrote the body's JSON as the error's message, for the 503 the request's URL after it.
+#[test]
+fn codex_api_error_notifications_are_sentences_not_raw_json() {
+    let mut all = String::new();
+    for name in ["ratelimit", "servererror", "badrequest", "unavailable"] {
+        let path = fixture(&format!("codex-0.171.0/{name}.jsonl"));
+        all.push_str(&format!("== {name}\n{}", notifications(&path)));
+    }
+    assert_eq!(
+        all.matches("\n    ").count(),
+        4,
+        "one notification each:\n{all}"
+    );
+    assert!(!all.contains('{'), "raw JSON in a notification:\n{all}");
+    assert!(!all.contains("url:"), "a URL in a notification:\n{all}");
+    insta::assert_snapshot!(all);
+}

@@ -31,9 +31,11 @@ use mock::{Answer, Mock, custom_tool_call, function_call, reasoning, text};
 use serde_json::{Value, json};
 
 /// The version `tests/agents/codex/package.json` pins.
-const PINNED: &str = "0.169.0";
+const PINNED: &str = "0.171.0";
 /// Past this many tokens Codex compacts (`model_auto_compact_token_limit`).
 const COMPACT_LIMIT: u64 = 5_000;
+/// The window the `servererror` run configures (`-c model_context_window=…`).
+const SERVER_ERROR_WINDOW: u64 = 128_000;
 /// The patch the script applies: one file updated, one added.
 const PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+bye\n*** Add File: b.txt\n+new file\n*** End Patch\n";
 
@@ -76,7 +78,39 @@ fn scripts() -> HashMap<&'static str, Vec<Answer>> {
         "after",
         vec![Answer::Items(vec![text("msg_after", "Back again.")], 900)],
     );
-    scripts.insert("ratelimit", vec![Answer::Error(429, "rate_limit_exceeded")]);
+    scripts.insert(
+        "ratelimit",
+        vec![Answer::Error(
+            429,
+            "rate_limit_exceeded",
+            "Rate limit reached for gpt-5.5 on tokens per min (TPM). Please try again in 20s.",
+        )],
+    );
+    scripts.insert(
+        "servererror",
+        vec![Answer::Error(
+            500,
+            "server_error",
+            "The server had an error while processing your request. Sorry about that!",
+        )],
+    );
+    // Codex writes the body's JSON as the turn's error message for a 400.
+    scripts.insert(
+        "badrequest",
+        vec![Answer::Error(
+            400,
+            "invalid_request_error",
+            "Invalid value for 'input': expected a list.",
+        )],
+    );
+    scripts.insert(
+        "unavailable",
+        vec![Answer::Error(
+            503,
+            "server_error",
+            "The engine is currently overloaded, please try again later.",
+        )],
+    );
     scripts
 }
 
@@ -211,7 +245,7 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         .arg("--version")
         .output()
         .expect("codex --version");
-    // "codex-cli 0.169.0"
+    // "codex-cli 0.171.0"
     let version = String::from_utf8_lossy(&version.stdout)
         .split_whitespace()
         .last()
@@ -273,18 +307,34 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
     let id = session_id(&main);
     let after = partner.exec("after", &["resume", &id, "FAMILIAR-SCRIPT after"]);
     let ratelimit = partner.exec("ratelimit", &["FAMILIAR-SCRIPT ratelimit"]);
+    // A 5xx that outlives its retry, with a configured window: the turn fails before any
+    // `token_count`, so only `task_started` says the window.
+    let window = format!("model_context_window={SERVER_ERROR_WINDOW}");
+    let servererror = partner.exec(
+        "servererror",
+        &["-c", &window, "FAMILIAR-SCRIPT servererror"],
+    );
+
+    let badrequest = partner.exec("badrequest", &["FAMILIAR-SCRIPT badrequest"]);
+    let unavailable = partner.exec("unavailable", &["FAMILIAR-SCRIPT unavailable"]);
 
     // Name each rollout after its script.
-    let files: BTreeMap<&str, PathBuf> = [("main", &id), ("ratelimit", &session_id(&ratelimit))]
-        .into_iter()
-        .map(|(name, id)| {
-            let path = rollouts(&codex_home)
-                .into_iter()
-                .find(|path| path.to_string_lossy().ends_with(&format!("{id}.jsonl")))
-                .unwrap_or_else(|| panic!("{name}: no rollout for session {id}"));
-            (name, path)
-        })
-        .collect();
+    let files: BTreeMap<&str, PathBuf> = [
+        ("main", &id),
+        ("ratelimit", &session_id(&ratelimit)),
+        ("servererror", &session_id(&servererror)),
+        ("badrequest", &session_id(&badrequest)),
+        ("unavailable", &session_id(&unavailable)),
+    ]
+    .into_iter()
+    .map(|(name, id)| {
+        let path = rollouts(&codex_home)
+            .into_iter()
+            .find(|path| path.to_string_lossy().ends_with(&format!("{id}.jsonl")))
+            .unwrap_or_else(|| panic!("{name}: no rollout for session {id}"));
+        (name, path)
+    })
+    .collect();
     for path in files.values() {
         let relative = path
             .strip_prefix(codex_home.join("sessions"))
@@ -324,11 +374,11 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         fs::read_to_string(project.join("a.txt")).expect("a.txt"),
         "bye\n"
     );
-    check_records(
-        &records(&files["main"]),
-        &records(&files["ratelimit"]),
-        &project,
-    );
+    let written: BTreeMap<&str, Vec<Value>> = files
+        .iter()
+        .map(|(name, path)| (*name, records(path)))
+        .collect();
+    check_records(&written, &project);
 
     // Live: everything the watcher printed, up to the sentinel (both agents are followed).
     let claude_dir = encoded_project_dir(&home, &project);

@@ -1,6 +1,7 @@
 //! `familiar sessions` against `familiar watch`: both read the same transcripts through the
 //! same session model, so the table `sessions --json` prints is exactly the `snapshot` events
-//! `watch` starts with. And a replay of a summary-first transcript is one session.
+//! `watch` starts with. And a replay of a summary-first transcript is one session, and a
+//! deleted project's Codex rollouts are still its sessions.
 
 mod common;
 
@@ -169,4 +170,35 @@ fn the_configured_model_was_not_a_source_of_the_window() {
     )
     .expect("settings");
     assert_eq!(limits(&config, Some("opus[1m]")), [200_000; 3]);
+}
+
+/// Issue 25: `--project DIR` for a directory that is gone (a deleted worktree), which a real
+/// Codex 0.171 rollout names as its `cwd`, lists that session instead of exiting 1.
+#[test]
+fn a_deleted_project_lists_the_codex_rollouts_written_in_it() {
+    let test = Test::new();
+    let gone = test.home().join("deleted-worktree");
+    let rollout = std::fs::read_to_string(common::fixture("codex-0.171.0/main.jsonl"))
+        .expect("fixtures/codex-0.171.0/main.jsonl");
+    let gone_text = gone.to_str().expect("UTF-8 temp dir");
+    let rollout = rollout.replace("/tmp/familiar-codex/project", gone_text);
+    let day = test.home().join(".codex/sessions/2026/11/27");
+    std::fs::create_dir_all(&day).expect("sessions dir");
+    let id = "01a21e24-8173-7d71-a2b0-e0c1f361228a";
+    std::fs::write(
+        day.join(format!("rollout-2026-11-27T17-53-59-{id}.jsonl")),
+        rollout,
+    )
+    .expect("write rollout");
+    assert!(!gone.exists());
+    let output = test
+        .args(["sessions", "--json", "--project"])
+        .arg(&gone)
+        .status(0)
+        .run();
+    let rows: Vec<Value> = serde_json::from_slice(&output.stdout).expect("one JSON array");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["agent_kind"], "codex");
+    assert_eq!(rows[0]["session"], id);
+    assert_eq!(rows[0]["cwd"], gone_text);
 }

@@ -86,7 +86,7 @@ fn regression_a_mistyped_file_or_project_is_an_error_not_a_silent_wait() {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         format!(
-            "familiar: --project {}: no such directory, and Claude Code has no sessions for it\n",
+            "familiar: --project {}: no such directory, and no Claude Code or Codex session names it\n",
             missing.display()
         )
     );

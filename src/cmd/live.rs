@@ -351,11 +351,13 @@ pub fn elsewhere(config_dir: &Path, wanted: &[PathBuf]) -> Option<String> {
 }
 
 /// A `--project` or `--file` that names nothing: a directory that does not exist and has no
-/// sessions under `projects/` (a deleted worktree's sessions can still be watched), or a file
-/// in a directory that does not exist. A file that does not exist yet in a real directory is
+/// sessions, neither under Claude Code's `projects/` nor a Codex rollout whose `cwd` it is
+/// (with `codex_home`; a deleted worktree's sessions can still be watched), or a file in a
+/// directory that does not exist. A file that does not exist yet in a real directory is
 /// waited for.
 pub fn check_paths(
     config_dir: &Path,
+    codex_home: Option<&Path>,
     projects: &[PathBuf],
     files: &[PathBuf],
 ) -> anyhow::Result<()> {
@@ -363,9 +365,9 @@ pub fn check_paths(
         let recorded = config_dir
             .join("projects")
             .join(familiar_tail::discovery::dash_encode(dir));
-        if !dir.is_dir() && !recorded.is_dir() {
+        if !dir.is_dir() && !recorded.is_dir() && !codex_names(config_dir, codex_home, dir) {
             anyhow::bail!(
-                "--project {}: no such directory, and Claude Code has no sessions for it",
+                "--project {}: no such directory, and no Claude Code or Codex session names it",
                 dir.display()
             );
         }
@@ -377,4 +379,16 @@ pub fn check_paths(
         }
     }
     Ok(())
+}
+
+/// Some Codex rollout under `codex_home` was written in `dir` (its `session_meta.cwd`, the
+/// same match as `--project`'s): the rollouts are read, not the directory.
+fn codex_names(config_dir: &Path, codex_home: Option<&Path>, dir: &Path) -> bool {
+    let Some(home) = codex_home else {
+        return false;
+    };
+    let matcher =
+        familiar_tail::discovery::Matcher::new(config_dir, &[Selector::Project(dir.to_owned())])
+            .agents(false, Some(home));
+    !familiar_tail::discovery::discover_with(&matcher).is_empty()
 }

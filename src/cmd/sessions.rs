@@ -41,7 +41,12 @@ const CATCH_UP_LIMIT: Duration = Duration::from_secs(60);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
-    super::live::check_paths(&config_dir, &args.project, &[])?;
+    super::live::check_paths(
+        &config_dir,
+        args.agent.codex_home().as_deref(),
+        &args.project,
+        &[],
+    )?;
     let selectors = super::live::selectors(args.all, &args.project, &[], &[])?;
     let settings = super::pipeline::load_config()?.config;
     let timers = Timers {

@@ -100,7 +100,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             dir.display()
         );
     }
-    live::check_paths(&config_dir, &args.project, &args.file)?;
+    live::check_paths(
+        &config_dir,
+        args.agent.codex_home().as_deref(),
+        &args.project,
+        &args.file,
+    )?;
     let mut files = args.file.clone();
     if args.hook {
         let mut json = String::new();

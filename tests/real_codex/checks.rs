@@ -21,10 +21,10 @@ pub(super) fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str,
             .expect("run familiar");
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
-    // The project's sessions: both rollouts, as Codex's, finished.
+    // The project's sessions: the five rollouts, as Codex's, finished.
     let sessions: Vec<Value> =
         serde_json::from_str(&familiar(&["sessions", "--json"])).expect("sessions JSON");
-    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    assert_eq!(sessions.len(), 5, "{sessions:?}");
     for session in &sessions {
         assert_eq!(session["agent_kind"], "codex");
         assert_eq!(session["cwd"], project.to_string_lossy().as_ref());
@@ -52,9 +52,20 @@ pub(super) fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str,
     );
     assert!(row["cost_usd"].as_f64().unwrap_or(0.0) > 0.0, "{row}");
 
+    // A turn that failed before any token_count: the window of its task_started.
+    let servererror = files["servererror"].to_str().expect("UTF-8 path");
+    let stats: Value =
+        serde_json::from_str(&familiar(&["stats", "--json", servererror])).expect("stats JSON");
+    assert_eq!(stats["context_limit"], SERVER_ERROR_WINDOW * 95 / 100);
+    let limits: Vec<&Value> = sessions.iter().map(|s| &s["context_limit"]).collect();
+    assert!(
+        limits.contains(&&json!(SERVER_ERROR_WINDOW * 95 / 100)),
+        "{limits:?}"
+    );
+
     let doctor = familiar(&["doctor"]);
     assert!(
-        doctor.contains("Codex dir") && doctor.contains("2 session(s)"),
+        doctor.contains("Codex dir") && doctor.contains("5 session(s)"),
         "{doctor}"
     );
 }
@@ -128,12 +139,37 @@ pub(super) fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
     assert_eq!(last["status"], "waiting_for_input");
     assert!(last["context_limit"].as_u64().unwrap_or(0) > 100_000);
 
-    let ratelimit = &files["ratelimit"];
-    let errors = of_kind(ratelimit, "error");
-    assert_eq!(errors.len(), 1);
-    assert_eq!(errors[0]["error"], "api");
-    assert_eq!(errors[0]["error_code"], "rate_limit");
-    assert!(of_kind(ratelimit, "success").is_empty());
+    // Each failed turn: one api error, its code, a readable line, the window task_started said.
+    let failed = [
+        ("ratelimit", "rate_limit", 258_400, "Exceeded retry limit"),
+        (
+            "servererror",
+            "server_error",
+            SERVER_ERROR_WINDOW * 95 / 100,
+            "We’re currently experiencing high demand",
+        ),
+        ("badrequest", "other", 258_400, "Invalid value for 'input'"),
+        (
+            "unavailable",
+            "server_error",
+            258_400,
+            "The engine is currently overloaded, please try again later (HTTP 503)",
+        ),
+    ];
+    for (name, code, window, message) in failed {
+        let events = &files[name];
+        let errors = of_kind(events, "error");
+        assert_eq!(errors.len(), 1, "{name}");
+        assert_eq!(errors[0]["error"], "api", "{name}");
+        assert_eq!(errors[0]["error_code"], code, "{name}");
+        assert_eq!(errors[0]["context_limit"], window, "{name}");
+        let readable = errors[0]["message"].as_str().unwrap_or_default();
+        assert!(
+            readable.starts_with(message) && !readable.contains('{'),
+            "{name}: {readable}"
+        );
+        assert!(of_kind(events, "success").is_empty(), "{name}");
+    }
 }
 
 fn payloads<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
@@ -145,7 +181,8 @@ fn payloads<'a>(records: &'a [Value], kind: &str) -> Vec<&'a Value> {
 }
 
 /// The scripted facts, as the CLI wrote them (the shapes the normalizer reads).
-pub(super) fn check_records(main: &[Value], ratelimit: &[Value], project: &Path) {
+pub(super) fn check_records(files: &BTreeMap<&str, Vec<Value>>, project: &Path) {
+    let main = &files["main"];
     let meta = payloads(main, "session_meta");
     assert_eq!(meta.len(), 1);
     assert_eq!(meta[0]["cwd"], project.to_string_lossy().as_ref());
@@ -222,13 +259,62 @@ pub(super) fn check_records(main: &[Value], ratelimit: &[Value], project: &Path)
             .all(|w| w.as_u64().is_some_and(|w| w > 100_000))
     );
 
-    let complete: Vec<&Value> = payloads(ratelimit, "event_msg")
-        .into_iter()
+    let info = |name: &str| &failed_turn(&files[name])["codex_error_info"];
+    assert_eq!(
+        info("ratelimit")["response_too_many_failed_attempts"]["http_status_code"],
+        429
+    );
+    check_failed_turn_records(files);
+}
+
+/// The `error` of the one `task_complete` of a turn that failed, after a `task_started` that
+/// says the window and no `token_count` (the turn made no request that answered).
+fn failed_turn(records: &[Value]) -> &Value {
+    let events = payloads(records, "event_msg");
+    let complete: Vec<&&Value> = events
+        .iter()
         .filter(|p| p["type"] == "task_complete")
         .collect();
     assert_eq!(complete.len(), 1);
+    assert!(events.iter().all(|p| p["type"] != "token_count"));
+    let started: Vec<&&Value> = events
+        .iter()
+        .filter(|p| p["type"] == "task_started")
+        .collect();
+    assert_eq!(started.len(), 1);
+    assert!(started[0]["model_context_window"].as_u64().is_some());
+    &complete[0]["error"]
+}
+
+/// Issue 25: what Codex 0.171 writes for the 500, 400 and 503 turns.
+fn check_failed_turn_records(files: &BTreeMap<&str, Vec<Value>>) {
+    let window = |name: &str| {
+        payloads(&files[name], "event_msg")
+            .into_iter()
+            .find(|p| p["type"] == "task_started")
+            .map(|p| p["model_context_window"].clone())
+    };
+    // 95% of the configured window, as for token_count.
     assert_eq!(
-        complete[0]["error"]["codex_error_info"]["response_too_many_failed_attempts"]["http_status_code"],
-        429
+        window("servererror"),
+        Some(json!(SERVER_ERROR_WINDOW * 95 / 100))
+    );
+    let server = failed_turn(&files["servererror"]);
+    assert_eq!(server["codex_error_info"], "internal_server_error");
+    let bad = failed_turn(&files["badrequest"]);
+    assert_eq!(bad["codex_error_info"], "other");
+    let body: Value = serde_json::from_str(bad["message"].as_str().unwrap_or_default())
+        .expect("the 400's message is the body's JSON");
+    assert_eq!(body["error"]["code"], "invalid_request_error");
+    let unavailable = failed_turn(&files["unavailable"]);
+    assert_eq!(
+        unavailable["codex_error_info"]["http_connection_failed"]["http_status_code"],
+        503
+    );
+    let message = unavailable["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("unexpected status 503 Service Unavailable: The engine")
+            && message.contains(", url: http://127.0.0.1:"),
+        "{message}"
     );
 }

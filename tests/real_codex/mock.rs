@@ -8,7 +8,8 @@
 //! anything else gets "ok". Answers are streamed as Server-Sent Events the way the Responses API
 //! streams them: `response.created`, per item `response.output_item.added`, text as
 //! `response.output_text.delta`, `response.output_item.done`, then `response.completed` with
-//! the usage. Errors are JSON answers with their HTTP status (429). An older CLI that offers no
+//! the usage. Errors are JSON answers with their HTTP status (429, 500), shaped as the API's
+//! (`{"error": {"type", "code", "message", "param"}}`). An older CLI that offers no
 //! `exec_command` gets the same steps through its `shell` tool (`["bash", "-lc", cmd]`, and a
 //! patch as `["apply_patch", patch]`), so `FAMILIAR_CODEX_BIN` can run the script on it.
 
@@ -25,7 +26,7 @@ use serde_json::{Value, json};
 const MAX_REQUESTS: usize = 100;
 /// The mock stops accepting after this long, whatever happens.
 const LIFETIME: Duration = Duration::from_secs(600);
-/// The prompts Codex sends to have a conversation summarized (0.169, and 0.50).
+/// The prompts Codex sends to have a conversation summarized (0.169 and 0.171, and 0.50).
 const COMPACTION_PROMPTS: [&str; 2] = [
     "CONTEXT CHECKPOINT COMPACTION",
     "write a short memento message for the next agent",
@@ -37,8 +38,9 @@ pub enum Answer {
     /// Output items and the request's input tokens (output is always 20, 5 of them reasoning,
     /// and half the input is cached).
     Items(Vec<Value>, u64),
-    /// An HTTP error answer: status and the API's error code.
-    Error(u16, &'static str),
+    /// An HTTP error answer: status, the API's error `type` and `code`, and its `message`
+    /// (the JSON body the Responses API sends).
+    Error(u16, &'static str, &'static str),
 }
 
 pub fn text(id: &str, text: &str) -> Value {
@@ -132,12 +134,20 @@ fn serve(stream: TcpStream, shared: &Shared, id: u64) -> std::io::Result<()> {
         return Ok(());
     };
     match choose(&request, shared, id) {
-        Answer::Error(status, code) => {
-            let body =
-                json!({"error": {"type": code, "code": code, "message": "mock"}}).to_string();
+        Answer::Error(status, code, message) => {
+            let body = json!({"error": {"type": code, "code": code, "message": message,
+                "param": null}})
+            .to_string();
+            let reason = match status {
+                429 => "Too Many Requests",
+                500 => "Internal Server Error",
+                502 => "Bad Gateway",
+                503 => "Service Unavailable",
+                _ => "Error",
+            };
             write!(
                 out,
-                "HTTP/1.1 {status} Too Many Requests\r\ncontent-type: application/json\r\nretry-after: 0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\nretry-after: 0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                 body.len()
             )
         }

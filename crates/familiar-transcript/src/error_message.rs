@@ -2,6 +2,7 @@
 //! normalizer ([`crate::normalize`]) sets beside the CLI's own `text`, which older Claude Code
 //! versions write as `API Error: 500 {"type":"error",...}` (Anthropic's JSON error body).
 //! Notifications (`scripts/notify-errors.rhai`) show this sentence; `text` stays as written.
+//! The Codex reader (`crate::codex`) builds its own sentence with the same line helpers.
 
 use familiar_model::Event;
 use serde::Deserialize;
@@ -114,7 +115,7 @@ fn has_status(text: &str) -> bool {
 
 /// `ConnectionRefused` → "connection refused", `rate_limit` → "rate limit"; codes in capitals
 /// (`ECONNRESET`) stay as they are.
-fn words(code: &str) -> String {
+pub(crate) fn words(code: &str) -> String {
     if code.chars().all(|c| !c.is_lowercase()) {
         return code.replace('_', " ");
     }
@@ -134,7 +135,7 @@ fn words(code: &str) -> String {
     out
 }
 
-fn capitalized(text: &str) -> String {
+pub(crate) fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
@@ -143,7 +144,7 @@ fn capitalized(text: &str) -> String {
 }
 
 /// One line, at most [`MAX`] bytes (cut at a character boundary, with an ellipsis).
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.len() <= MAX {
         return line;

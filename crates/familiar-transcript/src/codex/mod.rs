@@ -6,6 +6,7 @@
 //!
 //! - this file: the [`Rollout`] state machine, reading both generations of records;
 //! - `shapes`: typed views of the payloads;
+//! - `errors`: a failed turn's `error_code` and readable message;
 //! - `commands`: shell commands (and the `reading` rule) and the files of a patch;
 //! - `usage`: tokens per request for `familiar stats` (read by [`crate::usage`]).
 //!
@@ -17,6 +18,7 @@
 //! and `patch_apply_end`, and offered a `shell` tool.
 
 pub mod commands;
+mod errors;
 mod shapes;
 pub mod usage;
 
@@ -78,7 +80,7 @@ pub(crate) struct Rollout {
     session: Option<String>,
     model: Option<String>,
     context_used: Option<u64>,
-    /// `model_context_window` of the latest `token_count`.
+    /// `model_context_window` of the latest `task_started` or `token_count`.
     window: Option<u64>,
     status: Status,
     /// The turn ended: no second `success` or `error` for it.
@@ -106,8 +108,8 @@ impl Rollout {
         self.context_used
     }
 
-    /// The window: `--context-limit`, else the CLI's `model_context_window`, else 200k until
-    /// the first `token_count`.
+    /// The window: `--context-limit`, else the CLI's `model_context_window` (`task_started`
+    /// says it from 0.169 on, `token_count` in every version), else 200k.
     pub fn context_limit(&self, explicit: Option<u64>) -> u64 {
         explicit
             .or(self.window)
@@ -229,6 +231,10 @@ impl Rollout {
             Some("task_started") => {
                 self.turn_over = false;
                 self.status = Status::Working;
+                // A turn that fails before its first request still knows its window.
+                if let Some(window) = payload.model_context_window {
+                    self.window = Some(window);
+                }
             }
             Some("user_message") => {
                 if let Some(text) = message() {
@@ -446,6 +452,7 @@ impl Rollout {
                 event.error = Some(ErrorKind::Api);
                 event.error_code = error.code();
                 event.text = error.message.as_deref().map(cap_text);
+                event.message = Some(error.readable());
                 event
             }
             None => self.event(EventKind::Success, cx),

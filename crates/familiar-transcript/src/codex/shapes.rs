@@ -8,6 +8,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::errors::TaskError;
+
 type Str<'a> = Option<Cow<'a, str>>;
 
 /// The `payload` of any record (`session_meta`, `turn_context`, `response_item`, `event_msg`,
@@ -59,6 +61,8 @@ pub(super) struct Payload<'a> {
     pub response_id: Str<'a>,
     /// `task_complete` of a failed turn.
     pub error: Option<TaskError>,
+    /// `task_started` (0.169 on): the window of the turn's model, before any `token_count`.
+    pub model_context_window: Option<u64>,
     /// `task_complete`.
     pub duration_ms: Option<u64>,
     /// Old `exec_command_end`.
@@ -131,31 +135,6 @@ pub(super) struct TokenUsage {
     pub cached_input_tokens: u64,
     pub output_tokens: u64,
     pub total_tokens: u64,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(super) struct TaskError {
-    pub message: Option<String>,
-    /// `{"response_too_many_failed_attempts": {"http_status_code": 429}}`, or a bare name.
-    pub codex_error_info: Option<serde_json::Value>,
-}
-
-impl TaskError {
-    /// A short code for the failure: `rate_limit` for HTTP 429, `server_error` for 5xx, else
-    /// the name Codex gives it.
-    pub fn code(&self) -> Option<String> {
-        let info = self.codex_error_info.as_ref()?;
-        if let Some(name) = info.as_str() {
-            return Some(name.to_owned());
-        }
-        let (name, detail) = info.as_object()?.iter().next()?;
-        Some(match detail["http_status_code"].as_u64() {
-            Some(429) => "rate_limit".to_owned(),
-            Some(500..=599) => "server_error".to_owned(),
-            _ => name.clone(),
-        })
-    }
 }
 
 /// A JSON string value's text (`None` for anything else).
