@@ -39,6 +39,9 @@ pub struct Metrics {
     pub cli_cost_usd: Option<f64>,
     /// Model of the last API message with usage.
     last_model: Option<String>,
+    /// What [`Metrics::unknown`] met for the first time since the normalizer's caller last
+    /// took them (`Normalizer::take_unknown_news`).
+    pub(crate) unknown_news: Vec<String>,
 }
 
 impl Metrics {
@@ -54,16 +57,13 @@ impl Metrics {
         }
     }
 
-    /// Count something unknown; `true` the first time it is met (then it is reported).
-    pub(crate) fn count_unknown(&mut self, what: String) -> bool {
+    /// Count something unknown; the first time it is met it is also news, to report.
+    pub(crate) fn count_unknown(&mut self, what: String) {
         match self.unknown.get_mut(&what) {
-            Some(count) => {
-                *count += 1;
-                false
-            }
+            Some(count) => *count += 1,
             None => {
+                self.unknown_news.push(what.clone());
                 self.unknown.insert(what, 1);
-                true
             }
         }
     }

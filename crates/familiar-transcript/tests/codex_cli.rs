@@ -90,6 +90,52 @@ fn every_rollout_parses_and_matches_its_snapshot() {
     }
 }
 
+/// Everything each recorded Codex writes is known to Familiar (a record or item type a new
+/// version adds is counted as unknown and shows here first), and its version is read.
+#[test]
+fn nothing_any_recorded_codex_wrote_is_unknown() {
+    for version in ["codex-0.50.0", "codex-0.169.0", PINNED] {
+        for entry in std::fs::read_dir(dir(version)).expect("fixtures").flatten() {
+            let bytes = std::fs::read(entry.path()).expect("rollout");
+            let mut normalizer = familiar_transcript::Normalizer::default();
+            let mut events = Vec::new();
+            for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                normalizer
+                    .push_line(line, index as u64 + 1, &mut events)
+                    .expect("a line Codex wrote");
+            }
+            let metrics = normalizer.metrics();
+            let name = entry.file_name();
+            assert!(
+                metrics.unknown.is_empty(),
+                "{version}/{name:?}: {:?}",
+                metrics.unknown
+            );
+            assert_eq!(
+                metrics.cli_version.as_deref(),
+                version.strip_prefix("codex-"),
+                "{version}/{name:?}"
+            );
+        }
+    }
+    // A type never seen is counted and said once.
+    let mut normalizer = familiar_transcript::Normalizer::default();
+    let mut events = Vec::new();
+    for line in [
+        r#"{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"teleport"}}"#,
+        r#"{"timestamp":"2026-01-01T00:00:01Z","type":"event_msg","payload":{"type":"teleport"}}"#,
+    ] {
+        normalizer
+            .push_line(line.as_bytes(), 1, &mut events)
+            .expect("line");
+    }
+    assert_eq!(normalizer.take_unknown_news(), ["codex/event_msg/teleport"]);
+    assert_eq!(
+        normalizer.metrics().unknown.get("codex/event_msg/teleport"),
+        Some(&2)
+    );
+}
+
 #[test]
 fn the_scripted_tools_become_reading_bash_tool_and_one_writing_per_file() {
     for version in VERSIONS {

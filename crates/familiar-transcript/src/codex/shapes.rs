@@ -23,6 +23,9 @@ pub(super) struct Payload<'a> {
     /// `session_meta`: the session id.
     #[serde(borrow)]
     pub id: Str<'a>,
+    /// `session_meta`: the version of the CLI that wrote the rollout.
+    #[serde(borrow)]
+    pub cli_version: Str<'a>,
     /// `turn_context`.
     #[serde(borrow)]
     pub model: Str<'a>,

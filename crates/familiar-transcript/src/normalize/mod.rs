@@ -166,9 +166,6 @@ pub struct Normalizer {
     codex: Option<Box<crate::codex::Rollout>>,
     /// Which `TaskCreate` made which task id (for `TaskUpdate`'s plan changes).
     tasks: plan::TaskIds,
-    /// What was met unknown for the first time since the caller last took them
-    /// ([`Normalizer::take_unknown_news`]).
-    unknown_news: Vec<String>,
 }
 
 impl Normalizer {
@@ -180,7 +177,6 @@ impl Normalizer {
             deferred_success: None,
             codex: None,
             tasks: plan::TaskIds::default(),
-            unknown_news: Vec::new(),
         }
     }
 
@@ -274,13 +270,13 @@ impl Normalizer {
 
     /// Is something met unknown for the first time waiting to be reported?
     pub fn has_unknown_news(&self) -> bool {
-        !self.unknown_news.is_empty()
+        !self.metrics.unknown_news.is_empty()
     }
 
     /// What was met unknown for the first time (a record type, `system/subtype`,
     /// `attachment/type`, ...) since the last call: each is reported once per input.
     pub fn take_unknown_news(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.unknown_news)
+        std::mem::take(&mut self.metrics.unknown_news)
     }
 
     /// Note a line skipped before it reached [`Normalizer::push_line`] (over the cap).
@@ -400,10 +396,8 @@ impl Normalizer {
             Some(raw) if kind == "attachment" => parse::attachment(raw),
             _ => parse::Attachment::default(),
         };
-        if let Some(what) = known::unknown(record, attachment.kind.as_deref())
-            && self.metrics.count_unknown(what.clone())
-        {
-            self.unknown_news.push(what);
+        if let Some(what) = known::unknown(record, attachment.kind.as_deref()) {
+            self.metrics.count_unknown(what);
         }
         // The model, named before any reply: the stream-json `init` record, a `model`
         // attachment (2.1.x), every `api-request` (2.1.3xx). Before `session_start`, so that
