@@ -100,6 +100,38 @@ fn doctor_shows_the_merged_config_and_where_it_came_from() {
     );
 }
 
+/// A newer CLI writes a record type, a subtype and an attachment type nobody taught Familiar:
+/// `doctor` names each, with how many and the CLI version that wrote them.
+#[test]
+fn doctor_lists_what_the_newest_sessions_hold_that_familiar_does_not_know() {
+    let test = doctor();
+    let home = test.home().to_owned();
+    let here = home.join(".claude/projects").join(encode(&home.join("work/app")));
+    let session = here.join("d3m0d3m0-0000-4000-8000-00000000f00d.jsonl");
+    let mut text = std::fs::read_to_string(&session).expect("session");
+    for line in [
+        r#"{"type":"hologram","sessionId":"d3m0","version":"2.1.400","timestamp":"2099-01-01T00:00:00Z"}"#,
+        r#"{"type":"hologram","sessionId":"d3m0","version":"2.1.400"}"#,
+        r#"{"type":"system","subtype":"weather","sessionId":"d3m0","version":"2.1.400"}"#,
+        r#"{"type":"attachment","attachment":{"type":"smell"},"sessionId":"d3m0"}"#,
+    ] {
+        text.push_str(line);
+        text.push('\n');
+    }
+    std::fs::write(&session, text).expect("write");
+    let out = normalized(&test.run().stdout, &home);
+    assert!(
+        out.contains(
+            "[ok] Claude Code records: the newest sessions (CLI 2.1.400) hold 3 kind(s) of \
+             record Familiar does not know yet"
+        ),
+        "{out}"
+    );
+    for name in ["attachment/smell ×1", "hologram ×2", "system/weather ×1"] {
+        assert!(out.contains(&format!("       {name}\n")), "{name}: {out}");
+    }
+}
+
 #[test]
 fn doctor_reports_an_invalid_config_with_its_line_and_exits_1() {
     let test = doctor().status(1);

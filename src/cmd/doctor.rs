@@ -240,6 +240,7 @@ fn check_claude(checks: &mut Vec<Check>, cwd: Option<&Path>) {
         return;
     }
     let mut check = Check::ok("sessions", format!("{} found, newest:", sessions.len()));
+    let newest: Vec<PathBuf> = sessions.iter().take(3).map(|(_, path)| path.clone()).collect();
     for (last, path) in sessions.iter().take(3) {
         let when = last.map_or_else(
             || "no record time".to_owned(),
@@ -251,6 +252,67 @@ fn check_claude(checks: &mut Vec<Check>, cwd: Option<&Path>) {
             .push(format!("{}  last record {when}", shown.display()));
     }
     checks.push(check);
+    checks.push(check_known("Claude Code records", &newest));
+}
+
+/// What the newest sessions of an agent hold that Familiar does not know (a record type, a
+/// subtype, an attachment or item type a newer CLI writes), with the CLI versions that wrote
+/// them: counted and passed over, never lost in silence (`docs/events.md`).
+fn check_known(what: &'static str, paths: &[PathBuf]) -> Check {
+    let mut unknown: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut versions: std::collections::BTreeSet<String> = Default::default();
+    let mut known_versions: std::collections::BTreeSet<String> = Default::default();
+    for path in paths {
+        let Ok(file) = std::fs::File::open(path) else {
+            continue;
+        };
+        let mut normalizer = familiar_transcript::Normalizer::default();
+        // Lines it cannot read are the events command's to report; here only the types count.
+        let read = familiar_transcript::normalize_read(file, &mut normalizer, |_| Ok(()), |_| {});
+        if read.is_err() {
+            continue;
+        }
+        let metrics = normalizer.metrics();
+        for (name, count) in &metrics.unknown {
+            *unknown.entry(name.clone()).or_default() += count;
+        }
+        if !metrics.unknown.is_empty() {
+            versions.extend(metrics.cli_version.clone());
+        } else {
+            known_versions.extend(metrics.cli_version.clone());
+        }
+    }
+    // The versions that wrote something unknown, or (all known) every version read.
+    if unknown.is_empty() {
+        versions = known_versions;
+    }
+    let written_by = if versions.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (CLI {})",
+            versions.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    };
+    if unknown.is_empty() {
+        return Check::ok(
+            what,
+            format!("everything in the newest sessions is known{written_by}"),
+        );
+    }
+    let mut check = Check::ok(
+        what,
+        format!(
+            "the newest sessions{written_by} hold {} kind(s) of record Familiar does not know \
+             yet: counted and passed over (a newer Familiar may read them)",
+            unknown.len()
+        ),
+    );
+    check.more = unknown
+        .into_iter()
+        .map(|(name, count)| format!("{name} ×{count}"))
+        .collect();
+    check
 }
 
 /// The Codex CLI's home and its rollouts. Codex is optional: no home is fine.
@@ -306,6 +368,10 @@ fn check_codex(checks: &mut Vec<Check>) {
             .push(format!("{}  last record {when}", shown.display()));
     }
     checks.push(check);
+    let newest: Vec<PathBuf> = rollouts.iter().take(3).map(|(_, path)| path.clone()).collect();
+    if !newest.is_empty() {
+        checks.push(check_known("Codex records", &newest));
+    }
 }
 
 fn check_scripts(checks: &mut Vec<Check>, settings: Option<&Settings>) {
