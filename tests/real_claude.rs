@@ -419,11 +419,7 @@ fn drive_p_runs(generation: Generation) {
     assert_eq!(session_of(&resume), id);
 
     // Saved before any check, so a failing run can be looked at.
-    if std::env::var_os("FAMILIAR_UPDATE_FIXTURES").is_some() {
-        let out = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures")
-            .join(format!("claude-{version}"));
-        fs::create_dir_all(&out).expect("fixtures dir");
+    if let Some(out) = common::save_dir(&format!("claude-{version}")) {
         for (name, path) in &files {
             fs::copy(path, out.join(format!("{name}.jsonl"))).expect("copy transcript");
         }

@@ -344,11 +344,7 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
     }
 
     // Saved before any check, so a failing run can be looked at.
-    if std::env::var_os("FAMILIAR_UPDATE_FIXTURES").is_some() {
-        let out = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures")
-            .join(format!("codex-{version}"));
-        fs::create_dir_all(&out).expect("fixtures dir");
+    if let Some(out) = common::save_dir(&format!("codex-{version}")) {
         for (name, path) in &files {
             // The temporary directory changes on every run: it becomes /tmp/familiar-codex.
             let text = fs::read_to_string(path).expect("rollout");

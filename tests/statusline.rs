@@ -96,7 +96,7 @@ fn statusline_escapes_tool_names() {
         .arg("statusline")
         .stdin(input(&path, None))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 1k/200k 0% · waiting_for_approval · Bash\\e]0;x\\x07 1\n")
+        .stdout("mana 1k/200k 0% · working · Bash\\e]0;x\\x07 1\n")
         .run();
 }
 

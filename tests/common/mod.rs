@@ -221,6 +221,23 @@ pub fn ndjson(output: &Output) -> Vec<serde_json::Value> {
 /// A real agent CLI installed from npm at the version `tests/agents/<agent>/package.json`
 /// pins (`npm ci --prefix tests/agents/<agent>`, as `.ci/run` does), or the one the
 /// environment variable `override_var` names (to test against the newest release).
+/// Where a real-CLI harness saves what the CLI wrote, in a folder named `name`
+/// (`claude-2.1.332`): under `FAMILIAR_DRIFT_DIR` for the drift check
+/// (`tests/agents/drift.sh`), else `fixtures/` with `FAMILIAR_UPDATE_FIXTURES` set, else
+/// nowhere.
+pub fn save_dir(name: &str) -> Option<PathBuf> {
+    let base = match std::env::var_os("FAMILIAR_DRIFT_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None if std::env::var_os("FAMILIAR_UPDATE_FIXTURES").is_some() => {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+        }
+        None => return None,
+    };
+    let dir = base.join(name);
+    std::fs::create_dir_all(&dir).expect("save dir");
+    Some(dir)
+}
+
 pub fn agent_cli(agent: &str, command: &str, override_var: &str) -> PathBuf {
     if let Some(bin) = std::env::var_os(override_var) {
         return PathBuf::from(bin);

@@ -404,12 +404,9 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
     }
 
     // Saved before any check, so a failing run can be looked at.
-    if std::env::var_os("FAMILIAR_UPDATE_FIXTURES").is_some() && hooks_installed == Hooks::Installed
+    if let Some(out) = super::common::save_dir(&format!("claude-{version}"))
+        .filter(|_| hooks_installed == Hooks::Installed)
     {
-        let out = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures")
-            .join(format!("claude-{version}"));
-        fs::create_dir_all(&out).expect("fixtures dir");
         fs::copy(&transcript, out.join("interactive.jsonl")).expect("copy transcript");
         // Every state of the CLI's sessions file, one JSON object a line.
         let states: String = session_files
@@ -420,9 +417,9 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
         fs::write(out.join("sessions-file.jsonl"), states).expect("sessions file states");
         // The hook samples were recorded by hand with a subagent at work; add what this run
         // fired that they lack.
-        let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/hooks")
-            .join(format!("claude-{version}.jsonl"));
+        let hooks_dir = out.parent().map_or_else(|| out.clone(), |base| base.join("hooks"));
+        fs::create_dir_all(&hooks_dir).expect("hooks dir");
+        let samples = hooks_dir.join(format!("claude-{version}.jsonl"));
         let have = recorded(&samples);
         for line in fs::read_to_string(&hooks).unwrap_or_default().lines() {
             let Ok(hook) = serde_json::from_str::<Value>(line) else {
@@ -465,10 +462,11 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
     let offline = super::events(&transcript);
     let session = offline[0]["session"].clone();
 
-    // The hooks' word reached the watcher. The session model's own `status` events say what
-    // they replace (`previous_status`); of those, only a hook says `waiting_for_approval` (the
-    // permission prompts) or, within the test, `idle` (/exit's SessionEnd; the idle timer
-    // takes minutes).
+    // The hooks' (or the sessions folder's) word reached the watcher. The session model's own
+    // `status` events say what they replace (`previous_status`); of those, only a hook or the
+    // CLI's sessions file says `waiting_for_approval` (the permission prompts) or, within the
+    // test, `idle` (/exit's SessionEnd, or the removed sessions file; the idle timer takes
+    // minutes).
     let ours: Vec<&Value> = live
         .iter()
         .filter(|e| e["session"] == session && e["agent"].is_null())

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The drift check: the agents change weekly, and this says how the newest published CLIs differ
+# from the pinned ones, the day they do. Not in CI (it needs the registry's latest versions).
+#
+#   tests/agents/drift.sh                 # Claude Code and Codex at `latest`
+#   tests/agents/drift.sh 2.1.340 0.172.0 # or at given versions
+#
+# For each agent it installs the CLI into a temporary prefix, runs the same real-CLI suites CI
+# runs against the pinned one (`tests/real_claude.rs` without its previous-generation tests,
+# `tests/real_codex.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
+#   - the versions, pinned and tried;
+#   - what the CLI wrote that Familiar does not know (record, subtype, attachment and Codex item
+#     types, from `familiar stats --json`'s `unknown`), with counts;
+#   - hook events the new CLI has that the pinned one has not (from the CLI's own list);
+#   - which checks failed, with their first lines.
+# It exits 0 when the suites pass and nothing is unknown, 1 otherwise. Needs cargo, npm and jq.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+claude_version=${1:-latest}
+codex_version=${2:-latest}
+work=$(mktemp -d "${TMPDIR:-/tmp}/familiar-drift.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+drift=0
+
+say() { printf '%s\n' "$*"; }
+heading() { printf '\n== %s\n' "$*"; }
+
+install() { # prefix package@version
+  npm install --prefix "$1" "$2" --no-audit --no-fund --loglevel=error >"$1.log" 2>&1 \
+    || { say "cannot install $2:"; tail -5 "$1.log"; return 1; }
+}
+
+pinned() { # agent folder, package
+  jq -r --arg p "$2" '.packages["node_modules/" + $p].version // "?"' \
+    "tests/agents/$1/package-lock.json"
+}
+
+# The hook events a Claude Code binary knows: the longest list of them in its code.
+hook_events() {
+  grep -ao '"PreToolUse","PostToolUse"[^]]*' "$1" 2>/dev/null \
+    | awk '{ if (length($0) > length(best)) best = $0 } END { print best }' \
+    | tr ',' '\n' | tr -d '"' | sed '/^$/d' | sort -u
+}
+
+# Run one suite; print its verdict and its failures' first lines.
+suite() { # name, log, cargo test args...
+  local name=$1 log=$2
+  shift 2
+  if cargo test --workspace --locked "$@" >"$log" 2>&1; then
+    say "$name: every check passed"
+  else
+    drift=1
+    say "$name: FAILED"
+    grep -E '^test .* FAILED$' "$log" | sed 's/^/  /'
+    grep -E -A3 "panicked at" "$log" | grep -vE '^(--|stack backtrace:)' | head -40 | sed 's/^/    /'
+  fi
+}
+
+# What `familiar stats --json` found unknown in the files a suite kept.
+unknown_in() { # dir
+  local files
+  files=$(find "$1" -name '*.jsonl' -not -name 'sessions-file.jsonl' -not -path '*/hooks/*' 2>/dev/null)
+  if [ -z "$files" ]; then
+    say "  (the suite kept no files)"
+    return
+  fi
+  local stats
+  # shellcheck disable=SC2086
+  stats=$(target/debug/familiar stats --json $files 2>/dev/null)
+  jq -rs '[.[] | select(.unknown) | {v: (.cli_version // "?"), u: .unknown}]
+        | map(.v as $v | .u | to_entries[] | {k: ("CLI " + $v + ": " + .key), n: .value})
+        | group_by(.k) | map({k: .[0].k, n: (map(.n) | add)})
+        | if length == 0 then "  nothing unknown: every record, subtype and type is known"
+          else (.[] | "  unknown to Familiar: \(.k) ×\(.n)") end' <<<"$stats"
+  if jq -e -s 'any(.[]; .unknown)' >/dev/null <<<"$stats"; then
+    drift=1
+  fi
+}
+
+cargo build --workspace --locked --quiet || exit 1
+
+heading "Claude Code"
+claude_prefix="$work/claude"
+if install "$claude_prefix" "@anthropic-ai/claude-code@$claude_version"; then
+  claude="$claude_prefix/node_modules/.bin/claude"
+  tried=$("$claude" --version 2>/dev/null | awk '{print $1}')
+  say "pinned $(pinned claude @anthropic-ai/claude-code), tried $tried"
+  FAMILIAR_CLAUDE_BIN="$claude" FAMILIAR_DRIFT_DIR="$work/claude-files" \
+    suite "tests/real_claude.rs" "$work/claude-tests.log" --test real_claude -- --skip previous
+  unknown_in "$work/claude-files"
+  new_binary=$(find "$claude_prefix/node_modules/@anthropic-ai" -path '*linux-x64/claude' -type f | head -1)
+  old_binary=$(find tests/agents/claude/node_modules/@anthropic-ai -path '*linux-x64/claude' -type f 2>/dev/null | head -1)
+  if [ -n "$new_binary" ] && [ -n "$old_binary" ]; then
+    new_events=$(comm -13 <(hook_events "$old_binary") <(hook_events "$new_binary"))
+    if [ -n "$new_events" ]; then
+      say "  new hook events: $(echo "$new_events" | tr '\n' ' ')"
+    else
+      say "  no new hook events"
+    fi
+  fi
+else
+  drift=1
+fi
+
+heading "Codex"
+codex_prefix="$work/codex"
+if install "$codex_prefix" "@openai/codex@$codex_version"; then
+  codex="$codex_prefix/node_modules/.bin/codex"
+  tried=$("$codex" --version 2>/dev/null | awk '{print $NF}')
+  say "pinned $(pinned codex @openai/codex), tried $tried"
+  FAMILIAR_CODEX_BIN="$codex" FAMILIAR_DRIFT_DIR="$work/codex-files" \
+    suite "tests/real_codex.rs" "$work/codex-tests.log" --test real_codex
+  unknown_in "$work/codex-files"
+else
+  drift=1
+fi
+
+heading "verdict"
+if [ "$drift" -eq 0 ]; then
+  say "no drift: the newest CLIs write nothing Familiar does not know, and every check passes"
+else
+  say "drift: see above (logs were in $work, removed on exit; rerun a suite by hand to keep them)"
+fi
+exit "$drift"
