@@ -106,7 +106,9 @@ fn doctor_shows_the_merged_config_and_where_it_came_from() {
 fn doctor_lists_what_the_newest_sessions_hold_that_familiar_does_not_know() {
     let test = doctor();
     let home = test.home().to_owned();
-    let here = home.join(".claude/projects").join(encode(&home.join("work/app")));
+    let here = home
+        .join(".claude/projects")
+        .join(encode(&home.join("work/app")));
     let session = here.join("d3m0d3m0-0000-4000-8000-00000000f00d.jsonl");
     let mut text = std::fs::read_to_string(&session).expect("session");
     for line in [

@@ -202,3 +202,55 @@ fn a_deleted_project_lists_the_codex_rollouts_written_in_it() {
     assert_eq!(rows[0]["session"], id);
     assert_eq!(rows[0]["cwd"], gone_text);
 }
+
+/// A session the CLI keeps a sessions file for, waiting on a permission prompt: `familiar
+/// sessions` says so with no hook installed, and a file whose process is gone says nothing.
+#[test]
+fn sessions_takes_the_status_a_running_cli_keeps_in_its_sessions_folder() {
+    let config = config_with_real_sessions();
+    let sessions = config.path().join("sessions");
+    std::fs::create_dir_all(&sessions).expect("sessions dir");
+    let waiting = |session: &str, pid: u32| {
+        serde_json::json!({
+            "pid": pid, "sessionId": session, "kind": "interactive", "status": "waiting",
+            "waitingFor": "permission prompt", "statusUpdatedAt": 1_795_802_273_895_u64,
+        })
+        .to_string()
+    };
+    // A running CLI (this test's own process stands for it).
+    let running = std::process::id();
+    std::fs::write(
+        sessions.join(format!("{running}.json")),
+        waiting("393e5f27-e608-4173-adcc-fcef1abcc750", running),
+    )
+    .expect("write");
+    // A CLI that crashed and left its file.
+    let mut gone = std::process::Command::new("true").spawn().expect("true");
+    let gone_pid = gone.id();
+    gone.wait().expect("wait");
+    std::fs::write(
+        sessions.join(format!("{gone_pid}.json")),
+        waiting("258c7280-ae70-4798-800f-63464d01a85d", gone_pid),
+    )
+    .expect("write");
+    let output = Test::new()
+        .args(["sessions", "--all", "--json"])
+        .env("CLAUDE_CONFIG_DIR", config.path())
+        .run();
+    let table: Value = serde_json::from_slice(&output.stdout).expect("one JSON array");
+    let status = |session: &str| {
+        table
+            .as_array()
+            .expect("rows")
+            .iter()
+            .find(|row| row["session"] == session)
+            .map(|row| row["status"].clone())
+            .expect("the session's row")
+    };
+    assert_eq!(
+        status("393e5f27-e608-4173-adcc-fcef1abcc750"),
+        "waiting_for_approval",
+        "{table:#}"
+    );
+    assert_eq!(status("258c7280-ae70-4798-800f-63464d01a85d"), "idle");
+}

@@ -240,7 +240,11 @@ fn check_claude(checks: &mut Vec<Check>, cwd: Option<&Path>) {
         return;
     }
     let mut check = Check::ok("sessions", format!("{} found, newest:", sessions.len()));
-    let newest: Vec<PathBuf> = sessions.iter().take(3).map(|(_, path)| path.clone()).collect();
+    let newest: Vec<PathBuf> = sessions
+        .iter()
+        .take(3)
+        .map(|(_, path)| path.clone())
+        .collect();
     for (last, path) in sessions.iter().take(3) {
         let when = last.map_or_else(
             || "no record time".to_owned(),
@@ -368,7 +372,11 @@ fn check_codex(checks: &mut Vec<Check>) {
             .push(format!("{}  last record {when}", shown.display()));
     }
     checks.push(check);
-    let newest: Vec<PathBuf> = rollouts.iter().take(3).map(|(_, path)| path.clone()).collect();
+    let newest: Vec<PathBuf> = rollouts
+        .iter()
+        .take(3)
+        .map(|(_, path)| path.clone())
+        .collect();
     if !newest.is_empty() {
         checks.push(check_known("Codex records", &newest));
     }

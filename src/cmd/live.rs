@@ -122,6 +122,18 @@ impl Live {
         }
     }
 
+    /// The CLI's sessions folder under `config` as it is now, into the model: for a command
+    /// that looks once (`familiar sessions`), after the backlog was read.
+    pub fn cli_states_now(&mut self, config: &Path) {
+        self.tick();
+        let dir = config.join(familiar_hook::cli_sessions::SESSIONS_DIR);
+        for (_, bytes) in familiar_tail::status_files::read_now(&dir) {
+            if let Some(signal) = CliSession::parse(&bytes).and_then(|state| state.status_event()) {
+                self.model.apply(Input::CliState(&signal), &mut self.out);
+            }
+        }
+    }
+
     /// Every file of the start delivered its backlog: the CLI's states read meanwhile go in.
     pub fn caught_up(&mut self, states: &mut CliStates) {
         for signal in states.release() {

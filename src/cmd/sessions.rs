@@ -105,6 +105,8 @@ pub fn read_sessions(
     config: TailerConfig,
     model: ModelConfig,
 ) -> anyhow::Result<Vec<SessionSnapshot>> {
+    // The CLI's own word on the sessions that run now (no hooks needed): read once.
+    let cli_config = config.claude.then(|| config.config_dir.clone());
     let handle = familiar_tail::spawn(config)?;
     let mut live = Live::new(model);
     let deadline = Instant::now() + CATCH_UP_LIMIT;
@@ -122,6 +124,9 @@ pub fn read_sessions(
             }
         }
         live.drain().for_each(drop);
+    }
+    if let Some(config) = &cli_config {
+        live.cli_states_now(config);
     }
     live.drain().for_each(drop);
     handle.stop();

@@ -417,7 +417,9 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
         fs::write(out.join("sessions-file.jsonl"), states).expect("sessions file states");
         // The hook samples were recorded by hand with a subagent at work; add what this run
         // fired that they lack.
-        let hooks_dir = out.parent().map_or_else(|| out.clone(), |base| base.join("hooks"));
+        let hooks_dir = out
+            .parent()
+            .map_or_else(|| out.clone(), |base| base.join("hooks"));
         fs::create_dir_all(&hooks_dir).expect("hooks dir");
         let samples = hooks_dir.join(format!("claude-{version}.jsonl"));
         let have = recorded(&samples);

@@ -72,6 +72,22 @@ impl Drop for StatusFiles {
     }
 }
 
+/// The `*.json` files in `dir` now, with their contents, those of processes that are gone
+/// left out: for a command that looks once (`familiar sessions`).
+pub fn read_now(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .filter_map(|path| read_small(&path).map(|bytes| (path, bytes)))
+        .filter(|(path, bytes)| process_alive(path, bytes))
+        .collect();
+    files.sort();
+    files
+}
+
 fn watch(dir: &Path, sender: &Sender<StatusFileChange>, stop: &AtomicBool) {
     let mut known: HashMap<PathBuf, Vec<u8>> = HashMap::new();
     let mut inotify = Inotify::init().ok();

@@ -47,7 +47,12 @@ fn every_stats_field_is_documented_in_order() {
         .as_object()
         .expect("an object")
         .keys()
-        .map(|key| (json.find(&format!("\"{key}\":")).unwrap_or(usize::MAX), key.clone()))
+        .map(|key| {
+            (
+                json.find(&format!("\"{key}\":")).unwrap_or(usize::MAX),
+                key.clone(),
+            )
+        })
         .collect();
     printed.sort();
     let printed: Vec<String> = printed.into_iter().map(|(_, key)| key).collect();
