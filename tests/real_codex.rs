@@ -30,18 +30,37 @@ use common::watch::{
 use mock::{Answer, Mock, custom_tool_call, function_call, reasoning, text};
 use serde_json::{Value, json};
 
-/// The version `tests/agents/codex/package.json` pins.
-const PINNED: &str = "0.171.0";
+/// One generation of the Codex CLI under test: users run both, so CI drives both.
+#[derive(Debug, Clone, Copy)]
+struct Generation {
+    /// Its npm folder under `tests/agents/`.
+    dir: &'static str,
+    /// The version that folder's `package.json` pins.
+    pinned: &'static str,
+    /// The variable that points the test at another CLI instead.
+    override_var: &'static str,
+}
+
+/// Today's CLI (`tests/agents/codex`).
+const CURRENT: Generation = Generation {
+    dir: "codex",
+    pinned: "0.171.0",
+    override_var: "FAMILIAR_CODEX_BIN",
+};
+
+/// The one before (`tests/agents/codex-0.169.0`): the same record types, the window only
+/// from `token_count` until 0.171 (the facts checked hold for both).
+const PREVIOUS: Generation = Generation {
+    dir: "codex-0.169.0",
+    pinned: "0.169.0",
+    override_var: "FAMILIAR_CODEX_PREVIOUS_BIN",
+};
 /// Past this many tokens Codex compacts (`model_auto_compact_token_limit`).
 const COMPACT_LIMIT: u64 = 5_000;
 /// The window the `servererror` run configures (`-c model_context_window=…`).
 const SERVER_ERROR_WINDOW: u64 = 128_000;
 /// The patch the script applies: one file updated, one added.
 const PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+bye\n*** Add File: b.txt\n+new file\n*** End Patch\n";
-
-fn codex_bin() -> PathBuf {
-    common::agent_cli("codex", "codex", "FAMILIAR_CODEX_BIN")
-}
 
 fn scripts() -> HashMap<&'static str, Vec<Answer>> {
     let mut scripts = HashMap::new();
@@ -240,7 +259,17 @@ fn session_id(output: &str) -> String {
 
 #[test]
 fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
-    let bin = codex_bin();
+    drive(CURRENT);
+}
+
+#[test]
+fn the_previous_codex_cli_writes_the_rollouts_familiar_reads() {
+    drive(PREVIOUS);
+}
+
+/// The scripted runs of one generation beside `familiar watch`, then every fact.
+fn drive(generation: Generation) {
+    let bin = common::agent_cli(generation.dir, "codex", generation.override_var);
     let version = Command::new(&bin)
         .arg("--version")
         .output()
@@ -251,10 +280,11 @@ fn the_real_codex_cli_writes_the_rollouts_familiar_reads() {
         .last()
         .unwrap_or("")
         .to_owned();
-    if std::env::var_os("FAMILIAR_CODEX_BIN").is_none() {
+    if std::env::var_os(generation.override_var).is_none() {
         assert_eq!(
-            version, PINNED,
-            "tests/agents/codex is not at the pinned version"
+            version, generation.pinned,
+            "tests/agents/{} is not at the pinned version",
+            generation.dir
         );
     }
 

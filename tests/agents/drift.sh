@@ -6,8 +6,8 @@
 #   tests/agents/drift.sh 2.1.340 0.172.0 # or at given versions
 #
 # For each agent it installs the CLI into a temporary prefix, runs the same real-CLI suites CI
-# runs against the pinned one (`tests/real_claude.rs` without its previous-generation tests,
-# `tests/real_codex.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
+# runs against the pinned one (`tests/real_claude.rs`, `tests/real_codex.rs`, each without its
+# previous-generation tests), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
 #   - the versions, pinned and tried;
 #   - what the CLI wrote that Familiar does not know (record, subtype, attachment and Codex item
 #     types, from `familiar stats --json`'s `unknown`), with counts;
@@ -110,7 +110,7 @@ if install "$codex_prefix" "@openai/codex@$codex_version"; then
   tried=$("$codex" --version 2>/dev/null | awk '{print $NF}')
   say "pinned $(pinned codex @openai/codex), tried $tried"
   FAMILIAR_CODEX_BIN="$codex" FAMILIAR_DRIFT_DIR="$work/codex-files" \
-    suite "tests/real_codex.rs" "$work/codex-tests.log" --test real_codex
+    suite "tests/real_codex.rs" "$work/codex-tests.log" --test real_codex -- --skip previous
   unknown_in "$work/codex-files"
 else
   drift=1
