@@ -230,6 +230,36 @@ fn the_clis_sessions_folder_tells_approval_and_the_end_without_hooks() {
     );
 }
 
+/// A record type nobody taught Familiar, from a newer CLI: `watch -v` says so once per file,
+/// with the CLI's version, and goes on (the record is counted, not read).
+#[test]
+fn a_record_type_never_seen_is_said_once_with_the_cli_version() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    let dir = config.join("projects").join("-work-x");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join("s-new.jsonl");
+    append(&path, prompt_record("go").as_bytes());
+    let watch = Watch::start(&config, tmp.path(), &["--all"]);
+    watch.line_containing("\"kind\":\"snapshot\"");
+    for _ in 0..3 {
+        append(
+            &path,
+            b"{\"type\":\"hologram\",\"sessionId\":\"s-watch\",\"version\":\"2.1.400\"}\n",
+        );
+    }
+    append(&path, sentinel("after-hologram").as_bytes());
+    watch.events_until("after-hologram");
+    let said = "hologram not known to Familiar (written by CLI 2.1.400); counted, not read";
+    watch.wait_stderr(said);
+    assert_eq!(
+        watch.stderr().matches(said).count(),
+        1,
+        "{}",
+        watch.stderr()
+    );
+}
+
 /// `familiar hook` with `json` on stdin, as Claude Code runs it, to the watch of `config`.
 fn send_hook(config: &std::path::Path, json: &str) {
     let mut hook = Command::new(env!("CARGO_BIN_EXE_familiar"))
