@@ -28,8 +28,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         keep_raw: true,
         ..NormalizerConfig::default()
     };
+    // The demo reads no flag of its own, but the config file's settings (a `context_limit`).
+    let input = super::InputOptions {
+        context_limit: None,
+        max_line_bytes: familiar_transcript::DEFAULT_MAX_LINE_BYTES,
+    };
     replay_events(
         ReplaySource::Bytes(DEMO),
+        &input,
         config,
         &args.pace,
         &args.pipeline,

@@ -42,7 +42,7 @@ const PIECE_BYTES: usize = 64 << 10;
 const QUEUED_PIECES: usize = 16;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = args.input.normalizer_config();
+    let config = args.input.load_normalizer_config()?;
     let inputs = inputs_or_stdin(&args.files);
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());

@@ -77,13 +77,28 @@ pub struct InputOptions {
 }
 
 impl InputOptions {
-    pub fn normalizer_config(&self) -> NormalizerConfig {
+    /// These flags as overrides of the config file.
+    pub fn overrides(&self) -> familiar_config::Overrides {
+        familiar_config::Overrides {
+            context_limit: self.context_limit,
+            ..familiar_config::Overrides::default()
+        }
+    }
+
+    /// How to read transcripts with these flags, under `settings` (the config file merged with
+    /// them: a `context_limit` from either).
+    pub fn normalizer_config(&self, settings: &familiar_config::Settings) -> NormalizerConfig {
         NormalizerConfig {
             max_line_bytes: self.max_line_bytes,
-            context_limit: self.context_limit,
+            context_limit: settings.context_limit,
             keep_raw: false,
             ..NormalizerConfig::default()
         }
+    }
+
+    /// [`InputOptions::normalizer_config`] under the config file merged with these flags.
+    pub fn load_normalizer_config(&self) -> anyhow::Result<NormalizerConfig> {
+        Ok(self.normalizer_config(&pipeline::settings(&self.overrides())?))
     }
 }
 

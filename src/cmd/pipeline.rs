@@ -16,6 +16,8 @@ use familiar_model::time::parse_timestamp;
 use anyhow::Context as _;
 use crossbeam_channel::{Receiver, Sender};
 use familiar_config::{Loaded, Overrides, Settings};
+
+use super::InputOptions;
 use familiar_model::{Action, Event, WindowFeed};
 use familiar_script::{HostConfig, ScriptDiagnostic, ScriptHost, ScriptWatcher};
 use familiar_sink::{
@@ -53,11 +55,12 @@ pub struct PipelineArgs {
 }
 
 impl PipelineArgs {
-    /// The flags as overrides of the config file (only what was given).
-    pub fn overrides(&self, context_limit: Option<u64>) -> Overrides {
+    /// The flags as overrides of the config file (only what was given), with the reading
+    /// flags of `input`.
+    pub fn overrides(&self, input: &InputOptions) -> Overrides {
         Overrides {
             scripts: self.scripts.clone(),
-            context_limit,
+            context_limit: input.context_limit,
             allow_run: self.allow_run.then_some(true),
             poll: None,
             notifications: self.no_notify.then_some(false),
@@ -80,9 +83,10 @@ pub fn load_config() -> anyhow::Result<Loaded> {
     familiar_config::load().context("cannot load the config")
 }
 
-/// Config file merged with the command's flags.
-pub fn settings(args: &PipelineArgs, context_limit: Option<u64>) -> anyhow::Result<Settings> {
-    Ok(load_config()?.config.merge(&args.overrides(context_limit)))
+/// The one merge every command reads its settings from: the config file, then the flags it
+/// was given (`overrides`: only what was given), over the defaults (`Config::merge`).
+pub fn settings(overrides: &Overrides) -> anyhow::Result<Settings> {
+    Ok(load_config()?.config.merge(overrides))
 }
 
 /// The sound sink for these settings (`None` when muted): one for the run, shared by the

@@ -77,7 +77,7 @@ pub fn replay(
     options: &InputOptions,
     mut on_action: impl FnMut(&Action) -> io::Result<()>,
 ) -> anyhow::Result<u64> {
-    let mut config = options.normalizer_config();
+    let mut config = options.load_normalizer_config()?;
     // Keep each original record only when a script may read it as `ev.raw`.
     config.keep_raw = host.uses_raw();
     let batch_size = if input == Path::new("-") { 1 } else { BATCH };

@@ -48,12 +48,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &[],
     )?;
     let selectors = super::live::selectors(args.all, &args.project, &[], &[])?;
-    let settings = super::pipeline::load_config()?.config;
+    let settings = super::pipeline::settings(&familiar_config::Overrides {
+        idle_timeout: args.idle_after,
+        ..familiar_config::Overrides::default()
+    })?;
     let timers = Timers {
-        idle_after: args
-            .idle_after
-            .or(settings.idle_timeout)
-            .unwrap_or(Duration::from_secs(300)),
+        idle_after: settings
+            .idle_timeout
+            .unwrap_or(Timers::default().idle_after),
         ..Timers::default()
     };
     let projects: Vec<PathBuf> = selectors
@@ -72,6 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             timers,
             normalizer: familiar_transcript::NormalizerConfig {
                 configured_model: super::statusline::configured_model(),
+                context_limit: settings.context_limit,
                 ..Default::default()
             },
         },

@@ -146,7 +146,7 @@ struct FileResult {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let prices = load_prices(args.prices.as_deref())?;
-    let config = args.input.normalizer_config();
+    let config = args.input.load_normalizer_config()?;
     let inputs = inputs(&args.files)?;
     let total_bytes = inputs
         .iter()

@@ -122,7 +122,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         config_dir.display()
     );
 
-    let settings = pipeline::settings(&args.pipeline, args.input.context_limit)?;
+    let mut overrides = args.pipeline.overrides(&args.input);
+    overrides.poll = args.poll.then_some(true);
+    overrides.idle_timeout = args.idle_after;
+    let settings = pipeline::settings(&overrides)?;
     let mut looked_in = where_sessions_appear(&config_dir, &selectors);
     // Only for the sessions of projects: files and ids name nothing elsewhere.
     let projects: Vec<PathBuf> = selectors
@@ -144,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ));
     }
     config.from_start = args.from_start;
-    config.mode = if args.poll || settings.poll {
+    config.mode = if settings.poll {
         WatchMode::Poll {
             interval: args.poll_interval,
         }
@@ -153,12 +156,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     config.max_line_bytes = args.input.max_line_bytes;
     let mut model = ModelConfig {
-        normalizer: args.input.normalizer_config(),
+        normalizer: args.input.normalizer_config(&settings),
         timers: Timers {
-            idle_after: args
-                .idle_after
-                .or(settings.idle_timeout)
-                .unwrap_or(Duration::from_secs(300)),
+            idle_after: settings
+                .idle_timeout
+                .unwrap_or(Timers::default().idle_after),
             quiet_after: args.quiet_after,
         },
     };

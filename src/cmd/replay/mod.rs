@@ -99,12 +99,15 @@ pub enum ReplaySource {
 /// `once_per` in scripts counts the replay's own (recorded) time.
 pub fn replay_events(
     source: ReplaySource,
-    normalizer: NormalizerConfig,
+    input: &InputOptions,
+    mut normalizer: NormalizerConfig,
     pace: &PaceArgs,
     pipeline_args: &PipelineArgs,
     title: &str,
 ) -> anyhow::Result<ExitCode> {
-    let settings = pipeline::settings(pipeline_args, normalizer.context_limit)?;
+    let settings = pipeline::settings(&pipeline_args.overrides(input))?;
+    // A window from the flag or the config file, as every command reads it.
+    normalizer.context_limit = settings.context_limit;
     let control = pace.control();
     let pacing = pace.pacing();
     let print_events = pipeline_args.events;
@@ -261,7 +264,10 @@ fn stopped(err: &anyhow::Error) -> bool {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut config = args.input.normalizer_config();
+    let mut config = NormalizerConfig {
+        max_line_bytes: args.input.max_line_bytes,
+        ..NormalizerConfig::default()
+    };
     // Scripts may read `ev.raw`; the window labels familiars with the records' `cwd`.
     config.keep_raw = true;
     if let Err(err) = std::fs::File::open(&args.file) {
@@ -270,6 +276,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let title = format!("Familiar: {}", args.file.display());
     replay_events(
         ReplaySource::File(args.file.clone()),
+        &args.input,
         config,
         &args.pace,
         &args.pipeline,
