@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::Instant;
 
 use familiar_model::Event;
 
@@ -69,10 +69,9 @@ pub(crate) fn rfc3339_secs(ts: &str) -> Option<f64> {
     }
     LAST.with_borrow_mut(|(last, secs)| {
         if last != ts {
-            *secs = humantime::parse_rfc3339_weak(ts)
-                .ok()
-                .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-                .map(|d| d.as_secs_f64());
+            *secs = familiar_model::time::parse_timestamp_ms(ts)
+                .filter(|ms| *ms >= 0)
+                .map(|ms| ms as f64 / 1000.0);
             last.clear();
             last.push_str(ts);
         }

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use familiar_model::time::parse_timestamp_ms;
 use familiar_model::{ErrorKind, EventKind};
 use serde::Serialize;
 
@@ -102,54 +103,10 @@ impl Metrics {
 
     /// Milliseconds from the first to the last timestamp.
     pub fn duration_ms(&self) -> Option<u64> {
-        let first = parse_rfc3339_ms(self.first_ts.as_deref()?)?;
-        let last = parse_rfc3339_ms(self.last_ts.as_deref()?)?;
+        let first = parse_timestamp_ms(self.first_ts.as_deref()?)?;
+        let last = parse_timestamp_ms(self.last_ts.as_deref()?)?;
         Some(u64::try_from(last - first).unwrap_or(0))
     }
-}
-
-/// Milliseconds since the epoch of an RFC 3339 UTC timestamp as Claude Code writes them
-/// (`2025-12-12T13:35:17.472Z`); offsets other than `Z` are honoured too.
-pub fn parse_rfc3339_ms(ts: &str) -> Option<i64> {
-    let bytes = ts.as_bytes();
-    let num = |range: std::ops::Range<usize>| -> Option<i64> {
-        std::str::from_utf8(bytes.get(range)?).ok()?.parse().ok()
-    };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let mut rest = &ts[19..];
-    let mut millis = 0i64;
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
-        let padded = format!("{:0<3}", &fraction[..digits.min(3)]);
-        millis = padded.parse().ok()?;
-        rest = &fraction[digits..];
-    }
-    let offset_minutes = match rest {
-        "Z" | "z" | "" => 0,
-        _ => {
-            let sign = if rest.starts_with('-') { -1 } else { 1 };
-            let hours: i64 = rest.get(1..3)?.parse().ok()?;
-            let minutes: i64 = rest.get(4..6)?.parse().ok()?;
-            sign * (hours * 60 + minutes)
-        }
-    };
-    // Days from civil date (Howard Hinnant's algorithm).
-    let (y, m) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y.div_euclid(400);
-    let year_of_era = y - era * 400;
-    let day_of_year = (153 * m + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    let days = era * 146_097 + day_of_era - 719_468;
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    Some(seconds * 1000 + millis)
 }
 
 /// What `familiar stats --json` prints for one input. Field names are a public contract
@@ -236,20 +193,6 @@ pub fn round_cost(cost: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timestamps_parse_to_epoch_milliseconds() {
-        assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(
-            parse_rfc3339_ms("2025-12-12T13:35:17.472Z"),
-            Some(1_765_546_517_472)
-        );
-        assert_eq!(
-            parse_rfc3339_ms("2025-12-12T14:35:17.472+01:00"),
-            Some(1_765_546_517_472)
-        );
-        assert_eq!(parse_rfc3339_ms("not a time"), None);
-    }
 
     #[test]
     fn a_zero_cost_is_never_negative_zero() {

@@ -175,7 +175,7 @@ impl ScriptHost {
             // `once_per` in `on_timer` reads the host's clock as for an event at `now`.
             let mut probe = Event::new(origin.kind, origin.line);
             probe.session = origin.session.clone();
-            probe.ts = Some(humantime::format_rfc3339_millis(now).to_string());
+            probe.ts = Some(familiar_model::time::format_timestamp(now));
             let clock_now = self.clock.now_secs(&probe);
             {
                 let mut state = self.shared.lock();

@@ -160,10 +160,7 @@ pub fn discover_with(matcher: &Matcher) -> Vec<TranscriptInfo> {
     found
 }
 
-/// Parse a record timestamp (RFC 3339, as the CLI writes them).
-pub fn parse_timestamp(ts: &str) -> Option<SystemTime> {
-    humantime::parse_rfc3339_weak(ts.trim()).ok()
-}
+pub use familiar_model::time::parse_timestamp;
 
 /// The latest record timestamp among a file's last [`TAIL_BYTES`]: liveness comes from the
 /// records, not from the file's mtime (a starting session can append sidecar lines, such as
