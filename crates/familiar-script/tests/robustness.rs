@@ -72,7 +72,7 @@ prop_compose! {
         ts in prop_oneof![
             Just(None),
             Just(Some("not a time".to_owned())),
-            (0u64..4_000_000_000).prop_map(|s| Some(humantime_ts(s))),
+            (0u64..4_000_000_000).prop_map(|s| Some(timestamp(s))),
         ],
         line in any::<u64>(),
         context_used in number(),
@@ -112,9 +112,10 @@ prop_compose! {
     }
 }
 
-fn humantime_ts(secs: u64) -> String {
-    humantime::format_rfc3339(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
-        .to_string()
+fn timestamp(secs: u64) -> String {
+    familiar_model::time::format_timestamp(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs),
+    )
 }
 
 proptest! {

@@ -27,7 +27,7 @@ fn at(secs: u64) -> SystemTime {
 }
 
 fn ts(secs: u64) -> String {
-    humantime::format_rfc3339(at(secs)).to_string()
+    familiar_model::time::format_timestamp(at(secs))
 }
 
 fn status(session: &str, status: Status, secs: u64, line: u64) -> Event {
