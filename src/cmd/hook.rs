@@ -36,9 +36,10 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
-    /// Add Familiar's hooks (session start and end, prompt, tool, permission, notification,
-    /// compaction, subagent stop, stop) to Claude Code's settings.json, and with --statusline
-    /// its status line; shows the change and asks first.
+    /// Add Familiar's hooks (session start and end, prompt, tool, tool failure, permission
+    /// request and denial, notification, compaction start and end, subagent start and stop,
+    /// stop) to Claude Code's settings.json, and with --statusline its status line; shows the
+    /// change and asks first.
     Install(InstallArgs),
     /// Remove everything Familiar added to settings.json (hooks and status line), giving back
     /// the file as it was.
