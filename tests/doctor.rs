@@ -281,7 +281,7 @@ fn doctor_reports_installed_hooks_a_listening_socket_and_escapes_names() {
     );
     assert!(
         stdout.contains(
-            "[ok] hooks: installed in [HOME]/.claude/settings.json (SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, Notification, PreCompact, SubagentStop, Stop, StopFailure, SessionEnd)\n\
+            "[ok] hooks: installed in [HOME]/.claude/settings.json (SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, Notification, PreCompact, SubagentStop, Stop, StopFailure, SessionEnd, PostToolUseFailure, PermissionDenied, SubagentStart, PostCompact)\n\
              [ok] status line: installed ([EXE] statusline)\n\
              [ok] hook socket: [HOME]/run/hook.sock: a running Familiar listens\n"
         ),

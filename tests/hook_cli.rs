@@ -114,7 +114,7 @@ fn install_shows_only_the_changed_lines_asks_and_uninstall_gives_back_the_exact_
         shown,
         r#"--- [SETTINGS]
 +++ [SETTINGS]
-@@ -4,4 +4,102 @@
+@@ -4,4 +4,146 @@
    "hooks": {
 -    "Stop": [{"matcher": "", "hooks": [{"type": "…", "command": "…"}]}],
 -    "Notification": []
@@ -217,6 +217,50 @@ fn install_shows_only_the_changed_lines_asks_and_uninstall_gives_back_the_exact_
 +          }
 +        ]
 +      }
++    ],
++    "PostToolUseFailure": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "PermissionDenied": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "SubagentStart": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
++    ],
++    "PostCompact": [
++      {
++        "matcher": "",
++        "hooks": [
++          {
++            "type": "command",
++            "command": "[EXE] hook"
++          }
++        ]
++      }
 +    ]
    }
 # add hooks.SessionStart: [EXE] hook
@@ -229,6 +273,10 @@ fn install_shows_only_the_changed_lines_asks_and_uninstall_gives_back_the_exact_
 # add hooks.Stop: [EXE] hook
 # add hooks.StopFailure: [EXE] hook
 # add hooks.SessionEnd: [EXE] hook
+# add hooks.PostToolUseFailure: [EXE] hook
+# add hooks.PermissionDenied: [EXE] hook
+# add hooks.SubagentStart: [EXE] hook
+# add hooks.PostCompact: [EXE] hook
 dry run: [SETTINGS] not written
 "#
     );

@@ -10,12 +10,17 @@
 //! `FAMILIAR_CLAUDE_BIN=/tmp/cc/node_modules/.bin/claude cargo test --test real_claude`).
 //! `FAMILIAR_UPDATE_FIXTURES=1` copies what the CLI wrote to `fixtures/claude-<version>/`, where
 //! the normalizer's snapshot tests read it (`crates/familiar-transcript/tests/claude_cli.rs`).
+//! `FAMILIAR_RECORD=DIR` keeps what the interactive session's hooks and status line were given
+//! in `DIR` (see `real_claude/recorder.rs`; `fixtures/hooks/` and `fixtures/statusline/` hold
+//! samples picked from such recordings).
 
 mod common;
 #[path = "real_claude/interactive.rs"]
 mod interactive;
 #[path = "real_claude/mock.rs"]
 mod mock;
+#[path = "real_claude/recorder.rs"]
+mod recorder;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;

@@ -110,3 +110,71 @@ fn statusline_before_the_transcript_exists_says_so() {
         .stdout("mana ?/200k · no transcript yet\n")
         .run();
 }
+
+/// A statusline input Claude Code 2.1.332 sent (recorded by `tests/real_claude/interactive.rs`
+/// with `FAMILIAR_RECORD`, temp paths renamed `/tmp/rec`).
+fn recorded(name: &str) -> String {
+    std::fs::read_to_string(fixture(&format!("statusline/claude-2.1.332-{name}.json")))
+        .expect("statusline fixture")
+}
+
+#[test]
+fn statusline_shows_the_clis_own_context_figures() {
+    // Mid-turn: `current_usage` 10 input + 300 cache writes + 250,000 cache reads of a
+    // 1,000,000 window, `used_percentage` 25. The transcript read says 34k: the CLI's figures
+    // are the ones the user sees beside the status line, so they win.
+    let transcript = fixture("usage-1h-cache.jsonl");
+    Test::new()
+        .arg("statusline")
+        .arg("--transcript")
+        .arg(&transcript)
+        .stdin(recorded("turn"))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana 250k/1M 25% · working · Bash 1\n")
+        .stderr("")
+        .run();
+    // --context-limit still wins over the window, and the percentage follows it.
+    Test::new()
+        .args(["statusline", "--context-limit", "500000", "--transcript"])
+        .arg(&transcript)
+        .stdin(recorded("turn"))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana 250k/500k 50% · working · Bash 1\n")
+        .run();
+}
+
+#[test]
+fn statusline_falls_back_to_the_transcript_when_the_cli_has_no_figures() {
+    // Before the first answer the CLI sends `current_usage: null`: the transcript counts, over
+    // the CLI's window.
+    let transcript = fixture("usage-1h-cache.jsonl");
+    Test::new()
+        .arg("statusline")
+        .arg("--transcript")
+        .arg(&transcript)
+        .stdin(recorded("start"))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana 34k/1M 3% · working · Bash 1\n")
+        .run();
+    // So it does right after `/compact`: the context after the compaction, 23k.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("compacted.jsonl");
+    let mut bytes = std::fs::read(&transcript).expect("fixture");
+    bytes.extend(std::fs::read(fixture("compaction-with-post-tokens.jsonl")).expect("fixture"));
+    std::fs::write(&path, bytes).expect("write transcript");
+    Test::new()
+        .arg("statusline")
+        .arg("--transcript")
+        .arg(&path)
+        .stdin(recorded("compacted"))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana 23k/1M 2% · working\n")
+        .run();
+    // The recorded transcript path does not exist here: nothing to fall back on.
+    Test::new()
+        .arg("statusline")
+        .stdin(recorded("start"))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana ?/1M · no transcript yet\n")
+        .run();
+}

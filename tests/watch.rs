@@ -260,6 +260,39 @@ fn a_record_type_never_seen_is_said_once_with_the_cli_version() {
     );
 }
 
+#[test]
+fn a_hook_input_longer_than_the_socket_takes_still_tells_its_status() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    let dir = config.join("projects").join("-work-x");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join("session.jsonl");
+    let path_arg = path.to_str().expect("UTF-8 path");
+    let watch = Watch::start(&config, tmp.path(), &["--file", path_arg]);
+    watch.wait_stderr("listening for Claude Code hooks");
+
+    // 2.1.332's PostToolUseFailure as recorded, its tool input grown past the socket's 1 MiB
+    // (a failed Write of a large file carries the whole content).
+    let samples = fs::read_to_string(common::fixture("hooks/claude-2.1.332.jsonl")).expect("hooks");
+    let mut input: serde_json::Value = samples
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|hook| hook["hook_event_name"] == "PostToolUseFailure")
+        .expect("a PostToolUseFailure sample");
+    input["session_id"] = "big-hook".into();
+    input["tool_input"]["command"] = "x".repeat(2 << 20).into();
+    let json = input.to_string();
+    assert!(json.len() > familiar_hook::MAX_MESSAGE);
+    send_hook(&config, &json);
+
+    let line = watch.line_containing("\"session\":\"big-hook\"");
+    let status: serde_json::Value = serde_json::from_str(&line).expect("NDJSON");
+    assert_eq!(status["kind"], "status", "{status}");
+    assert_eq!(status["status"], "working", "{status}");
+    assert_eq!(status["text"], "Exit code 3", "{status}");
+    assert_eq!(status["tool"], "Bash", "{status}");
+}
+
 /// `familiar hook` with `json` on stdin, as Claude Code runs it, to the watch of `config`.
 fn send_hook(config: &std::path::Path, json: &str) {
     let mut hook = Command::new(env!("CARGO_BIN_EXE_familiar"))

@@ -36,9 +36,10 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
-    /// Add Familiar's hooks (session start and end, prompt, tool, permission, notification,
-    /// compaction, subagent stop, stop) to Claude Code's settings.json, and with --statusline
-    /// its status line; shows the change and asks first.
+    /// Add Familiar's hooks (session start and end, prompt, tool, tool failure, permission
+    /// request and denial, notification, compaction start and end, subagent start and stop,
+    /// stop) to Claude Code's settings.json, and with --statusline its status line; shows the
+    /// change and asks first.
     Install(InstallArgs),
     /// Remove everything Familiar added to settings.json (hooks and status line), giving back
     /// the file as it was.
@@ -99,16 +100,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Hand stdin to a running Familiar; every failure is only logged (at debug level).
+/// Most of a hook's input read: a tool's whole input rides along (a `Write` of a large file),
+/// and only the fields [`familiar_hook::HookInput`] keeps are sent on.
+const INPUT_LIMIT: u64 = 64 << 20;
+
+/// Hand stdin to a running Familiar; every failure is only logged (at debug level). An input
+/// longer than the socket takes ([`MAX_MESSAGE`]: a `PreToolUse` or `PostToolUseFailure` of a
+/// large `Write`) goes as the fields Familiar reads, instead of cut short and unreadable.
 fn forward() {
     let mut message = Vec::new();
     if let Err(err) = io::stdin()
         .lock()
-        .take(MAX_MESSAGE as u64)
+        .take(INPUT_LIMIT)
         .read_to_end(&mut message)
     {
         tracing::debug!("cannot read the hook input: {err}");
         return;
+    }
+    if message.len() > MAX_MESSAGE {
+        match familiar_hook::HookInput::parse(&message).and_then(|input| serde_json::to_vec(&input))
+        {
+            Ok(compact) => message = compact,
+            Err(err) => tracing::debug!("a long hook input that does not parse: {err}"),
+        }
     }
     let sent = familiar_hook::socket_path()
         .and_then(|path| familiar_hook::send(&path, &message, SEND_DEADLINE));

@@ -8,6 +8,13 @@
 //! mana describes). Tool counts cover that same stretch; `…` in front of them says the stretch
 //! was cut by the byte budget rather than by a compaction or the start of the file. The window
 //! comes from [`familiar_transcript::models::context_window`].
+//!
+//! Claude Code 2.1.332 sends its own figures in `context_window` (`context_window_size`,
+//! `current_usage`, `used_percentage`): when present they are what the user sees in the CLI,
+//! so the mana shows them; when absent (older CLIs, and 2.1.332 itself before the first answer
+//! and right after a compaction, where `current_usage` and `used_percentage` are null) the
+//! transcript's figures stand in. Its `effort`, `prompt_cache`, `cost` and the rest are not
+//! shown. The real inputs are in `fixtures/statusline/`.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -55,6 +62,34 @@ struct InputModel {
 #[serde(default)]
 struct InputWindow {
     context_window_size: Option<u64>,
+    /// The last answer's usage (null before the first and after a compaction).
+    current_usage: Option<InputUsage>,
+    /// Of the window, as the CLI rounds it (an integer in 2.1.332).
+    used_percentage: Option<f64>,
+}
+
+/// `context_window.current_usage`: the latest API usage, the context is its input side.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct InputUsage {
+    input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+}
+
+impl InputUsage {
+    /// Tokens in the context: input + cache writes + cache reads, as `context_used`.
+    fn context(&self) -> Option<u64> {
+        let parts = [
+            self.input_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_read_input_tokens,
+        ];
+        parts
+            .iter()
+            .any(Option::is_some)
+            .then(|| parts.iter().flatten().sum())
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -167,7 +202,12 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
         .and_then(|m| m.display_name.as_deref())
         .is_some_and(|name| name.contains("1M"));
     let configured = configured_model();
-    let used = tail.and_then(|tail| tail.normalizer.context_used());
+    let window = input.context_window.as_ref();
+    // The CLI's own figure first: it is the one the user sees.
+    let reported_used = window
+        .and_then(|w| w.current_usage.as_ref())
+        .and_then(InputUsage::context);
+    let used = reported_used.or_else(|| tail.and_then(|tail| tail.normalizer.context_used()));
     let mut resolved: Vec<&str> = model_id.into_iter().collect();
     if display_1m {
         resolved.push("[1m]");
@@ -178,18 +218,22 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
     let transcript_model = tail.and_then(|tail| tail.normalizer.metrics().last_model());
     let limit = context_window(&WindowSources {
         explicit: args.context_limit,
-        reported: input
-            .context_window
-            .as_ref()
-            .and_then(|w| w.context_window_size),
+        reported: window.and_then(|w| w.context_window_size),
         resolved_models: resolved,
         configured_model: configured.as_deref(),
         transcript_model: transcript_model.as_deref(),
         used,
     });
     let used_text = used.map_or_else(|| "?".to_owned(), short);
-    let percent = used
-        .map(|used| format!(" {:.0}%", used as f64 * 100.0 / limit.max(1) as f64))
+    // The CLI's percentage goes with the CLI's count, of the CLI's window (not when
+    // --context-limit, or a count past it, chose another).
+    let reported_percent = window
+        .filter(|w| reported_used.is_some() && w.context_window_size == Some(limit))
+        .and_then(|w| w.used_percentage)
+        .filter(|p| p.is_finite() && *p >= 0.0);
+    let percent = reported_percent
+        .or_else(|| used.map(|used| used as f64 * 100.0 / limit.max(1) as f64))
+        .map(|percent| format!(" {percent:.0}%"))
         .unwrap_or_default();
     let mut line = format!("mana {used_text}/{}{percent}", short(limit));
     let Some(tail) = tail else {

@@ -16,22 +16,10 @@ use serde_json::Value;
 
 use super::common::watch::{Watch, append, sentinel, without_status};
 use super::mock::Mock;
+use super::recorder::{Recorder, STATUS_LINE};
 
 /// How long one step of the session may take (the CLI starting, a turn, a compaction).
 const STEP: Duration = Duration::from_secs(90);
-
-/// The hook events recorded raw beside Familiar's own hook (the samples of
-/// `fixtures/hooks/` were recorded the same way).
-const RECORDED: [&str; 8] = [
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Stop",
-    "StopFailure",
-    "PreCompact",
-    "SessionEnd",
-    "UserPromptSubmit",
-];
 
 /// The CLI running in a pseudo-terminal: keys in, the screen kept for failure messages.
 struct Terminal {
@@ -130,13 +118,18 @@ fn drive(
             return;
         }
         let asked = count(&seen, "PermissionRequest");
+        // (The `permission_prompt` notification comes while the dialog is up.)
         let waiting = seen
-            .last()
+            .iter()
+            .rfind(|hook| hook["hook_event_name"] != "Notification")
             .is_some_and(|hook| hook["hook_event_name"] == "PermissionRequest");
         if asked > answered || (waiting && pressed.elapsed() > Duration::from_secs(3)) {
             // The dialog is up once its hook ran; give Ink a moment to take keys. A key that
             // came too early is pressed again (Enter on an empty prompt does nothing).
-            std::thread::sleep(Duration::from_millis(700));
+            // The first one stays up past the 6 s after which the CLI notifies
+            // (`permission_prompt`).
+            let delay = if answered == 0 { 7_000 } else { 700 };
+            std::thread::sleep(Duration::from_millis(delay));
             terminal.enter();
             answered = asked;
             pressed = Instant::now();
@@ -242,28 +235,18 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
     // trusted (otherwise dialogs come first).
     let state = serde_json::json!({
         "hasCompletedOnboarding": true,
+        // The idle notification within the test (60 s by default).
+        "messageIdleNotifThresholdMs": 2000,
         "customApiKeyResponses": {"approved": [&key[key.len() - 20..]], "rejected": []},
         "projects": {project.display().to_string(): {"hasTrustDialogAccepted": true}},
     });
     fs::write(config.join(".claude.json"), state.to_string()).expect(".claude.json");
-    // A recorder beside Familiar's hook, so the test sees what the CLI fired.
-    let hooks = tmp.path().join("hooks.jsonl");
-    let record = format!("cat >> '{0}'; echo >> '{0}'", hooks.display());
-    let recorder: serde_json::Map<String, Value> = RECORDED
-        .iter()
-        .map(|event| {
-            (
-                event.to_string(),
-                serde_json::json!([{"matcher": "", "hooks": [{"type": "command", "command": record}]}]),
-            )
-        })
-        .collect();
+    // A recorder beside Familiar's hook on every hook event and as the status line, so the
+    // test sees what the CLI fired (and `FAMILIAR_RECORD` keeps it).
+    let recorder = Recorder::new(tmp.path());
+    let hooks = recorder.hooks.clone();
     let settings = config.join("settings.json");
-    fs::write(
-        &settings,
-        serde_json::json!({ "hooks": recorder }).to_string(),
-    )
-    .expect("settings.json");
+    fs::write(&settings, recorder.settings().to_string()).expect("settings.json");
     if hooks_installed == Hooks::Installed {
         let install = Command::new(env!("CARGO_BIN_EXE_familiar"))
             .args(["hook", "install", "--yes", "--settings"])
@@ -337,15 +320,15 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
         screen,
     };
 
-    // The prompt box is up once the CLI printed its shortcuts hint.
+    // The prompt box is up once the CLI printed its shortcuts hint, its permission mode
+    // (2.1.332: "manual mode on") or the status line (which takes the hint's place).
     let deadline = Instant::now() + STEP;
     // (Ink moves the cursor instead of writing spaces: compare without them.)
-    // 2.1.197 says "? for shortcuts"; 2.1.332 names its mode ("shift+tab to cycle").
-    let ready = |screen: String| {
-        let screen = screen.replace(' ', "");
-        screen.contains("forshortcuts") || screen.contains("shift+tabtocycle")
-    };
-    while !ready(terminal.screen()) {
+    let shows = |terminal: &Terminal, text: &str| terminal.screen().replace(' ', "").contains(text);
+    while !["forshortcuts", "modeon", STATUS_LINE]
+        .iter()
+        .any(|hint| shows(&terminal, hint))
+    {
         assert!(
             Instant::now() < deadline,
             "the CLI never showed its prompt: {}",
@@ -353,12 +336,29 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+    // 2.1.332 then offers auto mode as the default: "No, keep manual mode" (the second choice).
+    std::thread::sleep(Duration::from_secs(3));
+    if shows(&terminal, "keepmanualmode") {
+        terminal.keys.write_all(b"\x1b[B").expect("down");
+        std::thread::sleep(Duration::from_millis(500));
+        terminal.enter();
+        std::thread::sleep(Duration::from_secs(1));
+    }
     terminal.type_line("FAMILIAR-SCRIPT main");
     // 2.1.3xx: and the background agent's notification turn after it.
     let stops = if current { 2 } else { 1 };
     drive(&mut terminal, &hooks, "the scripted turn", |seen| {
         count(seen, "Stop") >= stops
     });
+    // Idle at the prompt: the CLI notifies (`idle_prompt`) after its threshold, if it does.
+    let idle = Instant::now();
+    while idle.elapsed() < Duration::from_secs(8)
+        && !recorded(&hooks)
+            .iter()
+            .any(|hook| hook["notification_type"] == "idle_prompt")
+    {
+        std::thread::sleep(Duration::from_millis(200));
+    }
     // A turn the API fails (429 until the retries run out): StopFailure fires, not Stop.
     terminal.type_line("FAMILIAR-SCRIPT ratelimit");
     drive(&mut terminal, &hooks, "the rate-limited turn", |seen| {
@@ -444,12 +444,31 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
         .collect();
     assert_eq!(asked, ["Bash", "Edit", "Write"], "{seen:?}");
     assert_eq!(count(&seen, "StopFailure"), 1, "{seen:?}");
-    // 2.1.3xx runs the subagent in the background: the turn the CLI makes of its
-    // `<task-notification>` fires a Stop of its own.
+    // The failed turn fired no Stop. (2.1.332 runs the Agent tool in the background: its end
+    // starts a turn of its own, with a Stop, so Stops are counted within the failed turn.)
+    let failed_turn: Vec<&Value> = seen
+        .iter()
+        .skip_while(|hook| hook["prompt"] != "FAMILIAR-SCRIPT ratelimit")
+        .take_while(|hook| hook["hook_event_name"] != "StopFailure")
+        .collect();
+    assert!(!failed_turn.is_empty(), "{seen:?}");
     assert_eq!(
-        count(&seen, "Stop"),
-        if current { 2 } else { 1 },
+        count(
+            &failed_turn.into_iter().cloned().collect::<Vec<_>>(),
+            "Stop"
+        ),
+        0,
         "the failed turn fired no Stop: {seen:?}"
+    );
+
+    // The status line ran, with the session's JSON on its stdin.
+    assert!(
+        recorder
+            .status_lines()
+            .iter()
+            .any(|input| input["session_id"] == seen[0]["session_id"]),
+        "{:?}",
+        recorder.status_lines()
     );
 
     // Live: everything up to a sentinel written after the CLI exited.

@@ -19,12 +19,17 @@ use serde::Serialize;
 
 use crate::jsonedit::{self, Container, Item};
 
-/// The hook events Familiar listens to, each of Claude Code 2.1.197's that tells a status
-/// sooner or surer than the transcript (see [`crate::hook_event`]) or points at a transcript:
+/// The hook events Familiar listens to: each that tells a status sooner or surer than the
+/// transcript (see [`crate::hook_event`]) or points at a transcript. Claude Code 2.1.197's ten:
 /// a new session (picked up at once), a prompt, a tool about to run, the permission dialog,
 /// notifications (permission and idle prompts), a compaction, a subagent's end, the end of a
 /// turn (well, or on an API error: `StopFailure` fires instead of `Stop`) and of the session.
-pub const EVENTS: [&str; 10] = [
+/// Then four more that 2.1.332 fires (older CLIs ignore names they do not know): a tool that
+/// failed (or was interrupted), auto mode refusing a tool call, a subagent's start and a
+/// compaction's end. Not registered: what fires often and tells no status (`PostToolUse`,
+/// `PostToolBatch`, `MessageDisplay`) or concerns no session's status (config, files, worktrees,
+/// MCP elicitation, teams, tasks, model switches).
+pub const EVENTS: [&str; 14] = [
     "SessionStart",
     "UserPromptSubmit",
     "PreToolUse",
@@ -35,6 +40,10 @@ pub const EVENTS: [&str; 10] = [
     "Stop",
     "StopFailure",
     "SessionEnd",
+    "PostToolUseFailure",
+    "PermissionDenied",
+    "SubagentStart",
+    "PostCompact",
 ];
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -53,3 +53,58 @@ fn a_turn_ended_by_an_api_error_fires_stop_failure_not_stop() {
         Some((Status::WaitingForInput, Some("s1".to_owned())))
     );
 }
+
+#[test]
+fn a_refused_or_failed_tool_is_no_approval_wait() {
+    // Auto mode refused a tool call (2.1.332: "After auto mode denies a tool call"): the model
+    // is told and goes on; nobody is asked.
+    let denied = HookInput {
+        hook_event_name: Some("PermissionDenied".into()),
+        tool_name: Some("Bash".into()),
+        ..HookInput::default()
+    };
+    assert_eq!(
+        hook_event(&denied).map(|e| (e.status, e.tool)),
+        Some((Status::Working, Some("Bash".to_owned())))
+    );
+    // A tool the user interrupted ends the turn; one that failed does not.
+    let mut failed = HookInput {
+        hook_event_name: Some("PostToolUseFailure".into()),
+        is_interrupt: Some(false),
+        ..HookInput::default()
+    };
+    assert_eq!(hook_event(&failed).map(|e| e.status), Some(Status::Working));
+    failed.is_interrupt = Some(true);
+    assert_eq!(
+        hook_event(&failed).map(|e| e.status),
+        Some(Status::WaitingForInput)
+    );
+    // An automatic compaction happens mid-turn; `/compact` returns to the prompt.
+    let mut compacted = HookInput {
+        hook_event_name: Some("PostCompact".into()),
+        trigger: Some("auto".into()),
+        ..HookInput::default()
+    };
+    assert_eq!(
+        hook_event(&compacted).map(|e| e.status),
+        Some(Status::Working)
+    );
+    compacted.trigger = None;
+    assert_eq!(hook_event(&compacted), None);
+}
+
+#[test]
+fn a_field_of_another_shape_is_dropped_not_the_hook() {
+    // A later CLI that made `error` an object or `is_interrupt` a string must still be heard.
+    let input = HookInput::parse(
+        br#"{"session_id":"s1","hook_event_name":"PostToolUseFailure","error":{"kind":"x"},"is_interrupt":"yes","trigger":7}"#,
+    )
+    .expect("parses");
+    assert_eq!(input.error, None);
+    assert_eq!(input.is_interrupt, None);
+    assert_eq!(input.trigger, None);
+    assert_eq!(
+        hook_event(&input).map(|e| (e.status, e.session)),
+        Some((Status::Working, Some("s1".to_owned())))
+    );
+}

@@ -62,6 +62,10 @@ fn install_keeps_formatting_comments_and_numbers_and_changes_only_the_lines_it_m
             "add hooks.Stop: /usr/local/bin/familiar hook",
             "add hooks.StopFailure: /usr/local/bin/familiar hook",
             "add hooks.SessionEnd: /usr/local/bin/familiar hook",
+            "add hooks.PostToolUseFailure: /usr/local/bin/familiar hook",
+            "add hooks.PermissionDenied: /usr/local/bin/familiar hook",
+            "add hooks.SubagentStart: /usr/local/bin/familiar hook",
+            "add hooks.PostCompact: /usr/local/bin/familiar hook",
         ]
     );
     let after = edit.after.expect("a file");
@@ -181,6 +185,50 @@ fn install_keeps_formatting_comments_and_numbers_and_changes_only_the_lines_it_m
       }
     ],
     "SessionEnd": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "PermissionDenied": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "SubagentStart": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/usr/local/bin/familiar hook"
+          }
+        ]
+      }
+    ],
+    "PostCompact": [
       {
         "matcher": "",
         "hooks": [

@@ -238,6 +238,10 @@ fn a_hook_signal_carries_the_session_state_and_a_new_line_clears_it() {
     );
     assert_eq!(told[0].previous_status, Some(Status::Working));
     assert_eq!(told[0].duration_ms, Some(2_000));
+    // Like a timer's, a hook's status event is dated in the session's main transcript: the
+    // last line read (the text-only turn's two lines), not the signal's 0.
+    assert_eq!(told[0].line, lines(&bytes).len() as u64);
+    assert_eq!(told[0].line, 2);
     assert!(model.events(Input::Hook(&signal)).is_empty(), "told once");
     // The approval wait is not "waiting for input" however long it lasts.
     assert!(
@@ -248,10 +252,12 @@ fn a_hook_signal_carries_the_session_state_and_a_new_line_clears_it() {
     let snapshot = model.snapshot();
     assert_eq!(snapshot[0].status, Status::WaitingForApproval);
     assert_eq!(snapshot[0].status_for, Some(Duration::from_secs(58)));
-    // A hook for a session nobody follows passes through as it is.
+    // A hook for a session nobody follows passes through as it is: no transcript, line 0.
     let mut stranger = signal.clone();
     stranger.session = Some("elsewhere".into());
-    assert_eq!(model.events(Input::Hook(&stranger)), vec![stranger]);
+    let passed = model.events(Input::Hook(&stranger));
+    assert_eq!(passed, vec![stranger]);
+    assert_eq!(passed[0].line, 0);
 }
 
 #[test]
