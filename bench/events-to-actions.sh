@@ -3,7 +3,7 @@
 # (short real tool uses and tool results, about one event per line), against `familiar events`
 # on the same file, interleaved round by round. Reports events/s of both, best of RUNS
 # (default 5) and the range, the ratio of the two in each round (best and range), the peak
-# RSS of the run and the load (`uptime`) before and after: what the README's row needs.
+# RSS of the run and the load (`uptime`) before and after: what docs/performance.md's row needs.
 # The transcript is built from the real fixtures' own records (assistant records with a
 # tool_use block, user records with a tool_result block, under 2 KiB each), repeated to about
 # SIZE_MB (default 100) into bench/out/ (never committed).

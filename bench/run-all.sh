@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every benchmark behind the README's figures, one after the other (about 15 minutes on the
+# Every benchmark behind docs/performance.md's figures, one after the other (about 15 minutes on the
 # 2-core machine after the release build). Each part can also be run on its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -17,7 +17,7 @@ bin=target/release/familiar
 bytes=$(stat -c %s "$corpus")
 runs=${RUNS:-5}
 
-# The README rows give the load each figure was measured under.
+# docs/performance.md's rows give the load each figure was measured under.
 echo "load: $(uptime | sed 's/.*load average: //') (1, 5, 15 min; $(nproc) cores)"
 jq_filter='select(.type=="assistant") | .message.content[]? | select(.type=="tool_use") | .name'
 declare -A best_of

@@ -61,3 +61,38 @@ fn every_action_function_is_documented() {
     }
     assert!(doc().contains("`once_per(key, seconds)`"));
 }
+
+/// The names in back quotes of the meaning of the `ev` table's row for this field (after its
+/// colon, when it has one: "on `error` events: `tool`, ...").
+fn field_values(doc: &str, field: &str) -> Vec<String> {
+    let row = doc
+        .lines()
+        .find(|line| line.starts_with(&format!("| `{field}` |")))
+        .unwrap_or_else(|| panic!("no row for {field}"));
+    let meaning = row.split('|').nth(3).unwrap_or("");
+    let values = meaning.rsplit(':').next().unwrap_or(meaning);
+    values
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_event_kind_is_documented_in_order() {
+    let kinds: Vec<&str> = familiar_model::EventKind::ALL
+        .iter()
+        .map(|kind| kind.as_str())
+        .collect();
+    assert_eq!(field_values(&doc(), "kind"), kinds);
+}
+
+#[test]
+fn every_error_kind_is_documented_in_order() {
+    let kinds: Vec<&str> = familiar_model::ErrorKind::ALL
+        .iter()
+        .map(|kind| kind.as_str())
+        .collect();
+    assert_eq!(field_values(&doc(), "error"), kinds);
+}
