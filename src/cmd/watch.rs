@@ -258,6 +258,7 @@ fn follow(
     let mut cli_states = CliStates::follow(cli_config.as_deref());
     let mut states = cli_states.receiver();
     let mut live = Live::new(model);
+    let mut unknown_hooks = std::collections::HashSet::new();
     let mut caught_up = false;
     let mut run = 0;
     let result = loop {
@@ -292,6 +293,15 @@ fn follow(
                         input.transcript_path.as_ref().filter(|p| p.is_absolute())
                     {
                         handle.follow(path.clone());
+                    }
+                    if let Some(what) = familiar_hook::input::unknown_in(&input)
+                        && unknown_hooks.insert(what.clone())
+                    {
+                        // Said once per name (`-v`): a newer CLI fires something new.
+                        tracing::info!(
+                            "{} not known to Familiar (a newer Claude Code?); not read",
+                            familiar_model::text::printable_line(&what)
+                        );
                     }
                     if let Some(signal) = familiar_hook::hook_event(&input) {
                         live.hook(&signal);

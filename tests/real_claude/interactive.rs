@@ -470,6 +470,19 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
         "{:?}",
         recorder.status_lines()
     );
+    // Nothing the CLI sent is unknown to Familiar: its hooks and their notification types,
+    // its status line's keys (a newer CLI's new ones fail here, and `drift.sh` names them).
+    for hook in &seen {
+        let input = familiar_hook::HookInput::parse(hook.to_string().as_bytes()).expect("hook");
+        assert_eq!(familiar_hook::input::unknown_in(&input), None, "{hook}");
+    }
+    for input in recorder.status_lines() {
+        let unknown = familiar_hook::statusline_input::unknown_keys(&input);
+        assert!(
+            unknown.is_empty(),
+            "status line keys not known: {unknown:?}"
+        );
+    }
 
     // Live: everything up to a sentinel written after the CLI exited.
     let marker = dir.join("zz-sentinel.jsonl");

@@ -82,6 +82,83 @@ impl HookInput {
 /// result, a moment later, and must not move its session's status. A subagent's hooks carry
 /// its `agent_id` as the event's `agent`. The event's `text` is the notification's `message`,
 /// else the `error` or `reason` the hook gives.
+/// Every hook event Claude Code 2.1.332 has (its own list, in its code): those above tell a
+/// status or point at a transcript, the rest are known and tell nothing Familiar reads. A hook
+/// named otherwise comes from a newer CLI: [`is_known_event`] says so, and `familiar watch`
+/// reports it once (`docs/events.md`).
+pub const KNOWN_EVENTS: [&str; 34] = [
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+    "PreSkillShellCommand",
+];
+
+/// The `Notification` types 2.1.332 has (its own list): `permission_prompt`, `idle_prompt`
+/// and `agent_needs_input` tell a status; the others are known and tell none.
+pub const KNOWN_NOTIFICATIONS: [&str; 17] = [
+    "permission_prompt",
+    "idle_prompt",
+    "auth_success",
+    "elicitation_dialog",
+    "agent_needs_input",
+    "agent_completed",
+    "elicitation_url_dialog",
+    "worker_permission_prompt",
+    "push_notification",
+    "computer_use_enter",
+    "computer_use_exit",
+    "quota_auto_resume_fired",
+    "quota_auto_resume_stale",
+    "quota_auto_resume_disabled",
+    "model_refusal_fallback",
+    "auth_storage_failure",
+    "plugin_notification",
+];
+
+/// What a hook input names that Familiar does not know: its event (`hook/<name>`), or a
+/// notification's type (`hook/Notification/<type>`); `None` when all of it is known.
+pub fn unknown_in(input: &HookInput) -> Option<String> {
+    let name = input.hook_event_name.as_deref()?;
+    if !KNOWN_EVENTS.contains(&name) {
+        return Some(format!("hook/{name}"));
+    }
+    let kind = input
+        .notification_type
+        .as_deref()
+        .filter(|_| name == "Notification")?;
+    (!KNOWN_NOTIFICATIONS.contains(&kind)).then(|| format!("hook/Notification/{kind}"))
+}
+
 pub fn hook_event(input: &HookInput) -> Option<Event> {
     let status = match input.hook_event_name.as_deref()? {
         "Notification" => match input.notification_type.as_deref()? {

@@ -22,6 +22,7 @@ pub mod input;
 pub mod jsonedit;
 pub mod settings;
 pub mod socket;
+pub mod statusline_input;
 
 pub use input::{HookInput, hook_event};
 pub use settings::{

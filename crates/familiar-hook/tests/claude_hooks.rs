@@ -163,3 +163,29 @@ fn claude_2_1_332_hooks_tell_their_status() {
         .expect("a SubagentStart event");
     assert!(start.agent.is_some() && start.sidechain);
 }
+
+/// Every hook either recorded CLI fired is known to Familiar; one from a newer CLI is named.
+#[test]
+fn every_recorded_hook_is_known_and_a_new_one_is_named() {
+    for version in ["2.1.197", "2.1.332"] {
+        for input in samples(version) {
+            assert_eq!(
+                familiar_hook::input::unknown_in(&input),
+                None,
+                "{version}: {input:?}"
+            );
+        }
+    }
+    let newer = HookInput::parse(br#"{"hook_event_name":"TeleportStart"}"#).expect("JSON");
+    assert_eq!(
+        familiar_hook::input::unknown_in(&newer).as_deref(),
+        Some("hook/TeleportStart")
+    );
+    let notification =
+        HookInput::parse(br#"{"hook_event_name":"Notification","notification_type":"owl"}"#)
+            .expect("JSON");
+    assert_eq!(
+        familiar_hook::input::unknown_in(&notification).as_deref(),
+        Some("hook/Notification/owl")
+    );
+}
