@@ -91,12 +91,29 @@ fn statusline_escapes_tool_names() {
         }
     });
     std::fs::write(&path, format!("{record}\n")).expect("write transcript");
-    // The tool use has no result yet: waiting for approval.
+    // The tool use has no result yet: at work (no record says a dialog is open).
     Test::new()
         .arg("statusline")
         .stdin(input(&path, None))
         .env_remove("ANTHROPIC_MODEL")
         .stdout("mana 1k/200k 0% · working · Bash\\e]0;x\\x07 1\n")
+        .run();
+    // A turn that ended: the status in the window's words, as `sessions` says it.
+    let end = serde_json::json!({
+        "type": "assistant",
+        "sessionId": "s",
+        "message": {
+            "id": "msg_2", "model": "claude-opus-4-6", "role": "assistant", "type": "message",
+            "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1000, "output_tokens": 1}
+        }
+    });
+    std::fs::write(&path, format!("{record}\n{end}\n")).expect("write transcript");
+    Test::new()
+        .arg("statusline")
+        .stdin(input(&path, None))
+        .env_remove("ANTHROPIC_MODEL")
+        .stdout("mana 1k/200k 0% · your turn · Bash\\e]0;x\\x07 1\n")
         .run();
 }
 

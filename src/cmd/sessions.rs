@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context as _;
 use familiar_model::Status;
 use familiar_model::text::printable_line;
+use familiar_model::words::{self, tokens};
 use familiar_session::{ModelConfig, SessionSnapshot, Timers};
 use familiar_tail::TailerConfig;
 
@@ -222,17 +223,23 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> St
 
 /// Waiting on the user stands out; idle fades.
 fn status_style(cell: &str) -> anstyle::Style {
-    match cell.split(' ').next().unwrap_or_default() {
-        "waiting_for_approval" | "waiting_for_input" => style::ATTENTION,
-        "working" => style::GOOD,
-        _ => style::QUIET,
+    let waiting = [Status::WaitingForApproval, Status::WaitingForInput]
+        .iter()
+        .any(|status| cell.starts_with(words::status(*status)));
+    if waiting {
+        style::ATTENTION
+    } else if cell.starts_with(words::status(Status::Working)) {
+        style::GOOD
+    } else {
+        style::QUIET
     }
 }
 
+/// The status in the window's words, and for how long: `your turn 1m`.
 fn status(status: Status, since: Option<Duration>) -> String {
     match since {
-        Some(duration) => format!("{} {}", status.as_str(), short(duration)),
-        None => status.as_str().to_owned(),
+        Some(duration) => format!("{} {}", words::status(status), words::duration(duration)),
+        None => words::status(status).to_owned(),
     }
 }
 
@@ -249,31 +256,10 @@ fn context(used: Option<u64>, limit: u64) -> String {
     }
 }
 
-fn tokens(n: u64) -> String {
-    if n >= 1_000_000 {
-        format!("{:.1}M", n as f64 / 1e6)
-    } else if n >= 1_000 {
-        format!("{}k", n / 1_000)
-    } else {
-        n.to_string()
-    }
-}
-
 fn ago(now: SystemTime, unix_ms: i64) -> String {
     let now_ms = familiar_model::time::to_unix_ms(now);
     let ms = u64::try_from(now_ms.saturating_sub(unix_ms)).unwrap_or(0);
-    format!("{} ago", short(Duration::from_millis(ms)))
-}
-
-/// `42s`, `7m`, `3h`, `2d`.
-fn short(duration: Duration) -> String {
-    let secs = duration.as_secs();
-    match secs {
-        0..60 => format!("{secs}s"),
-        60..3_600 => format!("{}m", secs / 60),
-        3_600..86_400 => format!("{}h", secs / 3_600),
-        _ => format!("{}d", secs / 86_400),
-    }
+    format!("{} ago", words::duration(Duration::from_millis(ms)))
 }
 
 #[cfg(test)]
@@ -311,9 +297,9 @@ mod tests {
         };
         assert_eq!(
             table(&[snapshot], now, Paint::plain()),
-            "PROJECT                   SESSION   MODEL            STATUS                CONTEXT          LAST ACTIVITY\n\
-             spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  waiting_for_input 1m  150k/1.0M (15%)  7s ago\n\
-             \u{20} └ Explore               a881341                    working               ?/200k\n"
+            "PROJECT                   SESSION   MODEL            STATUS        CONTEXT        LAST ACTIVITY\n\
+             spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  your turn 1m  150k/1M (15%)  7s ago\n\
+             \u{20} └ Explore               a881341                    working       ?/200k\n"
         );
         assert_eq!(table(&[], now, Paint::plain()), "no sessions\n");
     }

@@ -496,11 +496,7 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// A duration in the words every command uses (`familiar_model::words`).
 fn format_duration(ms: u64) -> String {
-    let seconds = ms / 1000;
-    match seconds {
-        0..=59 => format!("{seconds}s"),
-        60..=3599 => format!("{}m {:02}s", seconds / 60, seconds % 60),
-        _ => format!("{}h {:02}m", seconds / 3600, (seconds % 3600) / 60),
-    }
+    familiar_model::words::duration(std::time::Duration::from_millis(ms))
 }

@@ -23,6 +23,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use familiar_model::text::printable_line;
+use familiar_model::words::tokens;
 use familiar_transcript::models::{WindowSources, context_window};
 use familiar_transcript::{Normalizer, NormalizerConfig};
 use serde::Deserialize;
@@ -224,7 +225,7 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
         transcript_model: transcript_model.as_deref(),
         used,
     });
-    let used_text = used.map_or_else(|| "?".to_owned(), short);
+    let used_text = used.map_or_else(|| "?".to_owned(), tokens);
     // The CLI's percentage goes with the CLI's count, of the CLI's window (not when
     // --context-limit, or a count past it, chose another).
     let reported_percent = window
@@ -235,13 +236,13 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
         .or_else(|| used.map(|used| used as f64 * 100.0 / limit.max(1) as f64))
         .map(|percent| format!(" {percent:.0}%"))
         .unwrap_or_default();
-    let mut line = format!("mana {used_text}/{}{percent}", short(limit));
+    let mut line = format!("mana {used_text}/{}{percent}", tokens(limit));
     let Some(tail) = tail else {
         line.push_str(" · no transcript yet");
         return line;
     };
     line.push_str(" · ");
-    line.push_str(tail.normalizer.status().as_str());
+    line.push_str(familiar_model::words::status(tail.normalizer.status()));
     let mut tools: Vec<(&String, &u64)> = tail.normalizer.metrics().tool_calls.iter().collect();
     tools.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     if !tools.is_empty() {
@@ -261,36 +262,4 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
         }
     }
     line
-}
-
-/// 950 → "950", 45_210 → "45.2k", 182_000 → "182k", 1_000_000 → "1M", 1_250_000 → "1.25M".
-fn short(n: u64) -> String {
-    fn trim(text: String) -> String {
-        if text.contains('.') {
-            text.trim_end_matches('0').trim_end_matches('.').to_owned()
-        } else {
-            text
-        }
-    }
-    match n {
-        0..1_000 => n.to_string(),
-        1_000..100_000 => trim(format!("{:.1}", n as f64 / 1e3)) + "k",
-        100_000..1_000_000 => format!("{}k", n / 1000),
-        _ => trim(format!("{:.2}", n as f64 / 1e6)) + "M",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::short;
-
-    #[test]
-    fn token_counts_are_short() {
-        assert_eq!(short(950), "950");
-        assert_eq!(short(45_210), "45.2k");
-        assert_eq!(short(34_010), "34k");
-        assert_eq!(short(200_000), "200k");
-        assert_eq!(short(1_000_000), "1M");
-        assert_eq!(short(1_250_000), "1.25M");
-    }
 }

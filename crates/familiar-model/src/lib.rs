@@ -13,6 +13,7 @@ pub mod plan;
 pub mod text;
 pub mod time;
 pub mod window;
+pub mod words;
 
 pub use action::{Action, ActionKind, Urgency};
 pub use control::ReplayControl;

@@ -136,16 +136,7 @@ impl Mana {
     }
 }
 
-/// `153_400` → `153k`, `1_200_000` → `1.2M`.
-pub fn tokens(n: u64) -> String {
-    if n >= 1_000_000 {
-        format!("{:.1}M", n as f64 / 1_000_000.0)
-    } else if n >= 1_000 {
-        format!("{}k", n / 1_000)
-    } else {
-        n.to_string()
-    }
-}
+pub use familiar_model::words::tokens;
 
 /// Experience and level as a familiar shows them: the user's (`crate::progression::Profile`,
 /// which `xp` actions add to), the same on every familiar; `level_up_age` plays on the

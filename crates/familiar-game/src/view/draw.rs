@@ -278,28 +278,19 @@ fn status_icon(status: Status) -> Option<usize> {
     }
 }
 
-/// `working 2m`, `approve? 12s`, `your turn 5s`, `idle 1h`.
+/// `working 2m`, `needs approval 12s`, `your turn 5s`, `idle 3d 4h` (`familiar_model::words`).
 pub(crate) fn status_line(status: Status, secs: f32) -> String {
-    let what = match status {
-        Status::Working => "working",
-        Status::WaitingForApproval => "needs approval",
-        Status::WaitingForInput => "your turn",
-        Status::Idle => "idle",
-        _ => return "status unknown".to_string(),
-    };
+    let what = familiar_model::words::status(status);
+    if status == Status::Unknown {
+        return what.to_owned();
+    }
     format!("{what} {}", duration(secs))
 }
 
-/// `12s`, `4m`, `2h05`.
+/// `12s`, `4m`, `5h 12m`, `3d 4h` (`familiar_model::words::duration`).
 pub(crate) fn duration(secs: f32) -> String {
-    let s = secs.max(0.0) as u64;
-    if s < 60 {
-        format!("{s}s")
-    } else if s < 3600 {
-        format!("{}m", s / 60)
-    } else {
-        format!("{}h{:02}", s / 3600, (s % 3600) / 60)
-    }
+    let secs = if secs.is_finite() { secs.max(0.0) } else { 0.0 };
+    familiar_model::words::duration(std::time::Duration::from_secs_f32(secs))
 }
 
 /// The plate's note, in place of the status while it lasts: a level-up, or a compaction
@@ -432,7 +423,10 @@ mod tests {
             status_line(Status::WaitingForApproval, 130.0),
             "needs approval 2m"
         );
-        assert_eq!(status_line(Status::Idle, 7_500.0), "idle 2h05");
+        assert_eq!(status_line(Status::Idle, 7_500.0), "idle 2h 5m");
+        // Months idle read in days (it once said `idle 6598h05`).
+        assert_eq!(status_line(Status::Idle, 23_752_800.0), "idle 274d");
         assert_eq!(status_line(Status::WaitingForInput, -3.0), "your turn 0s");
+        assert_eq!(status_line(Status::Unknown, 9.0), "status unknown");
     }
 }

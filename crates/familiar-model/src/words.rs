@@ -1,0 +1,80 @@
+//! How quantities and states read to people, in every place that shows them (the window's
+//! plates, `familiar sessions`, `familiar statusline`, `familiar stats`): one wording, so a
+//! user reads the same `1.25M` and `5h 12m` everywhere. Machine output (JSON, NDJSON) keeps
+//! exact numbers and the status names of `docs/events.md`.
+
+use std::time::Duration;
+
+use crate::Status;
+
+/// A token count at a glance: `950`, `45.2k`, `182k`, `1M`, `1.25M`.
+pub fn tokens(n: u64) -> String {
+    fn trim(text: String) -> String {
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            text
+        }
+    }
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..100_000 => trim(format!("{:.1}", n as f64 / 1e3)) + "k",
+        100_000..1_000_000 => format!("{}k", n / 1000),
+        _ => trim(format!("{:.2}", n as f64 / 1e6)) + "M",
+    }
+}
+
+/// A duration as people say it, two units at most: `42s`, `7m`, `5h 12m`, `3d 4h`, `40d`.
+pub fn duration(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    let (days, hours, minutes) = (secs / 86_400, secs / 3_600 % 24, secs / 60 % 60);
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3_600 => format!("{minutes}m"),
+        3_600..86_400 if minutes == 0 => format!("{}h", secs / 3_600),
+        3_600..86_400 => format!("{}h {minutes}m", secs / 3_600),
+        _ if days >= 10 || hours == 0 => format!("{days}d"),
+        _ => format!("{days}d {hours}h"),
+    }
+}
+
+/// A session's status as people read it (the window's plate, `sessions`, the status line).
+pub fn status(status: Status) -> &'static str {
+    match status {
+        Status::Unknown => "status unknown",
+        Status::Working => "working",
+        Status::WaitingForApproval => "needs approval",
+        Status::WaitingForInput => "your turn",
+        Status::Idle => "idle",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_counts_read_at_a_glance() {
+        let read: Vec<String> = [
+            950, 45_210, 34_010, 200_000, 1_000_000, 1_250_000, 2_000_000,
+        ]
+        .into_iter()
+        .map(tokens)
+        .collect();
+        assert_eq!(read, ["950", "45.2k", "34k", "200k", "1M", "1.25M", "2M"]);
+    }
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        let read: Vec<String> = [0, 42, 60, 425, 3_600, 18_720, 86_400, 273_600, 23_752_800]
+            .into_iter()
+            .map(|secs| duration(Duration::from_secs(secs)))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                "0s", "42s", "1m", "7m", "1h", "5h 12m", "1d", "3d 4h", "274d"
+            ]
+        );
+    }
+}
