@@ -220,9 +220,10 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
     let limit = context_window(&WindowSources {
         explicit: args.context_limit,
         reported: window.and_then(|w| w.context_window_size),
-        resolved_models: resolved,
+        named_1m: resolved.iter().any(|model| model.ends_with("[1m]")),
+        // The model running: the CLI's own word, else the transcript's.
+        model: resolved.first().copied().or(transcript_model.as_deref()),
         configured_model: configured.as_deref(),
-        transcript_model: transcript_model.as_deref(),
         used,
     });
     let used_text = used.map_or_else(|| "?".to_owned(), tokens);

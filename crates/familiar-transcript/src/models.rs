@@ -1,7 +1,8 @@
 //! Context windows ("mana" limits) of Claude models, and the precedence between the sources
 //! that can name one. Used by `familiar statusline` ([`context_window`]) and by the
 //! normalizer's limit (`normalize::context`, the same order over what records say); the table
-//! and the order are documented in `docs/events.md` (keep all three in step).
+//! and the order are documented in `docs/events.md`: [`context_window`] is the one rule, the
+//! normalizer's limit and the status line both ask it.
 //!
 //! Claude Code writes the bare model id in transcripts (`claude-opus-4-8`) even when the session
 //! runs its 1M-token variant (`claude-opus-4-8[1m]`, the CLI's default model); the `[1m]` shows
@@ -46,41 +47,40 @@ pub fn names_same_model(configured: &str, model: &str) -> bool {
 /// The sources of a context window, as far as they are known.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct WindowSources<'a> {
-    /// `--context-limit`.
+    /// `--context-limit` (or the config file's `context_limit`).
     pub explicit: Option<u64>,
-    /// `context_window.context_window_size` of the statusline JSON.
+    /// The CLI's own figure: `context_window.context_window_size` of the statusline JSON,
+    /// Codex's `model_context_window`.
     pub reported: Option<u64>,
-    /// Model ids seen that may carry `[1m]`: statusline `model.id`, `resolvedModel`, `init`.
-    pub resolved_models: Vec<&'a str>,
+    /// A model id the CLI wrote ended in `[1m]` (statusline `model.id`, `resolvedModel`, a
+    /// stream-json `init`, `message.model`).
+    pub named_1m: bool,
+    /// The model the window is for: the agent's latest.
+    pub model: Option<&'a str>,
     /// settings.json `model` or `ANTHROPIC_MODEL`.
     pub configured_model: Option<&'a str>,
-    /// The model id of the transcript's last API message.
-    pub transcript_model: Option<&'a str>,
-    /// Context used right now.
+    /// The largest context used so far.
     pub used: Option<u64>,
 }
 
-/// The window the sources mean (see the module documentation for the order).
+/// The window the sources mean (see the module documentation for the order): the one rule,
+/// for the normalizer's limit of every agent (`Normalizer::context_limit`, Codex's too) and
+/// for `familiar statusline`.
 pub fn context_window(sources: &WindowSources<'_>) -> u64 {
     if let Some(limit) = sources.explicit.or(sources.reported).filter(|&n| n > 0) {
         return limit;
     }
-    let chosen = if sources.resolved_models.iter().any(|m| m.ends_with("[1m]")) {
-        LARGE_CONTEXT_LIMIT
-    } else if let Some(configured) = sources.configured_model.filter(|m| m.ends_with("[1m]"))
-        && sources
-            .transcript_model
-            .is_none_or(|model| names_same_model(configured, model))
-    {
+    let named_1m = sources.named_1m || sources.model.is_some_and(|m| m.ends_with("[1m]"));
+    let configured_1m = sources.configured_model.is_some_and(|configured| {
+        configured.ends_with("[1m]")
+            && sources
+                .model
+                .is_none_or(|model| names_same_model(configured, model))
+    });
+    let chosen = if named_1m || configured_1m {
         LARGE_CONTEXT_LIMIT
     } else {
-        let model = sources
-            .resolved_models
-            .first()
-            .copied()
-            .or(sources.transcript_model)
-            .unwrap_or("");
-        default_window(model)
+        default_window(sources.model.unwrap_or(""))
     };
     match sources.used {
         Some(used) if used > chosen => LARGE_CONTEXT_LIMIT.max(used),
@@ -105,12 +105,12 @@ mod tests {
     #[test]
     fn sources_are_taken_in_order() {
         let transcript = WindowSources {
-            transcript_model: Some("claude-opus-4-8"),
+            model: Some("claude-opus-4-8"),
             ..WindowSources::default()
         };
         assert_eq!(context_window(&transcript), 200_000);
         let statusline = WindowSources {
-            resolved_models: vec!["claude-opus-4-8[1m]"],
+            named_1m: true,
             ..transcript.clone()
         };
         assert_eq!(context_window(&statusline), 1_000_000);
@@ -136,5 +136,18 @@ mod tests {
             ..statusline
         };
         assert_eq!(context_window(&explicit), 500_000);
+        // The CLI's own figure (Codex's `model_context_window`), unless the flag says.
+        let reported = WindowSources {
+            reported: Some(258_400),
+            ..transcript.clone()
+        };
+        assert_eq!(context_window(&reported), 258_400);
+        // Nothing known: 200k, or the configured `[1m]` model before any other names one.
+        assert_eq!(context_window(&WindowSources::default()), 200_000);
+        let configured_alone = WindowSources {
+            configured_model: Some("opus[1m]"),
+            ..WindowSources::default()
+        };
+        assert_eq!(context_window(&configured_alone), 1_000_000);
     }
 }

@@ -27,7 +27,6 @@ use std::sync::Arc;
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde_json::Value;
 
-use crate::DEFAULT_CONTEXT_LIMIT;
 use crate::metrics::Metrics;
 use crate::normalize::MAX_ERROR_TEXT;
 use shapes::{Item, Payload, raw_str};
@@ -163,11 +162,15 @@ impl Rollout {
 
     /// The window: `--context-limit`, else the CLI's `model_context_window` (`task_started`
     /// says it from 0.169 on, `token_count` in every version), else 200k.
+    /// The window: the one rule ([`crate::models::context_window`]), over what the rollout
+    /// says (`model_context_window`, the CLI's own figure).
     pub fn context_limit(&self, explicit: Option<u64>) -> u64 {
-        explicit
-            .or(self.window)
-            .filter(|&limit| limit > 0)
-            .unwrap_or(DEFAULT_CONTEXT_LIMIT)
+        crate::models::context_window(&crate::models::WindowSources {
+            explicit,
+            reported: self.window,
+            model: self.model.as_deref(),
+            ..Default::default()
+        })
     }
 
     pub fn status(&self) -> Status {

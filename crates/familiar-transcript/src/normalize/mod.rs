@@ -411,10 +411,7 @@ impl Normalizer {
             _ => None,
         };
         if let Some(model) = named_model {
-            self.chains[chain]
-                .1
-                .window
-                .see_model(&model, self.config.configured_model.as_deref());
+            self.chains[chain].1.window.see_model(&model);
         }
         let first = out.len();
         self.session_start(chain, &origin, out);
@@ -478,7 +475,7 @@ impl Normalizer {
         let mut chain = Chain::default();
         // Inline sidechains run inside the main session: they start out knowing its model.
         if let Some((_, main)) = self.chains.iter().find(|(key, _)| key.is_main()) {
-            chain.window = main.window;
+            chain.window = main.window.clone();
         }
         self.chains.push((key, chain));
         self.chains.len() - 1

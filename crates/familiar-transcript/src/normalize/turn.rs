@@ -196,9 +196,7 @@ impl Normalizer {
         }
         if !synthetic {
             let state = &mut self.chains[chain].1;
-            state
-                .window
-                .see_model(model, self.config.configured_model.as_deref());
+            state.window.see_model(model);
             if let Some(usage) = &message.usage {
                 let used = usage.context_tokens();
                 state.context_used = Some(used);
