@@ -1,13 +1,12 @@
 //! Sound end to end: `familiar replay --headless --sound` on a transcript with errors, against
 //! a real PulseAudio server with a null sink whose monitor `parec` records
-//! (crates/familiar-audio/tests/support/pulse.rs). The recording gets loud while the replay
+//! (`familiar_testkit::pulse`). The recording gets loud while the replay
 //! runs and is silent before; `--mute`, or headless without `--sound`, keeps it silent. With
 //! no server: one clear line on stderr, the actions still come out, exit 0.
 
 mod common;
 
-#[path = "../crates/familiar-audio/tests/support/pulse.rs"]
-mod pulse;
+use familiar_testkit::pulse;
 
 use std::time::{Duration, Instant};
 

@@ -372,8 +372,7 @@ fn cargo_build(me: &Path, var: impl Fn(&str) -> Option<OsString>) -> Option<Comm
 
 /// A real PulseAudio server with a null sink, for the cue test (shared with familiar-audio's).
 #[cfg(test)]
-#[path = "../../crates/familiar-audio/tests/support/pulse.rs"]
-mod pulse;
+use familiar_testkit::pulse;
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,4 @@
-//! Action → sound latency: a real PulseAudio server with a null sink (tests/support/pulse.rs),
+//! Action → sound latency: a real PulseAudio server with a null sink (`familiar_testkit::pulse`),
 //! its monitor recorded by `parec` (5 ms latency); each round hands a `sound("subagent_in")`
 //! action to the sink and waits for the first audible chunk of the recording. The figure is an
 //! upper bound: it includes the null sink's and parec's own buffering, and a chunk arrives
@@ -6,8 +6,7 @@
 //!
 //! `cargo bench -p familiar-audio --bench sound_latency [-- ROUNDS]` (default 50)
 
-#[path = "../tests/support/pulse.rs"]
-mod support;
+use familiar_testkit::pulse as support;
 
 use std::time::{Duration, Instant};
 

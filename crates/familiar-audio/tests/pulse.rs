@@ -1,10 +1,9 @@
-//! The sound sink against a real PulseAudio server with a null sink (tests/support/pulse.rs):
+//! The sound sink against a real PulseAudio server with a null sink (`familiar_testkit::pulse`):
 //! its monitor is recorded with `parec` and the recording must get loud in the right window
 //! (cues, users' files, overlapping sounds, volume) or stay silent (quiet hours, a burst
 //! beyond the first sound, a broken file). With no server, nothing fails and it is counted.
 
-#[path = "support/pulse.rs"]
-mod support;
+use familiar_testkit::pulse as support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

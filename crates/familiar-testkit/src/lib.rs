@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 #[cfg(feature = "dbus")]
 pub mod dbus;
+#[cfg(feature = "pulse")]
+pub mod pulse;
 pub mod xvfb;
 
 /// The workspace root (this crate is `crates/familiar-testkit`).

@@ -1,9 +1,8 @@
 //! A real PulseAudio server for tests and benchmarks: `pulseaudio` with one null sink (`t`) in
 //! a private runtime directory, and a recorder of that sink's monitor through `parec`. Needs
 //! the Debian packages `pulseaudio` and `pulseaudio-utils` (`.ci/run` installs them).
-//! Shared by this crate's tests, its latency benchmark and the binary's tests (by `#[path]`).
-
-#![allow(dead_code)]
+//! Shared by `familiar-audio`'s tests and latency benchmark and the binary's tests (feature
+//! `pulse`).
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
