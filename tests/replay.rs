@@ -231,3 +231,29 @@ fn a_closed_stdout_ends_the_replay_cleanly() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// Skipped lines are told as `events` tells them: the first three, then how many in all (a
+/// replay printed one line per bad line).
+#[test]
+fn a_replay_tells_its_skipped_lines_as_every_command_does() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("broken.jsonl");
+    let mut text = std::fs::read_to_string(fixture("demo.jsonl")).expect("demo");
+    text.push_str(&"{not json\n".repeat(5));
+    std::fs::write(&path, text).expect("write");
+    let output = isolated()
+        .args(["replay", "--headless", "--speed", "1000"])
+        .arg(&path)
+        .run();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let told: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("broken.jsonl"))
+        .collect();
+    assert_eq!(told.len(), 4, "{stderr}");
+    assert!(told[0].starts_with("familiar: ") && told[0].contains(": malformed JSON"));
+    assert!(
+        told[3].ends_with("2 more line(s) skipped, 5 in all"),
+        "{stderr}"
+    );
+}

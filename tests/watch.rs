@@ -293,6 +293,35 @@ fn a_hook_input_longer_than_the_socket_takes_still_tells_its_status() {
     assert_eq!(status["tool"], "Bash", "{status}");
 }
 
+/// A live file of garbage does not flood the terminal: its first three bad lines are told as
+/// every command tells them (`familiar: FILE:LINE: reason`), then once that the rest are
+/// counted.
+#[test]
+fn a_live_file_of_bad_lines_is_told_three_times_then_counted() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    let dir = config.join("projects").join("-work-x");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join("s-bad.jsonl");
+    append(&path, prompt_record("go").as_bytes());
+    let watch = Watch::start(&config, tmp.path(), &["--all"]);
+    watch.line_containing("\"kind\":\"snapshot\"");
+    append(&path, "{not json\n".repeat(10).as_bytes());
+    append(&path, sentinel("after-garbage").as_bytes());
+    watch.events_until("after-garbage");
+    watch.wait_stderr("the rest are counted, not told");
+    let stderr = watch.stderr();
+    let told: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("familiar: ") && line.contains("s-bad.jsonl"))
+        .collect();
+    assert_eq!(told.len(), 4, "{stderr}");
+    assert!(
+        told[0].ends_with(":2: malformed JSON: key must be a string at line 1 column 2"),
+        "{stderr}"
+    );
+}
+
 /// `familiar hook` with `json` on stdin, as Claude Code runs it, to the watch of `config`.
 fn send_hook(config: &std::path::Path, json: &str) {
     let mut hook = Command::new(env!("CARGO_BIN_EXE_familiar"))

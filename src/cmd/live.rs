@@ -20,6 +20,8 @@ use familiar_tail::{Selector, TailMessage, TranscriptInfo, TranscriptKind};
 pub struct Live {
     pub model: SessionModel,
     out: Vec<Output>,
+    /// Skipped lines told so far, per file.
+    skipped: HashMap<PathBuf, super::SkippedLines>,
 }
 
 /// What one tailer message meant for the caller.
@@ -35,6 +37,7 @@ impl Live {
         Live {
             model: SessionModel::new(config),
             out: Vec::new(),
+            skipped: HashMap::new(),
         }
     }
 
@@ -147,12 +150,15 @@ impl Live {
         self.out.drain(..).filter_map(|output| match output {
             Output::Event(event) => Some(event),
             Output::Skipped { path, diagnostic } => {
-                tracing::warn!(
-                    "{}:{}: {}",
-                    printable_line(&path.display().to_string()),
-                    diagnostic.line,
-                    diagnostic.kind
-                );
+                // As every command tells them (`familiar: FILE:LINE: reason`), the first few
+                // of each file: a file of garbage does not flood the terminal.
+                let skipped = self
+                    .skipped
+                    .entry(path.clone())
+                    .or_insert_with(|| super::SkippedLines::new(&path.display().to_string()));
+                if let Some(warning) = skipped.skip_live(&diagnostic) {
+                    super::style::warning(warning);
+                }
                 None
             }
             Output::Unknown {

@@ -137,6 +137,19 @@ impl SkippedLines {
             .then(|| format!("{}:{}: {}", self.name, diagnostic.line, diagnostic.kind))
     }
 
+    /// One more skipped line of an input that has no end (a live transcript): its warning
+    /// while it is among the first few, then once that the rest are counted, not told.
+    pub fn skip_live(&mut self, diagnostic: &Diagnostic) -> Option<String> {
+        self.skip(diagnostic).or_else(|| {
+            (self.count == REPORTED_SKIPS + 1).then(|| {
+                format!(
+                    "{}: more lines skipped; the rest are counted, not told (familiar stats shows how many)",
+                    self.name
+                )
+            })
+        })
+    }
+
     /// The closing count, when some lines were not told one by one.
     pub fn summary(&self) -> Option<String> {
         (self.count > REPORTED_SKIPS).then(|| {

@@ -198,13 +198,18 @@ fn model_events(
         },
         &mut out,
     );
+    // Skipped lines are told as every command tells them: the first few, then how many.
+    let skipped = std::cell::RefCell::new(super::SkippedLines::new(name));
+    let skip = |diagnostic: &familiar_transcript::Diagnostic| {
+        if let Some(warning) = skipped.borrow_mut().skip(diagnostic) {
+            super::style::warning(warning);
+        }
+    };
     let mut deliver = |out: &mut Vec<Output>| -> io::Result<()> {
         for output in out.drain(..) {
             match output {
                 Output::Event(event) => on_event(event)?,
-                Output::Skipped { diagnostic, .. } => {
-                    eprintln!("familiar: {name}:{}: {}", diagnostic.line, diagnostic.kind);
-                }
+                Output::Skipped { diagnostic, .. } => skip(&diagnostic),
                 Output::Unknown { what, .. } => {
                     tracing::info!(
                         "{name}: {} not known to Familiar",
@@ -227,18 +232,26 @@ fn model_events(
                 },
                 &mut out,
             ),
-            ReadLine::TooLong { number, len } => {
-                eprintln!("familiar: {name}:{number}: line of {len} bytes is over the {cap}-byte cap; skipped");
-            }
-            ReadLine::Unfinished { number, len } => {
-                eprintln!("familiar: {name}:{number}: unfinished last line ({len} bytes, no newline)");
-            }
+            ReadLine::TooLong { number, len } => skip(&familiar_transcript::Diagnostic {
+                line: number,
+                kind: familiar_transcript::DiagnosticKind::TooLong {
+                    len,
+                    cap: cap as u64,
+                },
+            }),
+            ReadLine::Unfinished { number, len } => skip(&familiar_transcript::Diagnostic {
+                line: number,
+                kind: familiar_transcript::DiagnosticKind::Unfinished { len },
+            }),
         }
         deliver(&mut out)
     })
     .with_context(|| format!("reading {name}"))?;
     model.apply(SessionInput::Removed { path: &path }, &mut out);
     deliver(&mut out).with_context(|| format!("reading {name}"))?;
+    if let Some(summary) = skipped.borrow().summary() {
+        super::style::warning(summary);
+    }
     Ok(())
 }
 
