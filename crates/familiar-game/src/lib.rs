@@ -13,7 +13,7 @@
 //!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs;
-//! - `world` is the reacting world as plain data (sky for the hour and weather, particles);
+//! - `ambience` is the reacting world as plain data (sky for the hour and weather, particles);
 //! - `progression` is the user's XP, level and unlocks (pure), `progression::wardrobe` what
 //!   they put on screen (pure), and `progression::persist` keeps them between runs in the data
 //!   directory;
@@ -21,6 +21,7 @@
 //!   screenshots that are the same run after run; `clock` is the local time of day the view
 //!   reads (fixed by a scene).
 
+pub mod ambience;
 pub mod anim;
 mod assets;
 pub mod clock;
@@ -32,7 +33,6 @@ pub mod scene;
 pub mod sheet;
 mod view;
 mod window_memory;
-pub mod world;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -87,7 +87,7 @@ pub fn hills(x: i32) -> (f32, f32) {
     (far, near)
 }
 
-/// The backdrops: one picture per phase of the day (`crate::world::Phase` order: night, dawn,
+/// The backdrops: one picture per phase of the day (`crate::ambience::Phase` order: night, dawn,
 /// day, dusk), each `SKY_SIZE`, stacked top to bottom in `sky.png`.
 pub const SKY_SIZE: [u32; 2] = [160, 100];
 pub const SKY_PHASES: u32 = 4;

@@ -236,7 +236,7 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         if !matches!(ev.kind, EventKind::Status | EventKind::SessionStart) {
             companion_busy(world, e, agent);
         }
-        super::world::companion_context(world, e, agent, ev);
+        super::reactions::companion_context(world, e, agent, ev);
         return;
     }
     super::doings::observe(world, e, ev);
@@ -247,7 +247,7 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         mana.compact(ev.pre_tokens, ev.post_tokens);
     }
     observe_state(world, e, ev.context_used, ev.context_limit, ev.status, now);
-    super::world::observe_event(world, e, ev);
+    super::reactions::observe_event(world, e, ev);
     if ev.kind == EventKind::Snapshot
         && let Some(mut info) = world.get_mut::<SessionInfo>(e)
     {

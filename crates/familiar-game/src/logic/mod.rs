@@ -10,16 +10,16 @@
 //! - `feed`: [`ingest`] applies each event and action to them;
 //! - `tick`: [`advance`] runs the timers;
 //! - `text`: labels and the shortening of text for the screen;
-//! - `world`: the weather, each familiar's effects and the sound cues ([`SoundCue`]);
+//! - `reactions`: the weather, each familiar's effects and the sound cues ([`SoundCue`]);
 //! - `xp`: `xp` actions into the user's [`crate::progression::Profile`], shown on every
 //!   familiar's [`Progress`].
 
 mod doings;
 mod feed;
+mod reactions;
 mod state;
 mod text;
 mod tick;
-mod world;
 mod xp;
 
 use bevy::prelude::*;
@@ -32,6 +32,7 @@ pub use doings::{
     shorten_middle, status_figures, xp_figures,
 };
 pub use feed::ingest;
+pub use reactions::{AURA_SECS, CueSink, Effects, SceneOfWork, SoundCue, WorldWeather, react};
 pub use state::{
     Activity, Animation, Bar, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Compaction, Companion,
     FLOATER_SECS, Familiar, Floater, Focus, Hovered, LogStrip, Mana, ManaBand, Mark, Progress,
@@ -39,7 +40,6 @@ pub use state::{
 };
 pub use text::{codex_label, session_label};
 pub use tick::advance;
-pub use world::{AURA_SECS, CueSink, Effects, SceneOfWork, SoundCue, WorldWeather, react};
 
 /// One item of the feed, as a Bevy message.
 #[derive(Message, Debug, Clone)]

@@ -240,9 +240,9 @@ pub struct Companion {
     pub context: Option<(u64, u64)>,
 }
 
-/// A companion walks in and out (`crate::world::companion_walk`).
-pub const COMPANION_ENTER_SECS: f32 = crate::world::COMPANION_WALK_SECS;
-pub const COMPANION_LEAVE_SECS: f32 = crate::world::COMPANION_WALK_SECS;
+/// A companion walks in and out (`crate::ambience::companion_walk`).
+pub const COMPANION_ENTER_SECS: f32 = crate::ambience::COMPANION_WALK_SECS;
+pub const COMPANION_LEAVE_SECS: f32 = crate::ambience::COMPANION_WALK_SECS;
 
 /// Counter behind [`Companion::order`].
 #[derive(Resource, Debug, Default)]

@@ -362,7 +362,7 @@ pub(super) fn draw_companions(
         let side = if rank % 2 == 0 { 1.0 } else { -1.0 };
         let step = (rank / 2) as f32;
         // It walks in from its side of the scene, and out the same way.
-        let walk = crate::world::companion_walk(c.age, c.leaving);
+        let walk = crate::ambience::companion_walk(c.age, c.leaving);
         let x = owner.translation.x + side * (26.0 + step * 16.0 + walk.away * 40.0) * l.scale;
         let y = l.ground_y + 10.0 * l.scale;
         t.translation = Vec3::new(x, y, 3.0 + rank as f32 * 0.1);

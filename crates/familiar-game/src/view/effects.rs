@@ -1,14 +1,14 @@
 //! Particles around each familiar: the burst of a victory (confetti) or of an error (sparks
 //! for a tool, crackle for the API), and the motes of "think hard" and "ultrathink". Each
-//! familiar keeps `world::PARTICLE_SLOTS` small square sprites as children; every frame they
-//! take the places `crate::world` computes from the logic's `Effects`. Companions carry a small
+//! familiar keeps `ambience::PARTICLE_SLOTS` small square sprites as children; every frame they
+//! take the places `crate::ambience` computes from the logic's `Effects`. Companions carry a small
 //! mana bar of their own.
 
 use bevy::prelude::*;
 
 use super::{BAR_BORDER, BAR_EMPTY, PixelScale, band_color, rgb};
+use crate::ambience::{PARTICLE_SLOTS, Particle, aura_count, aura_particle, companion_walk};
 use crate::logic::{Companion, Effects, Mana};
-use crate::world::{PARTICLE_SLOTS, Particle, aura_count, aura_particle, companion_walk};
 
 #[derive(Component)]
 pub(crate) struct ParticleSlot(usize);

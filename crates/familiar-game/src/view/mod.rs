@@ -20,13 +20,14 @@
 //! - `capture`: the optional screenshot;
 //! - `bridge`: the pipeline's channel into the game, waking the event loop;
 //! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor;
-//! - `world`: the sky of the time of day, the weather, the campfire of rest;
+//! - `backdrop`: the sky of the time of day, the weather, the campfire of rest;
 //! - `sky`: the sun or the moon, in the free sky the layout finds;
-//! - `scene`: the far hills dressed for the work going on (a library, a forge);
+//! - `scene_of_work`: the far hills dressed for the work going on (a library, a forge);
 //! - `effects`: the particles of bursts and think auras, the companions' mana bars.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
+mod backdrop;
 mod blit;
 mod bridge;
 mod canvas;
@@ -39,12 +40,11 @@ mod layout;
 mod panel;
 mod pointer;
 mod power;
-mod scene;
+mod scene_of_work;
 mod sky;
 mod spawn;
 mod text;
 mod wardrobe;
-mod world;
 
 use bevy::prelude::*;
 use familiar_model::ReplayControl;
@@ -180,7 +180,7 @@ impl Plugin for ViewPlugin {
                     spawn::setup,
                     panel::spawn_panel,
                     wardrobe::setup,
-                    world::setup_world,
+                    backdrop::setup_world,
                 )
                     .chain(),
             )
@@ -210,13 +210,13 @@ impl Plugin for ViewPlugin {
                         wardrobe::dress_familiars,
                         wardrobe::dress_companions,
                         wardrobe::draw_wardrobe,
-                        world::attach_campfires,
+                        backdrop::attach_campfires,
                         effects::attach_particles,
                         effects::attach_companion_bars,
-                        world::draw_sky,
+                        backdrop::draw_sky,
                         sky::draw_sky_body,
-                        scene::draw_scene,
-                        world::draw_campfires,
+                        scene_of_work::draw_scene,
+                        backdrop::draw_campfires,
                         effects::draw_particles,
                         effects::draw_companion_bars,
                     )

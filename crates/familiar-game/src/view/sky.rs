@@ -1,17 +1,17 @@
 //! The sun or the moon, as its own sprite over the backdrop (`sheet::WORLD_SUN`,
 //! `sheet::WORLD_MOON`), where the layout finds free sky (`Layout::sky_body_rect`: no text
-//! over it, above the hills), in the light of the backdrop `world::draw_sky` chose: the moon
+//! over it, above the hills), in the light of the backdrop `backdrop::draw_sky` chose: the moon
 //! at night, the sun by day, reddened at dawn and dusk. The decor and clouds stand in front. Part of
 //! `view`; it reads the backdrop's phase from the backdrop sprite rather than the clock again.
 
 use bevy::prelude::*;
 
+use super::backdrop::WorldArt;
 use super::layout::SKY_BODY_SCALE;
-use super::world::WorldArt;
 use super::{Background, canvas_size, row};
+use crate::ambience::Phase;
 use crate::logic::Familiar;
 use crate::sheet::{WORLD_MOON, WORLD_SUN};
-use crate::world::Phase;
 
 /// The sun or the moon.
 #[derive(Component)]

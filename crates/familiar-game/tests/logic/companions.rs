@@ -139,7 +139,7 @@ fn a_companion_shows_its_subagents_own_context() {
 
 #[test]
 fn companions_walk_in_from_a_puff_and_walk_out_into_one() {
-    use familiar_game::world::{COMPANION_WALK_SECS, companion_walk};
+    use familiar_game::ambience::{COMPANION_WALK_SECS, companion_walk};
     let start = companion_walk(0.0, None);
     assert_eq!((start.away, start.puff), (1.0, Some(0)));
     let mid = companion_walk(COMPANION_WALK_SECS * 0.6, None);

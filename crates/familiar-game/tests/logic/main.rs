@@ -12,8 +12,8 @@ mod companions;
 mod focus;
 mod hud;
 mod mana;
+mod reactions;
 mod sessions;
-mod world;
 
 use std::time::Duration;
 

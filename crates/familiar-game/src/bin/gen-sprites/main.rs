@@ -10,20 +10,20 @@
 //! - `props`: the companion, the icons and the backdrop;
 //! - `wearables`: the familiar's hats and accessories, layers over its sheet;
 //! - `decor`: the scene decor the scene unlocks add over the backdrop;
-//! - `world`: the campfire, the clouds and the backdrop of each phase of the day.
+//! - `backdrop`: the campfire, the clouds and the backdrop of each phase of the day.
 //!
 //! Run `cargo run -p familiar-game --bin gen-sprites` after changing the art, and commit the
 //! PNGs. `--preview DIR` also writes 4× enlargements on a dark backdrop, to look at the art,
 //! and `dressed.png`: the familiar in each of its wearables.
 
+mod backdrop;
 mod brushes;
 mod canvas;
 mod decor;
 mod familiar;
 mod props;
-mod scenes;
+mod scenes_of_work;
 mod wearables;
-mod world;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -44,9 +44,9 @@ pub fn all_assets() -> Vec<(&'static str, Canvas)> {
         ("wearables.png", wearables_sheet()),
         ("decor.png", decor_sheet()),
         ("companion-hats.png", companion_hats_sheet()),
-        ("world.png", world::world_sheet()),
-        ("sky.png", world::sky_sheet()),
-        ("scenes.png", scenes::scenes_sheet()),
+        ("world.png", backdrop::world_sheet()),
+        ("sky.png", backdrop::sky_sheet()),
+        ("scenes.png", scenes_of_work::scenes_sheet()),
     ]
 }
 

@@ -124,7 +124,7 @@ impl Lcg {
 }
 
 /// Night-sky backdrop (160×100): gradient, stars, hills and a stone floor (the moon is its own
-/// sprite, `world::moon`, placed by the layout).
+/// sprite, `backdrop::moon`, placed by the layout).
 pub fn background() -> Canvas {
     let (w, h) = (160u32, 100u32);
     let mut c = Canvas::new(w, h);

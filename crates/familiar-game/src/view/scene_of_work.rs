@@ -6,10 +6,10 @@
 use bevy::prelude::*;
 
 use super::Background;
+use crate::ambience::WorkScene;
 use crate::assets;
 use crate::logic::SceneOfWork;
 use crate::sheet::SKY_SIZE;
-use crate::world::WorkScene;
 
 /// The overlay of the scene.
 #[derive(Component)]

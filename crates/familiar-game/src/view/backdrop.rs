@@ -1,18 +1,18 @@
 //! The world around the familiars: the backdrop of the local time of day (dawn, day, dusk,
 //! night) lit by the weather, clouds and rain that errors bring, the light of a success, and
-//! the campfire beside a resting or sleeping familiar. The look is `crate::world::sky` of the
+//! the campfire beside a resting or sleeping familiar. The look is `crate::ambience::sky` of the
 //! local hour (wall clock, read here: presentation, not session state) and of
 //! `logic::WorldWeather`.
 
 use bevy::prelude::*;
 
 use super::{Background, PixelScale, canvas_size, row};
+use crate::ambience::{MAX_CLOUDS, SUNSHINE_SECS, sky};
 use crate::anim::Anim;
 use crate::assets;
 use crate::clock::LocalClock;
 use crate::logic::{Animation, Effects, Familiar, WorldWeather};
 use crate::sheet::{SKY_PHASES, SKY_SIZE, WORLD, WORLD_CLOUD, WORLD_RAIN_CLOUD};
-use crate::world::{MAX_CLOUDS, SUNSHINE_SECS, sky};
 
 #[derive(Resource, Clone)]
 pub(crate) struct WorldArt {

@@ -1,12 +1,12 @@
-//! The scenes of work (`familiar_game::world::WorkScene`): backdrop-sized overlays (`sheet::
+//! The scenes of work (`familiar_game::ambience::WorkScene`): backdrop-sized overlays (`sheet::
 //! SKY_SIZE`, stacked in `WorkScene::OVERLAID` order in `scenes.png`) that dress the far hills
 //! for the kind of work going on: hills of books while the agent reads or writes, a forge's
 //! glowing rock and furnaces while it runs commands. They paint only inside the far hills'
 //! silhouette (`sheet::hills`), so the sky, and the sun or moon the layout places above the
 //! hills, stay as they are.
 
+use familiar_game::ambience::WorkScene;
 use familiar_game::sheet::{SKY_SIZE, hills};
-use familiar_game::world::WorkScene;
 
 use crate::canvas::*;
 use crate::props::Lcg;

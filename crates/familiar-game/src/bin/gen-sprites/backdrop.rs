@@ -1,10 +1,10 @@
 //! The reacting world's art: the campfire of rest and sleep, the clouds of bad weather (laid
 //! out by `familiar_game::sheet::WORLD`), and the backdrop of each phase of the day (dawn,
-//! day, dusk, night; `sheet::SKY_SIZE` each, stacked in `familiar_game::world::Phase` order).
+//! day, dusk, night; `sheet::SKY_SIZE` each, stacked in `familiar_game::ambience::Phase` order).
 //! The night backdrop is the one of `props::background`.
 
+use familiar_game::ambience::Phase;
 use familiar_game::sheet::{SKY_BODY_RADIUS, SKY_PHASES, SKY_SIZE, WORLD};
-use familiar_game::world::Phase;
 
 use crate::brushes::sparkle;
 use crate::canvas::*;

@@ -1,12 +1,12 @@
 //! The reacting world: the approval pose, bursts on victory and hurt, the think aura, the
-//! weather, sound cues; and the pure rules behind them (`familiar_game::world`).
+//! weather, sound cues; and the pure rules behind them (`familiar_game::ambience`).
 
 use super::*;
-use familiar_game::logic::{AURA_SECS, CueSink, Effects, SoundCue, WorldWeather};
-use familiar_game::world::{
+use familiar_game::ambience::{
     Burst, MAX_CLOUDS, PARTICLE_SLOTS, Phase, RAIN_GLOOM, Trouble, Weather, aura_count,
     aura_particle, sky,
 };
+use familiar_game::logic::{AURA_SECS, CueSink, Effects, SoundCue, WorldWeather};
 use familiar_model::ErrorKind;
 
 fn status(app: &mut App, status: Status) {
@@ -274,8 +274,8 @@ fn sound_cues_reach_the_sink_in_the_order_animations_start() {
 /// library, its commands the forge, a finished turn the open hills.
 #[test]
 fn the_scene_follows_the_main_agent_s_work() {
+    use familiar_game::ambience::WorkScene;
     use familiar_game::logic::SceneOfWork;
-    use familiar_game::world::WorkScene;
     let mut app = settled();
     let scene = |app: &mut App| app.world().resource::<SceneOfWork>().0;
     assert_eq!(scene(&mut app), WorkScene::Open);

@@ -1,15 +1,15 @@
 //! The world's reactions, kept from the session model's events and the animations: the
 //! weather (errors cloud it, success clears it), each familiar's effects (a burst when a
 //! victory or a hurt starts, the motes of "think hard" and "ultrathink"), and the sound cue
-//! of each animation that starts ([`SoundCue`]). The pure rules are in [`crate::world`];
-//! `view::world` and `view::effects` draw the result. Part of `logic`.
+//! of each animation that starts ([`SoundCue`]). The pure rules are in [`crate::ambience`];
+//! `view::backdrop` and `view::effects` draw the result. Part of `logic`.
 
 use bevy::prelude::*;
 use familiar_model::{ErrorKind, Event, EventKind};
 
 use super::{Animation, Familiar};
+use crate::ambience::{Burst, Trouble, Weather};
 use crate::anim::Anim;
-use crate::world::{Burst, Trouble, Weather};
 
 /// The sky's weather, one for the whole scene.
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq)]
@@ -29,9 +29,9 @@ pub struct Effects {
     pub trouble: Option<Trouble>,
 }
 
-/// The scene of the work going on (`crate::world::WorkScene`), from the main agents' events.
+/// The scene of the work going on (`crate::ambience::WorkScene`), from the main agents' events.
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SceneOfWork(pub crate::world::WorkScene);
+pub struct SceneOfWork(pub crate::ambience::WorkScene);
 
 /// How long the think aura lasts after the last thinking event of an intense turn.
 pub const AURA_SECS: f32 = 4.0;

@@ -3,13 +3,13 @@
 //! the effects (a victory's confetti, an error's sparks, the motes of "think hard" and
 //! "ultrathink").
 //!
-//! `logic::world` keeps a [`Weather`] and each familiar's effects from the session model's
-//! events; `view::world` and `view::effects` draw them through the functions here. The hour is
+//! `logic::reactions` keeps a [`Weather`] and each familiar's effects from the session model's
+//! events; `view::backdrop` and `view::effects` draw them through the functions here. The hour is
 //! wall-clock local time read by the view (presentation, not session state), so [`sky`] is a
 //! pure function of `(hour, gloom)`.
 
 /// The scene of the work going on: the far hills dressed for it (`scenes.png`, drawn by
-/// `view::scene`), chosen by the main agents' latest work ([`WorkScene::after`]).
+/// `view::scene_of_work`), chosen by the main agents' latest work ([`WorkScene::after`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum WorkScene {
     /// The open hills: before any work, and once a turn is done.
