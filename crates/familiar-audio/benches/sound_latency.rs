@@ -11,8 +11,8 @@ use familiar_testkit::pulse as support;
 use std::time::{Duration, Instant};
 
 use familiar_audio::{AudioOptions, AudioSink};
+use familiar_model::sink::Sink as _;
 use familiar_model::{Action, ActionKind, EventKind};
-use familiar_sink::Sink as _;
 
 fn main() {
     let rounds: usize = std::env::args()

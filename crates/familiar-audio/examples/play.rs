@@ -10,8 +10,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use familiar_audio::{AudioOptions, AudioSink, ScriptDirs, cues};
+use familiar_model::sink::Sink as _;
 use familiar_model::{Action, ActionKind, EventKind};
-use familiar_sink::Sink as _;
 
 fn main() {
     tracing_subscriber::fmt()

@@ -21,9 +21,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
-use familiar_config::QuietHours;
+use familiar_model::sink::{FailureCounter, Sink};
+use familiar_model::time::QuietHours;
 use familiar_model::{Action, ActionKind};
-use familiar_sink::{FailureCounter, Sink};
 use futures::StreamExt as _;
 use futures::channel::mpsc;
 use futures::stream::FuturesUnordered;
@@ -57,7 +57,7 @@ impl Default for AudioOptions {
         AudioOptions {
             volume: 0.8,
             quiet_hours: None,
-            repeat_gap: familiar_config::DEFAULT_REPEAT_GAP,
+            repeat_gap: familiar_model::sink::DEFAULT_SOUND_REPEAT_GAP,
             script_dirs: ScriptDirs::default(),
             socket: None,
         }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use familiar_model::Action;
-use familiar_sink::Sink;
+use familiar_model::sink::Sink;
 
 use crate::{AudioOptions, AudioSink, Played};
 

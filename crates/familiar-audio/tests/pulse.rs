@@ -9,9 +9,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use familiar_audio::{AudioOptions, AudioSink, ScriptDirs, ServerError, pulse};
-use familiar_config::QuietHours;
+use familiar_model::sink::Sink as _;
+use familiar_model::time::QuietHours;
 use familiar_model::{Action, ActionKind, EventKind};
-use familiar_sink::Sink as _;
 use support::{AUDIBLE, PulseServer, Recording};
 
 fn sound(name: &str, script: &str) -> Action {

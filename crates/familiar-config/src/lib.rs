@@ -83,8 +83,9 @@ impl Default for Run {
     }
 }
 
-/// Default gap before the same sound plays again.
-pub const DEFAULT_REPEAT_GAP: Duration = Duration::from_secs(3);
+/// The same sound asked again within this gap is skipped, unless `[sound] repeat_gap` says
+/// otherwise (the sound's own rule: `familiar_model::sink::DEFAULT_SOUND_REPEAT_GAP`).
+pub use familiar_model::sink::DEFAULT_SOUND_REPEAT_GAP as DEFAULT_REPEAT_GAP;
 
 /// `[sound]`: cues and sound files played by `sound(...)` actions.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -96,6 +97,7 @@ pub struct Sound {
     #[serde(deserialize_with = "de_volume")]
     pub volume: f32,
     /// Local times with no sound, e.g. `"22:00-07:00"`.
+    #[serde(deserialize_with = "de_quiet_hours")]
     pub quiet_hours: Option<QuietHours>,
     /// The same sound asked again within this gap is skipped, e.g. `"3s"`.
     #[serde(deserialize_with = "de_duration")]
@@ -124,68 +126,15 @@ fn de_volume<'de, D: serde::Deserializer<'de>>(de: D) -> Result<f32, D::Error> {
     }
 }
 
-/// A daily span of local time, `"HH:MM-HH:MM"`; it may wrap past midnight (`"22:00-07:00"`).
-/// The start minute is inside, the end minute is not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QuietHours {
-    /// Minutes after midnight.
-    pub start: u16,
-    pub end: u16,
-}
+// Quiet hours are the sound's own vocabulary (`familiar_model::time::QuietHours`): the
+// config file parses them, the sound sink keeps them.
+pub use familiar_model::time::QuietHours;
 
-impl QuietHours {
-    /// Whether `minute` (after midnight, local time) is inside the span.
-    pub fn contains(&self, minute: u16) -> bool {
-        if self.start <= self.end {
-            (self.start..self.end).contains(&minute)
-        } else {
-            minute >= self.start || minute < self.end
-        }
-    }
-}
-
-impl std::str::FromStr for QuietHours {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<QuietHours, String> {
-        let invalid = || format!("invalid quiet hours {text:?}; write e.g. \"22:00-07:00\"");
-        let minute = |part: &str| -> Option<u16> {
-            let (hours, minutes) = part.trim().split_once(':')?;
-            let (hours, minutes): (u16, u16) = (hours.parse().ok()?, minutes.parse().ok()?);
-            (hours < 24 && minutes < 60).then_some(hours * 60 + minutes)
-        };
-        let (start, end) = text.split_once('-').ok_or_else(invalid)?;
-        let (Some(start), Some(end)) = (minute(start), minute(end)) else {
-            return Err(invalid());
-        };
-        if start == end {
-            return Err(format!(
-                "quiet hours {text:?} are empty (start = end); to turn sound off write enabled = false"
-            ));
-        }
-        Ok(QuietHours { start, end })
-    }
-}
-
-impl fmt::Display for QuietHours {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:02}:{:02}-{:02}:{:02}",
-            self.start / 60,
-            self.start % 60,
-            self.end / 60,
-            self.end % 60
-        )
-    }
-}
-
-impl<'de> Deserialize<'de> for QuietHours {
-    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<QuietHours, D::Error> {
-        String::deserialize(de)?
-            .parse()
-            .map_err(serde::de::Error::custom)
-    }
+fn de_quiet_hours<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<QuietHours>, D::Error> {
+    String::deserialize(de)?
+        .parse()
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 fn de_duration<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Duration, D::Error> {

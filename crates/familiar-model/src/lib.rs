@@ -10,6 +10,7 @@ mod action;
 mod control;
 mod event;
 pub mod plan;
+pub mod sink;
 pub mod text;
 pub mod time;
 pub mod window;

@@ -138,6 +138,62 @@ pub fn elapsed(earlier: SystemTime, later: SystemTime) -> Duration {
     later.duration_since(earlier).unwrap_or_default()
 }
 
+/// A daily span of local time, `"HH:MM-HH:MM"`; it may wrap past midnight (`"22:00-07:00"`).
+/// The start minute is inside, the end minute is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuietHours {
+    /// Minutes after midnight.
+    pub start: u16,
+    pub end: u16,
+}
+
+impl QuietHours {
+    /// Whether `minute` (after midnight, local time) is inside the span.
+    pub fn contains(&self, minute: u16) -> bool {
+        if self.start <= self.end {
+            (self.start..self.end).contains(&minute)
+        } else {
+            minute >= self.start || minute < self.end
+        }
+    }
+}
+
+impl std::str::FromStr for QuietHours {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<QuietHours, String> {
+        let invalid = || format!("invalid quiet hours {text:?}; write e.g. \"22:00-07:00\"");
+        let minute = |part: &str| -> Option<u16> {
+            let (hours, minutes) = part.trim().split_once(':')?;
+            let (hours, minutes): (u16, u16) = (hours.parse().ok()?, minutes.parse().ok()?);
+            (hours < 24 && minutes < 60).then_some(hours * 60 + minutes)
+        };
+        let (start, end) = text.split_once('-').ok_or_else(invalid)?;
+        let (Some(start), Some(end)) = (minute(start), minute(end)) else {
+            return Err(invalid());
+        };
+        if start == end {
+            return Err(format!(
+                "quiet hours {text:?} are empty (start = end); to turn sound off write enabled = false"
+            ));
+        }
+        Ok(QuietHours { start, end })
+    }
+}
+
+impl std::fmt::Display for QuietHours {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:02}:{:02}-{:02}:{:02}",
+            self.start / 60,
+            self.start % 60,
+            self.end / 60,
+            self.end % 60
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,14 +9,15 @@
 //! the others or the pipeline, which is why [`Sink::handle`] returns nothing.
 
 mod bell;
-mod failures;
 mod fanout;
 mod ndjson;
 mod notify;
 mod run;
 
 pub use bell::BellSink;
-pub use failures::FailureCounter;
+// The contract lives with the vocabulary (`familiar_model::sink`): sinks outside this crate
+// (sound, the window) keep it without depending on this one.
+pub use familiar_model::sink::{FailureCounter, Sink};
 pub use familiar_model::{Action, ActionKind, Urgency};
 pub use fanout::{Fanout, SinkReport};
 pub use ndjson::NdjsonSink;
@@ -24,40 +25,3 @@ pub use notify::{
     NotifyOptions, NotifySink, ProbeError, ServerInfo, probe_notification_server, probe_session_bus,
 };
 pub use run::{ChildOutput, RunOutcome, RunPolicy, RunSink};
-
-/// Something that carries out actions.
-///
-/// `handle` never fails outward: a sink that cannot do its job logs why through `tracing`,
-/// counts the failure (see [`Sink::failures`]) and returns, so one broken output (no
-/// notification daemon, a closed pipe, a missing program) never stops the pipeline.
-pub trait Sink: Send {
-    /// Short name for logs and reports (`notify`, `bell`, `ndjson`, `run`).
-    fn name(&self) -> &str;
-
-    /// Carry out one action, or ignore it when it is not for this sink.
-    fn handle(&mut self, action: &Action);
-
-    /// Wait until every action handed over so far has been carried out (queued notifications
-    /// sent, started programs finished or killed). Called at shutdown, and by tests.
-    fn flush(&mut self) {}
-
-    /// Failures so far; each was logged when it happened.
-    fn failures(&self) -> u64 {
-        0
-    }
-}
-
-impl<S: Sink + ?Sized> Sink for Box<S> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn handle(&mut self, action: &Action) {
-        (**self).handle(action);
-    }
-    fn flush(&mut self) {
-        (**self).flush();
-    }
-    fn failures(&self) -> u64 {
-        (**self).failures()
-    }
-}
