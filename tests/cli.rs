@@ -91,8 +91,9 @@ fn man_page_is_roff() {
 
 /// The demo's API error makes the shipped notify-errors.rhai send a notification, and with no
 /// session bus that is a warning to show or hide.
+/// A demo asked to notify a desktop that has no session bus: a warning to show or hide.
 fn warning_test() -> Test {
-    isolated().args(["demo", "--headless", "--max-gap", "0"])
+    isolated().args(["demo", "--headless", "--max-gap", "0", "--notify"])
 }
 
 #[test]

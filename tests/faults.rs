@@ -255,3 +255,45 @@ fn the_session_bus_dying_mid_run_leaves_the_pipeline_running() {
     assert!(status.success(), "{status:?}: {}", watch.stderr());
     assert!(notified.try_recv().is_err(), "nothing reached a dead bus");
 }
+
+/// A replay or the demo is not happening now: on a desktop with a notification server it
+/// leaves nothing behind (the bundled demo ends on an API error the shipped scripts notify
+/// for); `--notify` sends them, as asked.
+#[test]
+fn demo_and_replay_notify_the_desktop_only_when_asked() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let daemon = DbusDaemon::start(tmp.path());
+    let notified = start_notification_server(&daemon.address);
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
+            .args(args)
+            .args(["--headless", "--speed", "1000"])
+            .env("DBUS_SESSION_BUS_ADDRESS", &daemon.address)
+            .env("HOME", tmp.path())
+            .env("XDG_CONFIG_HOME", tmp.path().join(".config"))
+            .env("XDG_DATA_HOME", tmp.path().join(".local/share"))
+            .env_remove("FAMILIAR_CONFIG")
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .expect("familiar runs");
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let demo = run(&["demo"]);
+    // The scripts did ask (headless prints every action), and nothing reached the desktop.
+    assert!(demo.contains("\"action\":\"notify\""), "{demo}");
+    let replay = common::fixture("claude-2.1.197/overload.jsonl");
+    run(&["replay", replay.to_str().expect("UTF-8")]);
+    assert!(
+        notified
+            .recv_timeout(std::time::Duration::from_secs(2))
+            .is_err(),
+        "a replay notified the desktop"
+    );
+    run(&["demo", "--notify"]);
+    let call = notified
+        .recv_timeout(WAIT)
+        .expect("--notify sends the demo's notifications");
+    assert_eq!(call.app_name, "Familiar");
+}

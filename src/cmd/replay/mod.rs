@@ -53,6 +53,10 @@ pub struct PaceArgs {
     /// Play X times as fast as recorded (0.5 = half speed); pauses stay at most --max-gap.
     #[arg(long, value_name = "X", default_value_t = 1.0, value_parser = parse_speed)]
     pub speed: f64,
+    /// Send desktop notifications too. Without it a replay (or the demo) shows its
+    /// notifications in the window's log only: what it plays is not happening now.
+    #[arg(long)]
+    pub notify: bool,
     /// Keep the transcript's own timing, long idle pauses included.
     #[arg(long, conflicts_with_all = ["speed", "max_gap"])]
     pub realtime: bool,
@@ -105,7 +109,12 @@ pub fn replay_events(
     pipeline_args: &PipelineArgs,
     title: &str,
 ) -> anyhow::Result<ExitCode> {
-    let settings = pipeline::settings(&pipeline_args.overrides(input))?;
+    let mut overrides = pipeline_args.overrides(input);
+    if !pace.notify {
+        // Nothing surprises the desktop: a replay is not happening now.
+        overrides.notifications = Some(false);
+    }
+    let settings = pipeline::settings(&overrides)?;
     // A window from the flag or the config file, as every command reads it.
     normalizer.context_limit = settings.context_limit;
     let control = pace.control();

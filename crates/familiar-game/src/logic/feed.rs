@@ -368,7 +368,17 @@ pub(crate) fn apply_action(world: &mut World, act: &Action, now: f32) {
                 .resource_mut::<LogStrip>()
                 .push(trimmed(text, 90), log_cap);
         }
+        // A notification shows in the window's log too: with the desktop's (`watch`), or in
+        // its place (`replay` and `demo` notify the desktop only with `--notify`).
+        ActionKind::Notify { title, body, .. } => {
+            let line = if body.trim().is_empty() {
+                format!("! {}", trimmed(title, 40))
+            } else {
+                format!("! {}: {}", trimmed(title, 40), trimmed(body, 60))
+            };
+            world.resource_mut::<LogStrip>().push(line, log_cap);
+        }
         // Other sinks carry these out.
-        ActionKind::Notify { .. } | ActionKind::Sound { .. } | ActionKind::Run { .. } => {}
+        ActionKind::Sound { .. } | ActionKind::Run { .. } => {}
     }
 }

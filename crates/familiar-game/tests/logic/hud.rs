@@ -64,6 +64,15 @@ fn say_quest_emit_and_log() {
             text: "hello".into(),
         })),
     );
+    // A notification shows in the log too (a replay sends none to the desktop).
+    send(
+        &mut app,
+        GameFeed::Action(action(ActionKind::Notify {
+            title: "Claude Code stopped".into(),
+            body: "The API answered 500".into(),
+            urgency: familiar_model::Urgency::Critical,
+        })),
+    );
     app.update();
     let e = familiar(&mut app, "s1");
     let said = app.world().get::<Speech>(e).and_then(|s| s.0.clone());
@@ -80,12 +89,13 @@ fn say_quest_emit_and_log() {
     assert_eq!(quest.chars().count(), 90, "trimmed: {quest}");
     assert!(quest.ends_with('\u{2026}'));
     let log = app.world().resource::<LogStrip>().lines.clone();
-    assert_eq!(log.len(), 2);
+    assert_eq!(log.len(), 3);
     assert!(
         log[0].contains("git_push") && log[0].contains("\"branch\":\"main\""),
         "{log:?}"
     );
     assert_eq!(log[1], "hello");
+    assert_eq!(log[2], "! Claude Code stopped: The API answered 500");
     seconds(&mut app, 10.0);
     assert_eq!(
         app.world().get::<Speech>(e).and_then(|s| s.0.clone()),
