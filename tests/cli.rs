@@ -56,6 +56,17 @@ fn usage_errors_exit_2() {
         .status(2)
         .stderr_contains("invalid value 'tcsh'")
         .run();
+    // A page that does not exist is a usage error too (it exited 1).
+    isolated()
+        .args(["man", "nope"])
+        .status(2)
+        .stderr_contains("no page for `nope`")
+        .run();
+    isolated()
+        .args(["events", "--context-limit", "lots", "x.jsonl"])
+        .status(2)
+        .stderr_contains("is not a token count; write e.g. 200k, 1M or 1000000")
+        .run();
     isolated()
         .args(["-q", "-v", "doctor"])
         .status(2)
@@ -208,7 +219,7 @@ fn man_prints_one_subcommand_page() {
     assert!(page.contains("\\-\\-realtime"), "{page}");
     isolated()
         .args(["man", "hook", "nope"])
-        .status(1)
+        .status(2)
         // Not the whole list: other branches add hook subcommands.
         .stderr_contains(
             "familiar: no page for `hook nope`: familiar-hook has the subcommands install",

@@ -33,7 +33,8 @@ fn context_limit_in_the_config_file_sets_the_window_of_every_command() {
     // events: every event, from the file; the flag wins over it.
     let limits = limits_of_events(Some(&config), &[]);
     assert!(!limits.is_empty() && limits.iter().all(|&limit| limit == 1_000_000));
-    let flagged = limits_of_events(Some(&config), &["--context-limit", "300000"]);
+    // A size as the help writes it (`1M`, `300k`) is a token count.
+    let flagged = limits_of_events(Some(&config), &["--context-limit", "300k"]);
     assert!(flagged.iter().all(|&limit| limit == 300_000), "{flagged:?}");
     assert!(
         limits_of_events(None, &[]).contains(&200_000),

@@ -53,7 +53,10 @@ pub fn man(args: ManArgs, command: clap::Command) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| MAN_PAGES_NOTE.to_owned());
     // Built (as clap_mangen's own `generate_to` does) so subcommands are named
     // `familiar-watch` and carry the global flags; no `help` subcommand, which has no page.
-    let mut command = without_help_subcommands(command).after_long_help(after);
+    // Every page names the version, the subcommands' too.
+    let mut command = without_help_subcommands(command)
+        .after_long_help(after)
+        .propagate_version(true);
     command.build();
     if let Some(dir) = &args.dir {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -62,15 +65,18 @@ pub fn man(args: ManArgs, command: clap::Command) -> anyhow::Result<ExitCode> {
     }
     let mut page = &command;
     for name in &args.subcommand {
-        page = page.find_subcommand(name).with_context(|| {
+        let Some(found) = page.find_subcommand(name) else {
+            // A name that is not a subcommand is a usage error (exit 2), as clap's own are.
             let known: Vec<&str> = page.get_subcommands().map(|c| c.get_name()).collect();
-            format!(
+            super::style::error(format_args!(
                 "no page for `{}`: {} has the subcommands {}",
                 args.subcommand.join(" "),
                 page.get_display_name().unwrap_or(page.get_name()),
                 known.join(", ")
-            )
-        })?;
+            ));
+            return Ok(ExitCode::from(2));
+        };
+        page = found;
     }
     let mut roff = Vec::new();
     clap_mangen::Man::new(page.clone()).render(&mut roff)?;

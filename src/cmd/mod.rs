@@ -69,7 +69,7 @@ pub fn init_logging_with(verbosity: i8, quiet: bool) {
 #[derive(Debug, Clone, clap::Args)]
 pub struct InputOptions {
     /// Context window in tokens, overriding detection (200k, or 1M for `[1m]` models).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = parse_tokens)]
     pub context_limit: Option<u64>,
     /// Longest line read, in bytes; longer lines are skipped with a diagnostic.
     #[arg(long, value_name = "BYTES", default_value_t = familiar_transcript::DEFAULT_MAX_LINE_BYTES)]
@@ -100,6 +100,12 @@ impl InputOptions {
     pub fn load_normalizer_config(&self) -> anyhow::Result<NormalizerConfig> {
         Ok(self.normalizer_config(&pipeline::settings(&self.overrides())?))
     }
+}
+
+/// A token count on the command line: `1000000`, `200k`, `1M`, `1.25M`.
+pub fn parse_tokens(text: &str) -> Result<u64, String> {
+    familiar_model::words::parse_tokens(text)
+        .ok_or_else(|| format!("{text:?} is not a token count; write e.g. 200k, 1M or 1000000"))
 }
 
 /// Display name of an input: the path, or `<stdin>`.

@@ -36,7 +36,7 @@ const TOOLS_SHOWN: usize = 4;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Context window in tokens, overriding every other source.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = super::parse_tokens)]
     pub context_limit: Option<u64>,
     /// Read this transcript instead of the input's `transcript_path` (stdin may then be empty).
     #[arg(long, value_name = "FILE")]

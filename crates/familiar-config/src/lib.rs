@@ -30,7 +30,8 @@ pub struct Config {
     /// Scripts loaded after the shipped default, in order. A relative path is relative to the
     /// config file's directory; `~/` is the home directory.
     pub scripts: Vec<PathBuf>,
-    /// Context window in tokens, overriding detection.
+    /// Context window in tokens, overriding detection: a number, or a size such as `"1M"`.
+    #[serde(deserialize_with = "de_tokens_opt")]
     pub context_limit: Option<u64>,
     /// Let scripts run programs (`run([argv...])`).
     pub allow_run: bool,
@@ -144,6 +145,27 @@ fn de_duration<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Duration, D::E
             "invalid duration {text:?} ({err}); write e.g. \"30s\" or \"5m\""
         ))
     })
+}
+
+/// A token count: a number (`1000000`) or a size as people write it (`"1M"`, `"200k"`).
+fn de_tokens_opt<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Tokens {
+        Number(u64),
+        Text(String),
+    }
+    match Tokens::deserialize(de)? {
+        Tokens::Number(0) => Err(serde::de::Error::custom("a context limit of 0 tokens")),
+        Tokens::Number(n) => Ok(Some(n)),
+        Tokens::Text(text) => familiar_model::words::parse_tokens(&text)
+            .map(Some)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "invalid token count {text:?}; write e.g. 1000000 or \"1M\""
+                ))
+            }),
+    }
 }
 
 fn de_duration_opt<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Option<Duration>, D::Error> {

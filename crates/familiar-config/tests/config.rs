@@ -286,3 +286,22 @@ fn bad_sound_settings_are_located_errors() {
         assert!(err.contains(needle), "{text}: {err}");
     }
 }
+
+/// `context_limit` as people write it (`"1M"`), or as a number; a word is a located error.
+#[test]
+fn context_limit_takes_a_size_or_a_number() {
+    let path = Path::new("/c/config.toml");
+    for (text, want) in [
+        ("context_limit = \"1M\"\n", 1_000_000),
+        ("context_limit = \"200k\"\n", 200_000),
+        ("context_limit = 1000000\n", 1_000_000),
+    ] {
+        let config = parse(text, path).expect("parses");
+        assert_eq!(config.context_limit, Some(want), "{text}");
+    }
+    let error = error_text("context_limit = \"lots\"\n");
+    assert!(
+        error.contains("config.toml:1:") && error.contains("invalid token count \"lots\""),
+        "{error}"
+    );
+}

@@ -24,6 +24,27 @@ pub fn tokens(n: u64) -> String {
     }
 }
 
+/// A token count as people write it, the way [`tokens`] shows them: `1000000`, `200k`, `1M`,
+/// `1.25M` (`k` and `M` in either case, `_` and `,` between digits ignored). `None` for
+/// anything else, zero included.
+pub fn parse_tokens(text: &str) -> Option<u64> {
+    let text: String = text
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, '_' | ','))
+        .collect();
+    let (number, scale) = match text.char_indices().last()? {
+        (at, 'k' | 'K') => (&text[..at], 1_000.0),
+        (at, 'm' | 'M') => (&text[..at], 1_000_000.0),
+        _ => (text.as_str(), 1.0),
+    };
+    if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let value = number.parse::<f64>().ok()? * scale;
+    (value.is_finite() && value >= 1.0 && value <= u64::MAX as f64).then(|| value.round() as u64)
+}
+
 /// A duration as people say it, two units at most: `42s`, `7m`, `5h 12m`, `3d 4h`, `40d`.
 pub fn duration(duration: Duration) -> String {
     let secs = duration.as_secs();
@@ -62,6 +83,32 @@ mod tests {
         .map(tokens)
         .collect();
         assert_eq!(read, ["950", "45.2k", "34k", "200k", "1M", "1.25M", "2M"]);
+    }
+
+    #[test]
+    fn token_counts_are_read_as_they_are_written() {
+        for (text, want) in [
+            ("1M", Some(1_000_000)),
+            ("1m", Some(1_000_000)),
+            ("1.25M", Some(1_250_000)),
+            ("200k", Some(200_000)),
+            ("45.2k", Some(45_200)),
+            ("1000000", Some(1_000_000)),
+            ("1_000_000", Some(1_000_000)),
+            (" 950 ", Some(950)),
+            ("0", None),
+            ("", None),
+            ("M", None),
+            ("-1M", None),
+            ("1e6", None),
+            ("lots", None),
+        ] {
+            assert_eq!(parse_tokens(text), want, "{text:?}");
+        }
+        // What `tokens` writes reads back.
+        for n in [950, 45_200, 200_000, 1_000_000, 1_250_000] {
+            assert_eq!(parse_tokens(&tokens(n)), Some(n));
+        }
     }
 
     #[test]
