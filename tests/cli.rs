@@ -143,6 +143,13 @@ fn verbose_shows_info_then_debug() {
         "{}",
         text(&out.stderr)
     );
+    // Plain lines beside the commands' own messages: no clock, no module path.
+    for line in text(&out.stderr).lines() {
+        assert!(
+            !line.trim_start().starts_with("20") && !line.contains("familiar::cmd"),
+            "{line}"
+        );
+    }
     isolated()
         .args(["-vv", "demo", "--headless", "--max-gap", "0"])
         .stderr_contains("DEBUG")

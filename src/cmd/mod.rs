@@ -55,10 +55,21 @@ pub fn init_logging_with(verbosity: i8, quiet: bool) {
         (false, _) => "trace",
     };
     let _ = LOG_LEVEL.set(level);
+    // The PulseAudio client crate logs a server closing our connection (`familiar doctor`'s
+    // probe ends it on purpose) as an ERROR: not one to the user; shown from `-vv` on.
+    let directives = if verbosity >= 2 {
+        level.to_owned()
+    } else {
+        format!("{level},pulseaudio=off")
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(directives));
+    // Plain lines beside the commands' own messages: no clock, and the module only when
+    // debugging (`-vv`).
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .without_time()
+        .with_target(verbosity >= 2)
         .with_writer(io::stderr)
         // The same decision as `style` (terminal, NO_COLOR, CLICOLOR, CLICOLOR_FORCE).
         .with_ansi(anstream::AutoStream::choice(&io::stderr()) != anstream::ColorChoice::Never)
