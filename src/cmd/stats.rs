@@ -34,7 +34,7 @@ use super::{InputOptions, input_name};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Transcript files; `-` reads stdin. With none, the current project's sessions (or stdin
-    /// when it is not a terminal).
+    /// when a pipe or a file with data is there).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// One JSON object per file instead of the readable summary.
@@ -276,13 +276,14 @@ fn write_result(written: io::Result<()>) -> anyhow::Result<Option<ExitCode>> {
     }
 }
 
-/// The inputs to read: the files given; else stdin when it is piped; else the sessions of the
-/// current directory's project, which is what a user typing `familiar stats` means.
+/// The inputs to read: the files given; else stdin when it is piped (or a file with data);
+/// else the sessions of the current directory's project, which is what a user typing
+/// `familiar stats` means (and what cron, with nothing on stdin, means too).
 fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     if !files.is_empty() {
         return Ok(files.to_vec());
     }
-    if !io::stdin().is_terminal() {
+    if stdin_has_data() {
         return Ok(vec![PathBuf::from("-")]);
     }
     let cwd = std::env::current_dir().context("finding the current directory")?;
@@ -309,6 +310,24 @@ fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
         printable_line(&cwd.display().to_string())
     );
     Ok(found)
+}
+
+/// Is stdin something to read transcripts from: a pipe, a socket, or a file with bytes in it?
+/// Not a terminal, nor what cron, an IDE task or `</dev/null` leave there (a device, an empty
+/// file, nothing at all): `familiar stats` then reads the project's sessions.
+fn stdin_has_data() -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    if io::stdin().is_terminal() {
+        return false;
+    }
+    // The metadata of whatever fd 0 is (none when it is closed).
+    match std::fs::metadata("/dev/stdin") {
+        Ok(meta) => {
+            let kind = meta.file_type();
+            kind.is_fifo() || kind.is_socket() || (kind.is_file() && meta.len() > 0)
+        }
+        Err(_) => false,
+    }
 }
 
 /// Read every input, in parallel across cores (largest first), keeping input order in the
