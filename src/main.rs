@@ -51,6 +51,10 @@ struct Cli {
     quiet: bool,
     #[command(subcommand)]
     command: Option<Command>,
+    /// With no command, `familiar` is `familiar watch`, and takes its flags
+    /// (`familiar --headless`, `familiar --all`).
+    #[command(flatten)]
+    watch: cmd::watch::Args,
 }
 
 #[derive(Debug, Subcommand)]
@@ -88,9 +92,36 @@ enum Command {
     Man(cmd::completions::ManArgs),
 }
 
+/// The command line: `familiar --all` is `familiar watch --all`, and a command takes only its
+/// own flags (`familiar --all events x` is a usage error, not `--all` ignored). The global
+/// `-v`/`-q` go anywhere.
+fn parse_cli() -> Cli {
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    let mut command = Cli::command();
+    let matches = command.clone().get_matches();
+    if let Some((name, _)) = matches.subcommand() {
+        let given = matches.ids().find(|id| {
+            !matches!(id.as_str(), "verbose" | "quiet")
+                && matches.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+        });
+        if let Some(id) = given {
+            command
+                .error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!(
+                        "the subcommand '{name}' cannot be used with '--{}'",
+                        id.as_str().replace('_', "-")
+                    ),
+                )
+                .exit();
+        }
+    }
+    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+}
+
 fn main() -> ExitCode {
     configure_allocator();
-    let cli = Cli::parse();
+    let cli = parse_cli();
     cmd::init_logging_with(i8::try_from(cli.verbose).unwrap_or(i8::MAX), cli.quiet);
     let result = match cli.command {
         Some(Command::Events(args)) => cmd::events::run(args),
@@ -111,8 +142,8 @@ fn main() -> ExitCode {
         Some(Command::Man(args)) => {
             cmd::completions::man(args, <Cli as clap::CommandFactory>::command())
         }
-        // No command: watch the current directory's project, as most users want.
-        None => cmd::watch::run(cmd::watch::Args::current_project()),
+        // No command: watch (the current directory's project by default), with its flags.
+        None => cmd::watch::run(cli.watch),
     };
     match result {
         Ok(code) => code,

@@ -56,6 +56,13 @@ fn usage_errors_exit_2() {
         .status(2)
         .stderr_contains("invalid value 'tcsh'")
         .run();
+    // A command takes only its own flags: watch's, given before another command, are refused
+    // rather than ignored.
+    isolated()
+        .args(["--all", "events", "x.jsonl"])
+        .status(2)
+        .stderr_contains("the subcommand 'events' cannot be used with '--all'")
+        .run();
     // A page that does not exist is a usage error too (it exited 1).
     isolated()
         .args(["man", "nope"])
@@ -126,6 +133,19 @@ fn quiet_hides_warnings_and_no_color_is_respected() {
         !text(&out.stderr).contains('\u{1b}'),
         "stderr is not a terminal: no escapes"
     );
+}
+
+/// `familiar` is `familiar watch`, and takes its flags (`familiar --headless --all` was
+/// refused): here `--file` reaches watch, which refuses a directory at once.
+#[test]
+fn the_top_level_command_takes_watchs_flags() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    isolated()
+        .args(["--headless", "--file"])
+        .arg(dir.path())
+        .status(1)
+        .stderr_contains("is a directory: --file follows one transcript")
+        .run();
 }
 
 #[test]

@@ -67,30 +67,6 @@ pub struct Args {
     pub input: InputOptions,
 }
 
-impl Args {
-    /// `familiar` with no command: the current directory's project, as a user would start it.
-    pub fn current_project() -> Args {
-        Args {
-            project: Vec::new(),
-            all: false,
-            session: Vec::new(),
-            file: Vec::new(),
-            agent: AgentArg::All,
-            hook: false,
-            from_start: false,
-            poll: false,
-            poll_interval: Duration::from_millis(250),
-            idle_after: None,
-            quiet_after: Duration::from_secs(5),
-            pipeline: PipelineArgs::default(),
-            input: InputOptions {
-                context_limit: None,
-                max_line_bytes: familiar_transcript::DEFAULT_MAX_LINE_BYTES,
-            },
-        }
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
     if let Some(dir) = args.file.iter().find(|path| path.is_dir()) {
