@@ -72,6 +72,7 @@ fn a_script_deleted_while_watching_keeps_its_old_version_running() {
         &config,
         tmp.path(),
         &[
+            "--wait",
             "--file",
             path.to_str().expect("UTF-8"),
             "--script",
@@ -219,6 +220,7 @@ fn the_session_bus_dying_mid_run_leaves_the_pipeline_running() {
         &config,
         tmp.path(),
         &[
+            "--wait",
             "--file",
             path.to_str().expect("UTF-8"),
             "--script",

@@ -330,7 +330,13 @@ fn drive(generation: Generation) {
     let mut watch = Watch::start(
         &home,
         &project,
-        &["--project", project_arg, "--session", "zz-sentinel"],
+        &[
+            "--project",
+            project_arg,
+            "--wait",
+            "--session",
+            "zz-sentinel",
+        ],
     );
 
     let main = partner.exec("main", &["FAMILIAR-SCRIPT main"]);

@@ -19,7 +19,7 @@ fn watch_file_prints_what_familiar_events_prints_and_ends_on_ctrl_c() {
     fs::create_dir_all(&dir).expect("mkdir");
     let path = dir.join("session.jsonl");
     let path_arg = path.to_str().expect("UTF-8 path");
-    let mut watch = Watch::start(&config, tmp.path(), &["--file", path_arg]);
+    let mut watch = Watch::start(&config, tmp.path(), &["--wait", "--file", path_arg]);
 
     // Append in uneven chunks that cut lines (and multi-byte characters) anywhere.
     let bytes = real_fixture_bytes(FIXTURE);
@@ -133,7 +133,7 @@ fn a_hook_permission_prompt_becomes_a_status_event() {
     fs::create_dir_all(&dir).expect("mkdir");
     let path = dir.join("session.jsonl");
     let path_arg = path.to_str().expect("UTF-8 path");
-    let watch = Watch::start(&config, tmp.path(), &["--file", path_arg]);
+    let watch = Watch::start(&config, tmp.path(), &["--wait", "--file", path_arg]);
     watch.wait_stderr("listening for Claude Code hooks");
 
     // What Claude Code pipes into a Notification hook.
@@ -268,7 +268,7 @@ fn a_hook_input_longer_than_the_socket_takes_still_tells_its_status() {
     fs::create_dir_all(&dir).expect("mkdir");
     let path = dir.join("session.jsonl");
     let path_arg = path.to_str().expect("UTF-8 path");
-    let watch = Watch::start(&config, tmp.path(), &["--file", path_arg]);
+    let watch = Watch::start(&config, tmp.path(), &["--wait", "--file", path_arg]);
     watch.wait_stderr("listening for Claude Code hooks");
 
     // 2.1.332's PostToolUseFailure as recorded, its tool input grown past the socket's 1 MiB
@@ -412,6 +412,7 @@ fn scripts_hot_reload_while_watching_and_a_broken_change_keeps_the_old_one() {
         &config,
         tmp.path(),
         &[
+            "--wait",
             "--file",
             path.to_str().expect("UTF-8"),
             "--script",
@@ -533,5 +534,50 @@ fn regression_watch_file_given_a_directory_is_an_error_not_a_silent_wait() {
              the sessions of a project use --project DIR\n",
             dir.path().display()
         )
+    );
+}
+
+/// `--session` takes the short id `familiar sessions` prints (any unique prefix); an id or a
+/// file that does not exist is an error at once, not a wait for ever (`--wait` waits).
+#[test]
+fn a_short_session_id_is_followed_and_a_missing_one_is_an_error() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let config = tmp.path().join("claude");
+    let dir = config.join("projects").join("-work-x");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let id = "258c7280-ae70-4798-800f-63464d01a85d";
+    let path = dir.join(format!("{id}.jsonl"));
+    append(&path, prompt_record("go").replace("s-watch", id).as_bytes());
+    let watch = Watch::start(&config, tmp.path(), &["--session", &id[..8]]);
+    let snapshot: serde_json::Value =
+        serde_json::from_str(&watch.line_containing("\"kind\":\"snapshot\"")).expect("JSON");
+    assert_eq!(snapshot["session"], id);
+    drop(watch);
+
+    let refused = |args: &[&str], said: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
+            .args(["watch", "--headless"])
+            .args(args)
+            .env("CLAUDE_CONFIG_DIR", &config)
+            .env("HOME", &config)
+            .env("XDG_CONFIG_HOME", config.join(".config"))
+            .env_remove("FAMILIAR_CONFIG")
+            .env_remove("CODEX_HOME")
+            .env("FAMILIAR_SOCKET", config.join("run/hook.sock"))
+            .stdin(Stdio::null())
+            .output()
+            .expect("familiar runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+    };
+    refused(
+        &["--session", "deadbeef"],
+        "--session deadbeef: no session's id begins so",
+    );
+    let missing = dir.join("typo.jsonl");
+    refused(
+        &["--file", missing.to_str().expect("UTF-8")],
+        "no such file (--wait waits for it to appear)",
     );
 }

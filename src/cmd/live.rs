@@ -378,6 +378,7 @@ pub fn check_paths(
     codex_home: Option<&Path>,
     projects: &[PathBuf],
     files: &[PathBuf],
+    wait: bool,
 ) -> anyhow::Result<()> {
     for dir in projects {
         let recorded = config_dir
@@ -395,8 +396,77 @@ pub fn check_paths(
         if parent.is_some_and(|dir| !dir.is_dir()) {
             anyhow::bail!("--file {}: no such file or directory", file.display());
         }
+        if !file.exists() {
+            if !wait {
+                anyhow::bail!(
+                    "--file {}: no such file (--wait waits for it to appear)",
+                    file.display()
+                );
+            }
+            eprintln!(
+                "familiar: waiting for {} to appear",
+                printable_line(&file.display().to_string())
+            );
+        }
     }
     Ok(())
+}
+
+/// The session ids `given` on the command line, each resolved to the one session whose id it
+/// begins (`familiar sessions` prints the first 8 characters): a prefix of none is an error at
+/// once, unless `wait` (then it is said once, and followed as given when it appears); a prefix
+/// of several names them.
+pub fn resolve_sessions(
+    config_dir: &Path,
+    codex_home: Option<&Path>,
+    given: &[String],
+    wait: bool,
+) -> anyhow::Result<Vec<String>> {
+    if given.is_empty() {
+        return Ok(Vec::new());
+    }
+    let matcher = familiar_tail::discovery::Matcher::new(config_dir, &[Selector::All])
+        .agents(true, codex_home);
+    let mut known: Vec<String> = familiar_tail::discovery::discover_with(&matcher)
+        .into_iter()
+        .filter(|info| info.kind == TranscriptKind::Session)
+        .filter_map(|info| info.session_id)
+        .collect();
+    known.sort();
+    known.dedup();
+    let mut resolved = Vec::new();
+    for id in given {
+        let matching: Vec<&String> = known
+            .iter()
+            .filter(|known| known.starts_with(id.as_str()))
+            .collect();
+        match matching.as_slice() {
+            [one] => resolved.push((*one).clone()),
+            [] if wait => {
+                eprintln!(
+                    "familiar: waiting for session {} to appear",
+                    printable_line(id)
+                );
+                resolved.push(id.clone());
+            }
+            [] => anyhow::bail!(
+                "--session {}: no session's id begins so under {} (`familiar sessions --all` lists them; \
+                 --wait waits for it)",
+                printable_line(id),
+                config_dir.join("projects").display()
+            ),
+            many => anyhow::bail!(
+                "--session {}: {} sessions' ids begin so ({}): give more of it",
+                printable_line(id),
+                many.len(),
+                many.iter()
+                    .map(|id| id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+    Ok(resolved)
 }
 
 /// Some Codex rollout under `codex_home` was written in `dir` (its `session_meta.cwd`, the

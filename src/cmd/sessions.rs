@@ -47,6 +47,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.agent.codex_home().as_deref(),
         &args.project,
         &[],
+        false,
     )?;
     let selectors = super::live::selectors(args.all, &args.project, &[], &[])?;
     let settings = super::pipeline::settings(&familiar_config::Overrides {

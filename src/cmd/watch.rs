@@ -42,6 +42,10 @@ pub struct Args {
     /// or both.
     #[arg(long, value_enum, default_value_t = AgentArg::All)]
     pub agent: AgentArg,
+    /// Wait for a --session or --file that does not exist yet, instead of stopping with an
+    /// error.
+    #[arg(long)]
+    pub wait: bool,
     /// Read a hook's JSON on stdin and follow the transcript it names (`transcript_path`).
     #[arg(long)]
     pub hook: bool,
@@ -81,6 +85,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.agent.codex_home().as_deref(),
         &args.project,
         &args.file,
+        args.wait,
+    )?;
+    let sessions = live::resolve_sessions(
+        &config_dir,
+        args.agent.codex_home().as_deref(),
+        &args.session,
+        args.wait,
     )?;
     let mut files = args.file.clone();
     if args.hook {
@@ -92,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .context("reading the hook's JSON on stdin")?;
         files.push(familiar_tail::transcript_path_from_hook(&json)?);
     }
-    let selectors = live::selectors(args.all, &args.project, &args.session, &files)?;
+    let selectors = live::selectors(args.all, &args.project, &sessions, &files)?;
     tracing::info!(
         "watching {selectors:?} (Claude Code config dir {})",
         config_dir.display()
