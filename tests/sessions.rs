@@ -254,3 +254,32 @@ fn sessions_takes_the_status_a_running_cli_keeps_in_its_sessions_folder() {
     );
     assert_eq!(status("258c7280-ae70-4798-800f-63464d01a85d"), "idle");
 }
+
+/// A user in `~/code/app/src` means `~/code/app`: the nearest directory above with sessions
+/// (it found nothing from a subdirectory).
+#[test]
+fn sessions_are_found_from_a_subdirectory_of_the_project() {
+    let test = Test::new().args(["sessions", "--json"]);
+    let app = test.home().join("code/app");
+    let src = app.join("src/deep");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    let encoded: String = app
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let dir = test.home().join(".claude/projects").join(encoded);
+    std::fs::create_dir_all(&dir).expect("project dir");
+    let demo = std::fs::read(common::fixture("demo.jsonl")).expect("demo");
+    std::fs::write(
+        dir.join("d3m0d3m0-0000-4000-8000-00000000f00d.jsonl"),
+        common::watch::with_cwd(&demo, &app),
+    )
+    .expect("session");
+    let output = test.current_dir(&src).run();
+    let table: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let rows = table.as_array().expect("rows");
+    assert_eq!(rows.len(), 1, "{table:#}");
+    assert_eq!(rows[0]["session"], "d3m0d3m0-0000-4000-8000-00000000f00d");
+}

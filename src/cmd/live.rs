@@ -261,6 +261,7 @@ impl CliStates {
 /// What to follow: everything (`--all`), these projects, sessions and files, or else the
 /// current directory's project, as `watch` and `sessions` both take it.
 pub fn selectors(
+    config_dir: &Path,
     all: bool,
     projects: &[PathBuf],
     sessions: &[String],
@@ -275,9 +276,29 @@ pub fn selectors(
     selectors.extend(files.iter().cloned().map(Selector::File));
     if selectors.is_empty() {
         let cwd = std::env::current_dir().context("finding the current directory")?;
-        selectors.push(Selector::Project(cwd));
+        selectors.push(Selector::Project(project_of(config_dir, &cwd)));
     }
     Ok(selectors)
+}
+
+/// The project a user standing in `cwd` means: the nearest directory, `cwd` or above, that
+/// has Claude Code sessions; else the root of the git repository `cwd` is in; else `cwd`
+/// itself (where sessions will appear). So `familiar` run in `~/code/app/src` watches
+/// `~/code/app`.
+pub fn project_of(config_dir: &Path, cwd: &Path) -> PathBuf {
+    let projects = config_dir.join("projects");
+    let has_sessions = |dir: &Path| {
+        projects
+            .join(familiar_tail::discovery::dash_encode(dir))
+            .is_dir()
+    };
+    if let Some(dir) = cwd.ancestors().find(|dir| has_sessions(dir)) {
+        return dir.to_owned();
+    }
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_owned()
 }
 
 /// What discovery learnt from a transcript's place, in the model's terms.

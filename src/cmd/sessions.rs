@@ -49,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &[],
         false,
     )?;
-    let selectors = super::live::selectors(args.all, &args.project, &[], &[])?;
+    let selectors = super::live::selectors(&config_dir, args.all, &args.project, &[], &[])?;
     let settings = super::pipeline::settings(&familiar_config::Overrides {
         idle_timeout: args.idle_after,
         ..familiar_config::Overrides::default()

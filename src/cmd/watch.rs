@@ -103,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .context("reading the hook's JSON on stdin")?;
         files.push(familiar_tail::transcript_path_from_hook(&json)?);
     }
-    let selectors = live::selectors(args.all, &args.project, &sessions, &files)?;
+    let selectors = live::selectors(&config_dir, args.all, &args.project, &sessions, &files)?;
     tracing::info!(
         "watching {selectors:?} (Claude Code config dir {})",
         config_dir.display()
