@@ -22,7 +22,8 @@ fn events_prints_one_json_object_per_event() {
             "text",
             "reading",
             "text",
-            "success"
+            "success",
+            "status"
         ]
     );
     let reading = &events[4];

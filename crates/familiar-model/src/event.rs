@@ -298,6 +298,24 @@ pub struct Event {
 
 impl Event {
     /// An event with every optional field empty.
+    /// The `status` event that follows a turn's end (`success`): the state it leaves, with the
+    /// same session, agent, time, line and context. Readers and scripts see every status
+    /// change as a `status` event, the end of a turn included (`docs/scripting.md`'s timer
+    /// example waits for it).
+    pub fn status_after(&self) -> Event {
+        let mut status = Event::new(EventKind::Status, self.line);
+        status.session.clone_from(&self.session);
+        status.agent.clone_from(&self.agent);
+        status.sidechain = self.sidechain;
+        status.ts.clone_from(&self.ts);
+        status.context_used = self.context_used;
+        status.context_limit = self.context_limit;
+        status.status = self.status;
+        status.agent_kind = self.agent_kind;
+        status.raw.clone_from(&self.raw);
+        status
+    }
+
     pub fn new(kind: EventKind, line: u64) -> Event {
         Event {
             kind,

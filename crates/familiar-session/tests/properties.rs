@@ -112,8 +112,12 @@ proptest! {
         prop_assert_eq!(records.len(), expected.len());
         for (at, (event, want)) in records.iter_mut().zip(&expected).enumerate() {
             if event.kind == EventKind::Success && event.duration_ms.is_none() && want.duration_ms.is_some() {
-                // Let out by a quiet pause after its record, before the next event's.
-                let next = expected.get(at + 1).map_or(u64::MAX, |next| next.line);
+                // Let out by a quiet pause after its record, before the next record's event
+                // (the `status` it leaves comes with it, from its own line).
+                let next = expected[at + 1..]
+                    .iter()
+                    .find(|next| next.line > want.line)
+                    .map_or(u64::MAX, |next| next.line);
                 prop_assert!(
                     got.quiet_after_line.range(want.line..next).next().is_some(),
                     "a success lost its duration with no quiet pause: {:?}", want

@@ -170,6 +170,10 @@ fn rescan(
             continue;
         };
         present.push(path.clone());
+        // Created but not written yet: its contents come with the next change.
+        if bytes.is_empty() {
+            continue;
+        }
         if known.get(&path) == Some(&bytes) || !process_alive(&path, &bytes) {
             continue;
         }

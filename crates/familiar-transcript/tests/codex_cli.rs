@@ -241,8 +241,10 @@ fn context_is_the_last_request_against_the_window() {
         assert_eq!(error.context_used, Some(1_420));
         assert_eq!(error.context_limit, 258_400);
         // `total_token_usage` grows past every request; the meter does not.
-        let last = events.last().expect("events");
+        // The turn's end (then the status it leaves).
+        let last = &events[events.len() - 2];
         assert_eq!(last.kind, EventKind::Success);
+        assert_eq!(events[events.len() - 1].kind, EventKind::Status);
         assert_eq!(last.context_used, Some(920));
         assert_eq!(last.status, Status::WaitingForInput);
     }

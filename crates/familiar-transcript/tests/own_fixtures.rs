@@ -121,7 +121,10 @@ fn usage_over_200k_switches_to_the_1m_window() {
 fn a_1m_model_id_sets_the_1m_window_from_the_start() {
     let (events, _) = events_of(&own_fixture("stream-json-model-1m.jsonl"));
     assert!(events.iter().all(|event| event.context_limit == 1_000_000));
-    assert_eq!(kinds(&events), ["session_start", "reading", "success"]);
+    assert_eq!(
+        kinds(&events),
+        ["session_start", "reading", "success", "status"]
+    );
 }
 
 #[test]
@@ -166,7 +169,8 @@ fn split_message_tokens_are_counted_once_with_the_largest_output() {
             "text",
             "reading",
             "text",
-            "success"
+            "success",
+            "status"
         ]
     );
     // An empty thinking block (only a signature) is still thinking.
@@ -255,7 +259,7 @@ fn json_mode_arrays_single_line_and_pretty_give_the_same_events() {
     assert!(d1.is_empty() && d2.is_empty(), "{d1:?} {d2:?}");
     assert_eq!(
         kinds(&one_line),
-        ["session_start", "bash", "text", "success"]
+        ["session_start", "bash", "text", "success", "status"]
     );
     assert_eq!(one_line, pretty);
     assert_eq!(one_line[3].duration_ms, Some(4000));

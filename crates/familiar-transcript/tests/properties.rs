@@ -261,7 +261,7 @@ fn regression_short_reads_of_a_pretty_printed_array_are_not_read_as_lines() {
     let bytes = format!("[{}]\n", lines.join(",\n")).into_bytes();
     let (whole, diagnostics) = normalize_bytes(&bytes, &NormalizerConfig::default());
     assert!(
-        diagnostics.is_empty() && whole.len() == 4,
+        diagnostics.is_empty() && whole.len() == 5,
         "{diagnostics:?} {whole:?}"
     );
     let first_bracket = bytes

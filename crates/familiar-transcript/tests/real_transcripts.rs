@@ -170,7 +170,7 @@ fn inline_sidechains_do_not_move_the_main_context() {
 fn stream_json_runs_start_and_succeed() {
     let (events, _) = events_of(&read("stream-json-v2.1.3-gleam-init-tool-success.jsonl"));
     let kinds: Vec<_> = events.iter().map(|e| e.kind.as_str()).collect();
-    assert_eq!(kinds, ["session_start", "bash", "success"]);
+    assert_eq!(kinds, ["session_start", "bash", "success", "status"]);
     assert_eq!(
         events[0].session.as_deref(),
         Some("40e7b02d-c0f9-4876-9010-f514d4eb0603")

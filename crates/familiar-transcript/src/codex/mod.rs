@@ -545,7 +545,10 @@ impl Rollout {
     /// Any other event first lets a pending compaction out, so events stay in file order.
     fn push_event(&mut self, event: Event, cx: &mut Cx<'_, '_>) {
         self.flush_compaction(None, cx);
+        // A turn's end and the status it leaves, as Claude Code's (`Event::status_after`).
+        let status = (event.kind == EventKind::Success).then(|| event.status_after());
         cx.out.push(event);
+        cx.out.extend(status);
     }
 
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {

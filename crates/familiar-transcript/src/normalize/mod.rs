@@ -263,8 +263,11 @@ impl Normalizer {
     /// back for a later record go out now, as they are (a `success` without `duration_ms`).
     pub fn flush(&mut self, out: &mut Vec<Event>) {
         if let Some(success) = self.deferred_success.take() {
-            self.metrics.count_event(success.kind);
-            out.push(success);
+            let first = out.len();
+            push_event(out, success);
+            for event in &out[first..] {
+                self.metrics.count_event(event.kind);
+            }
         }
     }
 
@@ -502,9 +505,9 @@ impl Normalizer {
     /// from a later record.
     fn emit(&mut self, event: Event, out: &mut Vec<Event>) {
         if let Some(success) = self.deferred_success.take() {
-            out.push(success);
+            push_event(out, success);
         }
-        out.push(event);
+        push_event(out, event);
     }
 
     fn session_start(&mut self, chain: usize, origin: &Origin<'_>, out: &mut Vec<Event>) {
@@ -519,6 +522,14 @@ impl Normalizer {
         let event = self.event(chain, EventKind::SessionStart, origin);
         self.emit(event, out);
     }
+}
+
+/// Every event goes into `out` here: a turn's end (`success`) with the `status` it leaves
+/// right after it ([`Event::status_after`]).
+fn push_event(out: &mut Vec<Event>, event: Event) {
+    let status = (event.kind == EventKind::Success).then(|| event.status_after());
+    out.push(event);
+    out.extend(status);
 }
 
 impl Default for Normalizer {

@@ -358,7 +358,7 @@ impl Normalizer {
         event.duration_ms = duration_ms;
         if defer {
             if let Some(earlier) = self.deferred_success.replace(event) {
-                out.push(earlier);
+                super::push_event(out, earlier);
             }
         } else {
             self.emit(event, out);
