@@ -380,3 +380,66 @@ fn regression_run_ends_quietly_when_its_output_is_closed() {
         real_fixture("v2.0.65-slopometry-api-error-compact-summary.jsonl"),
     ]);
 }
+
+/// The timer example of docs/scripting.md, as written there: 30 s after a normal turn ends
+/// (its `success`, then the `status` it leaves) it nudges; a prompt before that cancels it.
+#[test]
+fn the_documented_nudge_fires_after_a_normal_turn_and_not_after_a_prompt() {
+    let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scripting.md"))
+        .expect("docs/scripting.md");
+    let section = doc
+        .split("## Timers: `after`, `every`, `on_timer`")
+        .nth(1)
+        .expect("the timers section");
+    let example = section
+        .split("```rhai\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the example");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = write(dir.path(), "nudge.rhai", example);
+    let record = |ts: &str, body: &str| {
+        format!(
+            "{{\"type\":\"{body}\",\"sessionId\":\"s\",\"timestamp\":\"2026-02-11T10:{ts}.000Z\"}}\n"
+        )
+    };
+    let assistant = |ts: &str, text: &str| {
+        format!(
+            "{{\"type\":\"assistant\",\"sessionId\":\"s\",\"timestamp\":\"2026-02-11T10:{ts}.000Z\",\
+             \"message\":{{\"id\":\"m{ts}\",\"model\":\"claude-opus-4-8\",\"role\":\"assistant\",\
+             \"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}],\"stop_reason\":\"end_turn\",\
+             \"usage\":{{\"input_tokens\":1,\"output_tokens\":1}}}}}}\n"
+        )
+    };
+    let prompt = |ts: &str| {
+        format!(
+            "{{\"type\":\"user\",\"sessionId\":\"s\",\"timestamp\":\"2026-02-11T10:{ts}.000Z\",\
+             \"message\":{{\"role\":\"user\",\"content\":\"go\"}}}}\n"
+        )
+    };
+    // A turn ends at 00:10; the user answers at 00:20 (before the nudge); that turn ends at
+    // 00:30 and nobody answers: the nudge comes at 01:00, before the record at 02:00.
+    let transcript = [
+        prompt("00:00"),
+        assistant("00:10", "one"),
+        prompt("00:20"),
+        assistant("00:30", "two"),
+        record("02:00", "summary"),
+    ]
+    .concat();
+    let input = write(dir.path(), "turns.jsonl", &transcript);
+    let output = Test::new()
+        .arg("run")
+        .arg(&script)
+        .arg("--input")
+        .arg(&input)
+        .stderr("")
+        .run();
+    let nudges: Vec<u64> = ndjson(&output)
+        .iter()
+        .filter(|a| a["action"] == "notify")
+        .filter_map(|a| a["line"].as_u64())
+        .collect();
+    // Once, for the second turn (its status at line 4); the first was cancelled by the prompt.
+    assert_eq!(nudges, [4], "{}", String::from_utf8_lossy(&output.stdout));
+}
