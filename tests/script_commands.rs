@@ -443,3 +443,45 @@ fn the_documented_nudge_fires_after_a_normal_turn_and_not_after_a_prompt() {
     // Once, for the second turn (its status at line 4); the first was cancelled by the prompt.
     assert_eq!(nudges, [4], "{}", String::from_utf8_lossy(&output.stdout));
 }
+
+/// The shipped notify-errors.rhai times each session's turn on its own: a turn of two minutes
+/// in one session is long even when another session's prompt came in between (one shared
+/// start time made it 20 s, and nobody was told).
+#[test]
+fn notify_errors_times_each_sessions_turn_on_its_own() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let prompt = |session: &str, ts: &str| {
+        format!(
+            "{{\"type\":\"user\",\"sessionId\":\"{session}\",\"timestamp\":\"2026-02-11T10:{ts}.000Z\",\
+             \"message\":{{\"role\":\"user\",\"content\":\"go\"}}}}\n"
+        )
+    };
+    let done = |session: &str, ts: &str| {
+        format!(
+            "{{\"type\":\"assistant\",\"sessionId\":\"{session}\",\"timestamp\":\"2026-02-11T10:{ts}.000Z\",\
+             \"message\":{{\"id\":\"m-{session}\",\"model\":\"claude-opus-4-8\",\"role\":\"assistant\",\
+             \"content\":[{{\"type\":\"text\",\"text\":\"done\"}}],\"stop_reason\":\"end_turn\",\
+             \"usage\":{{\"input_tokens\":1,\"output_tokens\":1}}}}}}\n"
+        )
+    };
+    let transcript = [
+        prompt("a", "00:00"),
+        prompt("b", "01:40"),
+        done("a", "02:00"),
+    ]
+    .concat();
+    let input = write(dir.path(), "two.jsonl", &transcript);
+    let output = Test::new()
+        .arg("run")
+        .arg(script("notify-errors.rhai"))
+        .arg("--input")
+        .arg(&input)
+        .stderr("")
+        .run();
+    let told: Vec<String> = ndjson(&output)
+        .iter()
+        .filter(|a| a["action"] == "notify")
+        .map(|a| format!("{} {}", a["session"], a["body"]))
+        .collect();
+    assert_eq!(told, ["\"a\" \"Turn finished after 2 min\""], "{told:?}");
+}
