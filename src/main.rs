@@ -81,6 +81,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Script unit test: compare the actions for a transcript with an expectation file.
     Test(cmd::test::Args),
+    /// List the scripts built into Familiar (the shipped ones and the examples), or print one.
+    Scripts(cmd::scripts::Args),
     /// Check the setup (config, Claude Code dir, sessions, scripts, D-Bus, display).
     Doctor(cmd::doctor::Args),
     /// Claude Code hook: hand hook input (stdin) to a running Familiar; `hook install` /
@@ -135,6 +137,7 @@ fn main() -> ExitCode {
         Some(Command::Replay(args)) => cmd::replay::run(args),
         Some(Command::Demo(args)) => cmd::demo::run(args),
         Some(Command::Doctor(args)) => cmd::doctor::run(args),
+        Some(Command::Scripts(args)) => cmd::scripts::run(args),
         Some(Command::Hook(args)) => cmd::hook::run(args),
         Some(Command::Completions(args)) => {
             cmd::completions::completions(args, <Cli as clap::CommandFactory>::command())

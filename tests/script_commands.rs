@@ -485,3 +485,33 @@ fn notify_errors_times_each_sessions_turn_on_its_own() {
         .collect();
     assert_eq!(told, ["\"a\" \"Turn finished after 2 min\""], "{told:?}");
 }
+
+/// The shipped scripts and the examples are built in: `familiar scripts` lists every one (each
+/// file of `scripts/` and `scripts/examples/`), and prints any of them as it is on disk.
+#[test]
+fn the_built_in_scripts_are_listed_and_printed() {
+    let output = Test::new().arg("scripts").run();
+    let listing = String::from_utf8_lossy(&output.stdout).into_owned();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    for dir in [root.clone(), root.join("examples")] {
+        for entry in fs::read_dir(&dir).expect("scripts dir").flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".rhai") {
+                continue;
+            }
+            assert!(listing.contains(&format!("  {name} ")), "{name}: {listing}");
+            let stem = name.trim_end_matches(".rhai");
+            let printed = Test::new().args(["scripts", stem]).run();
+            assert_eq!(
+                printed.stdout,
+                fs::read(entry.path()).expect("script"),
+                "{name}"
+            );
+        }
+    }
+    Test::new()
+        .args(["scripts", "nope"])
+        .status(2)
+        .stderr_contains("no built-in script `nope`")
+        .run();
+}

@@ -14,6 +14,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod replay;
 pub mod run;
+pub mod scripts;
 pub mod sessions;
 pub mod stats;
 pub mod statusline;

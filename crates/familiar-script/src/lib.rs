@@ -34,6 +34,23 @@ pub use stack::HANDLER_STACK;
 pub use timers::TIMER_FIELDS;
 pub use watch::ScriptWatcher;
 
+/// The example scripts (`scripts/examples/`), built in so a user who installed the binary can
+/// read and copy them (`familiar scripts NAME`): `(file name, source)`. Not loaded.
+pub const EXAMPLES: [(&str, &str); 3] = [
+    (
+        "context-warning.rhai",
+        include_str!("../../../scripts/examples/context-warning.rhai"),
+    ),
+    (
+        "git-push-sound.rhai",
+        include_str!("../../../scripts/examples/git-push-sound.rhai"),
+    ),
+    (
+        "tool-counter.rhai",
+        include_str!("../../../scripts/examples/tool-counter.rhai"),
+    ),
+];
+
 /// The shipped scripts, built in so the binary works without a `scripts/` directory:
 /// `(file name, source)`, in the order they load. Load with [`ScriptHost::load_source`].
 pub const SHIPPED: [(&str, &str); 2] = [
