@@ -263,20 +263,7 @@ fn sessions_are_found_from_a_subdirectory_of_the_project() {
     let app = test.home().join("code/app");
     let src = app.join("src/deep");
     std::fs::create_dir_all(&src).expect("mkdir");
-    let encoded: String = app
-        .display()
-        .to_string()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let dir = test.home().join(".claude/projects").join(encoded);
-    std::fs::create_dir_all(&dir).expect("project dir");
-    let demo = std::fs::read(common::fixture("demo.jsonl")).expect("demo");
-    std::fs::write(
-        dir.join("d3m0d3m0-0000-4000-8000-00000000f00d.jsonl"),
-        common::watch::with_cwd(&demo, &app),
-    )
-    .expect("session");
+    common::watch::demo_session_in(&test.home().join(".claude"), &app);
     let output = test.current_dir(&src).run();
     let table: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let rows = table.as_array().expect("rows");

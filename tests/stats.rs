@@ -148,22 +148,7 @@ fn skipped_lines_are_reported_in_input_order_the_first_few_of_each_then_a_count(
 fn with_nothing_on_stdin_stats_reads_the_projects_sessions() {
     let test = Test::new().arg("stats");
     let project = test.home().join("work/app");
-    let encoded: String = project
-        .display()
-        .to_string()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let dir = test.home().join(".claude/projects").join(encoded);
-    std::fs::create_dir_all(&dir).expect("project dir");
-    std::fs::create_dir_all(&project).expect("project");
-    // The demo session, written in this project (its records name their `cwd`).
-    let demo = std::fs::read(fixture("demo.jsonl")).expect("demo");
-    std::fs::write(
-        dir.join("d3m0d3m0-0000-4000-8000-00000000f00d.jsonl"),
-        common::watch::with_cwd(&demo, &project),
-    )
-    .expect("session");
+    common::watch::demo_session_in(&test.home().join(".claude"), &project);
     let output = test
         .current_dir(&project)
         .stderr_contains("familiar: 1 transcripts of")

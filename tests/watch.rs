@@ -5,6 +5,7 @@
 
 use std::fs::{self};
 use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 mod common;
@@ -172,15 +173,9 @@ fn a_hook_permission_prompt_becomes_a_status_event() {
 #[test]
 fn the_clis_sessions_folder_tells_approval_and_the_end_without_hooks() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let config = tmp.path().join("claude");
-    let dir = config.join("projects").join("-work-x");
+    let (config, path, watch) = watching_one_session(tmp.path(), "s-watch");
     let sessions = config.join("sessions");
-    fs::create_dir_all(&dir).expect("mkdir");
     fs::create_dir_all(&sessions).expect("mkdir");
-    let path = dir.join("s-watch.jsonl");
-    append(&path, prompt_record("go").as_bytes());
-    let watch = Watch::start(&config, tmp.path(), &["--all"]);
-    watch.line_containing("\"kind\":\"snapshot\"");
 
     let recorded = fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -235,13 +230,7 @@ fn the_clis_sessions_folder_tells_approval_and_the_end_without_hooks() {
 #[test]
 fn a_record_type_never_seen_is_said_once_with_the_cli_version() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let config = tmp.path().join("claude");
-    let dir = config.join("projects").join("-work-x");
-    fs::create_dir_all(&dir).expect("mkdir");
-    let path = dir.join("s-new.jsonl");
-    append(&path, prompt_record("go").as_bytes());
-    let watch = Watch::start(&config, tmp.path(), &["--all"]);
-    watch.line_containing("\"kind\":\"snapshot\"");
+    let (_, path, watch) = watching_one_session(tmp.path(), "s-new");
     for _ in 0..3 {
         append(
             &path,
@@ -299,13 +288,7 @@ fn a_hook_input_longer_than_the_socket_takes_still_tells_its_status() {
 #[test]
 fn a_live_file_of_bad_lines_is_told_three_times_then_counted() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let config = tmp.path().join("claude");
-    let dir = config.join("projects").join("-work-x");
-    fs::create_dir_all(&dir).expect("mkdir");
-    let path = dir.join("s-bad.jsonl");
-    append(&path, prompt_record("go").as_bytes());
-    let watch = Watch::start(&config, tmp.path(), &["--all"]);
-    watch.line_containing("\"kind\":\"snapshot\"");
+    let (_, path, watch) = watching_one_session(tmp.path(), "s-bad");
     append(&path, "{not json\n".repeat(10).as_bytes());
     append(&path, sentinel("after-garbage").as_bytes());
     watch.events_until("after-garbage");
@@ -320,6 +303,19 @@ fn a_live_file_of_bad_lines_is_told_three_times_then_counted() {
         told[0].ends_with(":2: malformed JSON: key must be a string at line 1 column 2"),
         "{stderr}"
     );
+}
+
+/// A session `name` with one prompt under a fresh config dir in `tmp`, followed by a watcher
+/// of everything that has shown its snapshot: `(config dir, transcript, watcher)`.
+fn watching_one_session(tmp: &std::path::Path, name: &str) -> (PathBuf, PathBuf, Watch) {
+    let config = tmp.join("claude");
+    let dir = config.join("projects").join("-work-x");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let path = dir.join(format!("{name}.jsonl"));
+    append(&path, prompt_record("go").as_bytes());
+    let watch = Watch::start(&config, tmp, &["--all"]);
+    watch.line_containing("\"kind\":\"snapshot\"");
+    (config, path, watch)
 }
 
 /// `familiar hook` with `json` on stdin, as Claude Code runs it, to the watch of `config`.

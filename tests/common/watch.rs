@@ -121,6 +121,22 @@ pub fn encoded_project_dir(config: &Path, project: &Path) -> PathBuf {
     )
 }
 
+/// The bundled demo session, as Claude Code would have written it while working in `project`
+/// (its records name it as their `cwd`), under the config dir `config`.
+pub fn demo_session_in(config: &Path, project: &Path) {
+    fs::create_dir_all(project).expect("project");
+    let dir = encoded_project_dir(config, project);
+    fs::create_dir_all(&dir).expect("project dir");
+    fs::write(
+        dir.join("d3m0d3m0-0000-4000-8000-00000000f00d.jsonl"),
+        with_cwd(
+            &fs::read(super::fixture("demo.jsonl")).expect("demo"),
+            project,
+        ),
+    )
+    .expect("session");
+}
+
 /// A `summary` record naming a point in the test, as in `tests/watch.rs`.
 pub fn sentinel(text: &str) -> String {
     format!("{{\"type\":\"summary\",\"summary\":\"{text}\",\"leafUuid\":\"sentinel\"}}\n")

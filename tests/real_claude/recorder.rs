@@ -9,42 +9,23 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-/// Every hook event both Claude Code 2.1.197 and 2.1.332 know. A name the CLI does not know
-/// opens a dialog at start ("Unknown hook event ... was ignored", Continue / Fix / Exit), so
-/// 2.1.332's `PreModelSwitch`, `PostModelSwitch`, `DirectoryAdded` and `PreSkillShellCommand`
-/// (unknown to 2.1.197, and fired by nothing the script does) are left out.
-pub const ALL_EVENTS: [&str; 30] = [
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "Notification",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "SessionStart",
-    "SessionEnd",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PermissionRequest",
-    "PermissionDenied",
-    "Setup",
-    "TeammateIdle",
-    "TaskCreated",
-    "TaskCompleted",
-    "Elicitation",
-    "ElicitationResult",
-    "ConfigChange",
-    "WorktreeCreate",
-    "WorktreeRemove",
-    "InstructionsLoaded",
-    "CwdChanged",
-    "FileChanged",
-    "MessageDisplay",
+/// Hook events of 2.1.332 unknown to 2.1.197. A name the CLI does not know opens a dialog at
+/// start ("Unknown hook event ... was ignored", Continue / Fix / Exit), and nothing the script
+/// does fires these: they are left out of the recording.
+const NOT_IN_2_1_197: [&str; 4] = [
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "DirectoryAdded",
+    "PreSkillShellCommand",
 ];
+
+/// Every hook event both Claude Code 2.1.197 and 2.1.332 know: 2.1.332's own list
+/// (`familiar_hook::input::KNOWN_EVENTS`) less [`NOT_IN_2_1_197`].
+pub fn all_events() -> impl Iterator<Item = &'static str> {
+    familiar_hook::input::KNOWN_EVENTS
+        .into_iter()
+        .filter(|event| !NOT_IN_2_1_197.contains(event))
+}
 
 /// What the recording status line shows.
 pub const STATUS_LINE: &str = "statusline-recorded";
@@ -74,7 +55,7 @@ impl Recorder {
     pub fn settings(&self) -> Value {
         let record = format!("cat >> '{0}'; echo >> '{0}'", self.hooks.display());
         let mut hooks = Map::new();
-        for event in ALL_EVENTS {
+        for event in all_events() {
             hooks.insert(
                 event.to_owned(),
                 json!([{"matcher": "", "hooks": [{"type": "command", "command": record}]}]),
