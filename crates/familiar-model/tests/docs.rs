@@ -7,42 +7,10 @@ use std::fmt;
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 
+use familiar_testkit::docs::{first_column, keys_in_order, section};
+
 fn doc() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/events.md");
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// The text of the section with this heading, up to the next heading of its level or above.
-fn section<'a>(doc: &'a str, heading: &str) -> &'a str {
-    let start = doc
-        .find(&format!("\n{heading}\n"))
-        .unwrap_or_else(|| panic!("no section {heading}"));
-    let rest = &doc[start + heading.len() + 2..];
-    let level = heading.chars().take_while(|&c| c == '#').count();
-    let mut end = 0;
-    for line in rest.split_inclusive('\n') {
-        let hashes = line.chars().take_while(|&c| c == '#').count();
-        if (1..=level).contains(&hashes) && line[hashes..].starts_with(' ') {
-            break;
-        }
-        end += line.len();
-    }
-    &rest[..end]
-}
-
-/// The names in back quotes of the first cell of each row of the section's first table
-/// (header and separator left out).
-fn first_column(section: &str) -> Vec<String> {
-    section
-        .lines()
-        .skip_while(|line| !line.starts_with('|'))
-        .skip(2)
-        .take_while(|line| line.starts_with('|'))
-        .map(|line| {
-            let cell = line.split('|').nth(1).unwrap_or("").trim();
-            cell.trim_matches('`').to_owned()
-        })
-        .collect()
+    familiar_testkit::docs::read("events.md")
 }
 
 /// The field names a struct, or the variant names an enum, deserializes from (serde's own
@@ -110,22 +78,7 @@ impl<'de> Deserializer<'de> for NameCatcher<'_> {
 fn fields_on_every_event() -> Vec<String> {
     let mut event = Event::new(EventKind::Prompt, 1);
     event.agent_kind = AgentKind::Codex;
-    let json = serde_json::to_string(&event).expect("JSON");
-    let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    // The keys in the order printed (the parsed map sorts them).
-    let mut keys: Vec<(usize, String)> = value
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(|key| {
-            (
-                json.find(&format!("\"{key}\":")).unwrap_or(usize::MAX),
-                key.clone(),
-            )
-        })
-        .collect();
-    keys.sort();
-    keys.into_iter().map(|(_, key)| key).collect()
+    keys_in_order(&serde_json::to_string(&event).expect("JSON"))
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 #[cfg(feature = "dbus")]
 pub mod dbus;
+pub mod docs;
 #[cfg(feature = "pulse")]
 pub mod pulse;
 pub mod xvfb;

@@ -4,25 +4,11 @@
 use familiar_transcript::{Normalizer, Summary, Tokens};
 
 fn documented_stats_fields() -> Vec<String> {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/events.md"))
-        .expect("docs/events.md");
-    let section = doc
-        .split("## `familiar stats --json`")
-        .nth(1)
-        .expect("the stats section");
-    section
-        .lines()
-        .skip_while(|line| !line.starts_with("| field"))
-        .skip(2)
-        .take_while(|line| line.starts_with('|'))
-        .flat_map(|line| {
-            // `| `a`, `b` | meaning |`: the names in back quotes of the first cell.
-            let cell = line.split('|').nth(1).unwrap_or("");
-            cell.split(',')
-                .map(|name| name.trim().trim_matches('`').to_owned())
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    let doc = familiar_testkit::docs::read("events.md");
+    familiar_testkit::docs::first_column(familiar_testkit::docs::section(
+        &doc,
+        "## `familiar stats --json`",
+    ))
 }
 
 #[test]
@@ -40,21 +26,7 @@ fn every_stats_field_is_documented_in_order() {
             .expect("line");
     }
     let summary = Summary::new("f", &normalizer, Tokens::default(), 0.0);
-    let json = serde_json::to_string(&summary).expect("JSON");
-    let value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    // The top-level keys in the order printed (the parsed map sorts them).
-    let mut printed: Vec<(usize, String)> = value
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(|key| {
-            (
-                json.find(&format!("\"{key}\":")).unwrap_or(usize::MAX),
-                key.clone(),
-            )
-        })
-        .collect();
-    printed.sort();
-    let printed: Vec<String> = printed.into_iter().map(|(_, key)| key).collect();
+    let printed =
+        familiar_testkit::docs::keys_in_order(&serde_json::to_string(&summary).expect("JSON"));
     assert_eq!(printed, documented_stats_fields());
 }
