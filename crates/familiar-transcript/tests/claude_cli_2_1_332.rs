@@ -239,3 +239,20 @@ fn record_types_never_seen_were_skipped_in_silence() {
     assert_eq!(unknown.len(), 3);
     assert_eq!(normalizer.metrics().cli_version.as_deref(), Some("9.9.9"));
 }
+
+#[test]
+fn the_clis_own_markup_showed_in_tool_error_texts() {
+    // 2.1.332 refuses a tool it does not have with `<tool_use_error>…</tool_use_error>`: the
+    // words are for a person (the window's log, a notification), the tags for the model.
+    let events = read_events("interactive.jsonl");
+    let texts: Vec<&str> = of_kind(&events, EventKind::Error)
+        .iter()
+        .filter(|event| event.tool.as_deref() == Some("TaskCreate"))
+        .filter_map(|event| event.text.as_deref())
+        .collect();
+    assert!(!texts.is_empty(), "{events:#?}");
+    for text in texts {
+        assert!(text.starts_with("Error: No such tool available"), "{text}");
+        assert!(!text.contains("tool_use_error"), "{text}");
+    }
+}

@@ -121,7 +121,7 @@ impl Normalizer {
             return;
         }
         let text = content.and_then(record::raw_text).unwrap_or_default();
-        let trimmed = text.trim();
+        let trimmed = without_cli_markup(text.trim());
         let error = if denied_by_rules {
             ErrorKind::Denied
         } else if trimmed.starts_with("The user doesn't want to proceed with this tool use")
@@ -235,6 +235,15 @@ impl ResultOf {
             async_launch,
         }
     }
+}
+
+/// A tool error as the CLI wrote it, without the tags it wraps its own refusals in
+/// (`<tool_use_error>File does not exist.</tool_use_error>`): markup for the model, not words
+/// for a person (the window's log, a notification).
+fn without_cli_markup(text: &str) -> &str {
+    text.strip_prefix("<tool_use_error>")
+        .map(|inner| inner.strip_suffix("</tool_use_error>").unwrap_or(inner))
+        .map_or(text, str::trim)
 }
 
 /// The text between `<name>` and `</name>` in `text`.
