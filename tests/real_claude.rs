@@ -28,25 +28,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::Generation;
 use common::watch::{Watch, append, familiar_events, sentinel, without_status};
 use mock::{Answer, Mock, text, thinking, tool};
 use serde_json::{Value, json};
-
-/// One generation of the CLI under test: users run both, so CI drives both.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Generation {
-    /// Its npm folder under `tests/agents/`.
-    dir: &'static str,
-    /// The version that folder's `package.json` pins.
-    pinned: &'static str,
-    /// The variable that points the tests at another CLI of this generation's facts.
-    override_var: &'static str,
-}
 
 /// Today's CLI (`tests/agents/claude`): auto mode, background agents, retry notices in the
 /// transcript, `api-request` records.
 const CURRENT: Generation = Generation {
     dir: "claude",
+    command: "claude",
     pinned: "2.1.332",
     override_var: "FAMILIAR_CLAUDE_BIN",
 };
@@ -54,38 +45,10 @@ const CURRENT: Generation = Generation {
 /// The generation before (`tests/agents/claude-2.1.197`).
 const PREVIOUS: Generation = Generation {
     dir: "claude-2.1.197",
+    command: "claude",
     pinned: "2.1.197",
     override_var: "FAMILIAR_CLAUDE_PREVIOUS_BIN",
 };
-
-impl Generation {
-    fn bin(self) -> PathBuf {
-        common::agent_cli(self.dir, "claude", self.override_var)
-    }
-
-    /// The version of the CLI that runs (the pinned one, unless overridden).
-    fn version(self) -> String {
-        let bin = self.bin();
-        let version = Command::new(&bin)
-            .arg("--version")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .output()
-            .expect("claude --version");
-        let version = String::from_utf8_lossy(&version.stdout)
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_owned();
-        if std::env::var_os(self.override_var).is_none() {
-            assert_eq!(
-                version, self.pinned,
-                "tests/agents/{} is not at the pinned version",
-                self.dir
-            );
-        }
-        version
-    }
-}
 
 fn message(blocks: Vec<Value>, stop: &'static str, usage: (u64, u64, u64)) -> Answer {
     Answer::Message {

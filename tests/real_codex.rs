@@ -24,26 +24,17 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use checks::{check_commands, check_events, check_records, events};
+use common::Generation;
 use common::watch::{
     Watch, append, encoded_project_dir, familiar_events, sentinel, without_status,
 };
 use mock::{Answer, Mock, custom_tool_call, function_call, reasoning, text};
 use serde_json::{Value, json};
 
-/// One generation of the Codex CLI under test: users run both, so CI drives both.
-#[derive(Debug, Clone, Copy)]
-struct Generation {
-    /// Its npm folder under `tests/agents/`.
-    dir: &'static str,
-    /// The version that folder's `package.json` pins.
-    pinned: &'static str,
-    /// The variable that points the test at another CLI instead.
-    override_var: &'static str,
-}
-
 /// Today's CLI (`tests/agents/codex`).
 const CURRENT: Generation = Generation {
     dir: "codex",
+    command: "codex",
     pinned: "0.171.0",
     override_var: "FAMILIAR_CODEX_BIN",
 };
@@ -52,9 +43,11 @@ const CURRENT: Generation = Generation {
 /// from `token_count` until 0.171 (the facts checked hold for both).
 const PREVIOUS: Generation = Generation {
     dir: "codex-0.169.0",
+    command: "codex",
     pinned: "0.169.0",
     override_var: "FAMILIAR_CODEX_PREVIOUS_BIN",
 };
+
 /// Past this many tokens Codex compacts (`model_auto_compact_token_limit`).
 const COMPACT_LIMIT: u64 = 5_000;
 /// The window the `servererror` run configures (`-c model_context_window=…`).
@@ -269,24 +262,8 @@ fn the_previous_codex_cli_writes_the_rollouts_familiar_reads() {
 
 /// The scripted runs of one generation beside `familiar watch`, then every fact.
 fn drive(generation: Generation) {
-    let bin = common::agent_cli(generation.dir, "codex", generation.override_var);
-    let version = Command::new(&bin)
-        .arg("--version")
-        .output()
-        .expect("codex --version");
-    // "codex-cli 0.171.0"
-    let version = String::from_utf8_lossy(&version.stdout)
-        .split_whitespace()
-        .last()
-        .unwrap_or("")
-        .to_owned();
-    if std::env::var_os(generation.override_var).is_none() {
-        assert_eq!(
-            version, generation.pinned,
-            "tests/agents/{} is not at the pinned version",
-            generation.dir
-        );
-    }
+    let bin = generation.bin();
+    let version = generation.version();
 
     let tmp = tempfile::tempdir().expect("temp dir");
     let home = tmp.path().join("home");

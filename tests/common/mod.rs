@@ -221,6 +221,46 @@ pub fn ndjson(output: &Output) -> Vec<serde_json::Value> {
 /// A real agent CLI installed from npm at the version `tests/agents/<agent>/package.json`
 /// pins (`npm ci --prefix tests/agents/<agent>`, as `.ci/run` does), or the one the
 /// environment variable `override_var` names (to test against the newest release).
+/// One generation of an agent CLI under test (users run more than one, so CI drives each):
+/// its npm folder under `tests/agents/`, its command, the version that folder pins, and the
+/// variable that points the tests at another CLI with this generation's facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Generation {
+    pub dir: &'static str,
+    pub command: &'static str,
+    pub pinned: &'static str,
+    pub override_var: &'static str,
+}
+
+impl Generation {
+    pub fn bin(self) -> PathBuf {
+        agent_cli(self.dir, self.command, self.override_var)
+    }
+
+    /// The version of the CLI that runs (its `--version`'s first word that is one: `2.1.332
+    /// (Claude Code)`, `codex-cli 0.171.0`), checked against the pin unless overridden.
+    pub fn version(self) -> String {
+        let output = Command::new(self.bin())
+            .arg("--version")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .output()
+            .expect("--version");
+        let version = String::from_utf8_lossy(&output.stdout)
+            .split_whitespace()
+            .find(|word| word.starts_with(|c: char| c.is_ascii_digit()))
+            .unwrap_or("")
+            .to_owned();
+        if std::env::var_os(self.override_var).is_none() {
+            assert_eq!(
+                version, self.pinned,
+                "tests/agents/{} is not at the pinned version",
+                self.dir
+            );
+        }
+        version
+    }
+}
+
 /// Where a real-CLI harness saves what the CLI wrote, in a folder named `name`
 /// (`claude-2.1.332`): under `FAMILIAR_DRIFT_DIR` for the drift check
 /// (`tests/agents/drift.sh`), else `fixtures/` with `FAMILIAR_UPDATE_FIXTURES` set, else
