@@ -174,18 +174,21 @@ pub(crate) fn observe_state(
     used: Option<u64>,
     limit: u64,
     status: Status,
+    ts: Option<f64>,
     now: f32,
 ) {
     if let Some(mut mana) = world.get_mut::<Mana>(e) {
         mana.observe(used, limit);
     }
-    if let Some(mut mark) = world.get_mut::<Mark>(e)
-        && mark.0 != status
-    {
-        mark.0 = status;
-        if let Some(mut info) = world.get_mut::<SessionInfo>(e) {
-            info.status_since = now;
+    let changed = match world.get_mut::<Mark>(e) {
+        Some(mut mark) if mark.0 != status => {
+            mark.0 = status;
+            true
         }
+        _ => false,
+    };
+    if let Some(mut info) = world.get_mut::<SessionInfo>(e) {
+        info.observe(ts, changed, now);
     }
     if let Some(mut anim) = world.get_mut::<Animation>(e) {
         anim.0.ask(status == Status::WaitingForApproval);
@@ -246,13 +249,28 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
     {
         mana.compact(ev.pre_tokens, ev.post_tokens);
     }
-    observe_state(world, e, ev.context_used, ev.context_limit, ev.status, now);
+    let ts = ev
+        .ts
+        .as_deref()
+        .and_then(familiar_model::time::parse_timestamp_ms)
+        .map(|ms| ms as f64 / 1000.0);
+    observe_state(
+        world,
+        e,
+        ev.context_used,
+        ev.context_limit,
+        ev.status,
+        ts,
+        now,
+    );
     super::reactions::observe_event(world, e, ev);
     if ev.kind == EventKind::Snapshot
         && let Some(mut info) = world.get_mut::<SessionInfo>(e)
     {
         let held = ev.duration_ms.unwrap_or(0) as f32 / 1000.0;
         info.status_since = now - held;
+        // The snapshot says how long in its own terms: the game clock from here on.
+        info.status_since_ts = None;
     }
     let floats = matches!(
         ev.kind,

@@ -182,14 +182,48 @@ impl Progress {
 }
 
 /// What the session's plate says besides mana and XP: its project and branch (from the
-/// session model's `cwd` and `git_branch`), and since when it has had its status (game clock,
-/// set back by a snapshot's `duration_ms`).
+/// session model's `cwd` and `git_branch`), and since when it has had its status: in the
+/// events' own recorded time where they say it (a replay at 10x reads 10x), else the game
+/// clock, set back by a snapshot's `duration_ms`.
 #[derive(Component, Debug, Clone, Default, PartialEq)]
 pub struct SessionInfo {
     pub project: Option<String>,
     pub branch: Option<String>,
     /// `Time::elapsed_secs` when the current status began (may be negative after a snapshot).
     pub status_since: f32,
+    /// The recorded time (seconds since the epoch) of the event that began the status.
+    pub status_since_ts: Option<f64>,
+    /// The latest event's recorded time, and the game time it came at.
+    pub last_ts: Option<(f64, f32)>,
+}
+
+impl SessionInfo {
+    /// How long the session has had its status at game time `now`: the recorded time from the
+    /// event that began it to the latest event, plus the game time since that one came.
+    pub fn held(&self, now: f32) -> f32 {
+        match (self.status_since_ts, self.last_ts) {
+            (Some(since), Some((last, seen_at))) => {
+                ((last - since).max(0.0) as f32) + (now - seen_at).max(0.0)
+            }
+            _ => now - self.status_since,
+        }
+    }
+
+    /// An event came at game time `now`, recorded at `ts` (seconds since the epoch), setting
+    /// the status anew when `changed`.
+    pub fn observe(&mut self, ts: Option<f64>, changed: bool, now: f32) {
+        if changed {
+            self.status_since = now;
+            self.status_since_ts = ts;
+        } else if let Some(ts) = ts.filter(|_| self.status_since_ts.is_none()) {
+            // A status begun without a recorded time (a snapshot's, a first event's): what the
+            // game clock has held it for, in the records' terms from here on.
+            self.status_since_ts = Some(ts - f64::from((now - self.status_since).max(0.0)));
+        }
+        if let Some(ts) = ts {
+            self.last_ts = Some((ts, now));
+        }
+    }
 }
 
 /// Status mark over the familiar's head.

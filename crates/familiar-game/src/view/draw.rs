@@ -143,7 +143,7 @@ pub(super) fn draw_familiars(
         }
         let inner = plate.width() - 2.0 * PAD;
         let compact_row = PAD + 15.0; // after the icon
-        let status = status_line(mark.0, t - info.status_since);
+        let status = status_line(mark.0, info.held(t));
         let note = note(mana, progress);
         if let Ok(mut text) = texts.get_mut(parts.name) {
             // A compact plate has room for the project only.
@@ -154,7 +154,7 @@ pub(super) fn draw_familiars(
             };
             let want = if l.compact {
                 // The icon says the status; the time and the name share the line.
-                let held = duration(t - info.status_since);
+                let held = duration(info.held(t));
                 let number = if l.grid() {
                     format!("{} ", index + 1)
                 } else {

@@ -195,7 +195,7 @@ fn card_text(
     };
     let inner = card.width() - 2.0 * PAD - 2.0;
     let total_rows = rows(card.height());
-    let status = (mark.0, now - info.status_since);
+    let status = (mark.0, info.held(now));
     let stacked = total_rows >= 12 || inner < 400.0;
     let figures_width = if stacked {
         inner

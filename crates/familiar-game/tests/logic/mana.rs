@@ -209,3 +209,61 @@ fn the_plate_knows_project_branch_and_how_long_the_status_lasts() {
     assert!((2.0..=2.2).contains(&(now - info.status_since)));
     assert_eq!(info.branch.as_deref(), Some("fix/parser"), "kept");
 }
+
+/// "For how long" is the events' own recorded time where they say it: a replay at 10x (here,
+/// ten minutes of records in a second of game time) reads ten minutes, not one second; after
+/// the latest event the game clock runs on.
+#[test]
+fn a_status_lasts_as_long_as_the_records_say() {
+    let mut app = settled();
+    let at = |kind: EventKind, status: Status, ts: &str| {
+        let mut ev = event(kind, Some(10));
+        ev.status = status;
+        ev.ts = Some(ts.to_string());
+        ev
+    };
+    send(
+        &mut app,
+        GameFeed::Event(at(
+            EventKind::Success,
+            Status::WaitingForInput,
+            "2026-02-11T09:59:00.000Z",
+        )),
+    );
+    app.update();
+    send(
+        &mut app,
+        GameFeed::Event(at(
+            EventKind::Prompt,
+            Status::Working,
+            "2026-02-11T10:00:00.000Z",
+        )),
+    );
+    app.update();
+    seconds(&mut app, 0.5);
+    send(
+        &mut app,
+        GameFeed::Event(at(
+            EventKind::Text,
+            Status::Working,
+            "2026-02-11T10:10:00.000Z",
+        )),
+    );
+    app.update();
+    let now = app.world().resource::<Time>().elapsed_secs();
+    let e = familiar(&mut app, "s1");
+    let info = app
+        .world()
+        .get::<SessionInfo>(e)
+        .cloned()
+        .unwrap_or_default();
+    let held = info.held(now);
+    assert!((600.0..=601.0).contains(&held), "working for {held} s");
+    seconds(&mut app, 2.0);
+    let now = app.world().resource::<Time>().elapsed_secs();
+    let held = info.held(now);
+    assert!(
+        (602.0..=603.0).contains(&held),
+        "then the clock runs on: {held} s"
+    );
+}
