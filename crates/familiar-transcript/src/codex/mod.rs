@@ -7,6 +7,7 @@
 //! - this file: the [`Rollout`] state machine, reading both generations of records;
 //! - `shapes`: typed views of the payloads;
 //! - `errors`: a failed turn's `error_code` and readable message;
+//! - `known`: the record, item and event types Codex writes that Familiar knows;
 //! - `commands`: shell commands (and the `reading` rule) and the files of a patch;
 //! - `usage`: tokens per request for `familiar stats` (read by [`crate::usage`]).
 //!
@@ -19,6 +20,7 @@
 
 pub mod commands;
 mod errors;
+mod known;
 mod shapes;
 pub mod usage;
 
@@ -46,59 +48,6 @@ pub fn is_record_type(kind: &str) -> bool {
             | "world_state"
             | "token_usage_record"
     )
-}
-
-/// `response_item` types Codex has been seen to write (0.50 to 0.171), read or passed over.
-const RESPONSE_ITEMS: &[&str] = &[
-    "message",
-    "reasoning",
-    "function_call",
-    "function_call_output",
-    "custom_tool_call",
-    "custom_tool_call_output",
-];
-
-/// `event_msg` types: read, or (`thread_settings_applied`) passed over.
-const EVENT_MSGS: &[&str] = &[
-    "task_started",
-    "user_message",
-    "agent_message",
-    "agent_reasoning",
-    "item_completed",
-    "exec_command_end",
-    "patch_apply_end",
-    "token_count",
-    "task_complete",
-    "thread_settings_applied",
-];
-
-/// `item_completed` item types: read, or (`ContextCompaction`: the `compacted` record says
-/// it) passed over.
-const ITEMS: &[&str] = &[
-    "UserMessage",
-    "AgentMessage",
-    "Reasoning",
-    "CommandExecution",
-    "FileChange",
-    "ContextCompaction",
-];
-
-/// What in a record Familiar does not know (`response_item/x`, `event_msg/x`, `item/x`), as
-/// `Metrics::unknown` counts it (behind `codex/`); `None` when all of it is known.
-fn unknown(kind: &str, payload: &Payload<'_>) -> Option<String> {
-    let known = match kind {
-        "response_item" => RESPONSE_ITEMS,
-        "event_msg" => {
-            if payload.kind.as_deref() == Some("item_completed") {
-                let item = payload.item.as_ref()?.kind.as_deref()?;
-                return (!ITEMS.contains(&item)).then(|| format!("item/{item}"));
-            }
-            EVENT_MSGS
-        }
-        _ => return None,
-    };
-    let what = payload.kind.as_deref()?;
-    (!known.contains(&what)).then(|| format!("{kind}/{what}"))
 }
 
 /// Where the record being read came from.
@@ -191,7 +140,7 @@ impl Rollout {
         let Ok(payload) = serde_json::from_str::<Payload<'_>>(payload) else {
             return;
         };
-        if let Some(what) = unknown(kind, &payload) {
+        if let Some(what) = known::unknown(kind, &payload) {
             metrics.count_unknown(format!("codex/{what}"));
         }
         let mut cx = Cx {

@@ -1,0 +1,230 @@
+//! The agents' part of `familiar doctor`: Claude Code's config dir, its projects and this
+//! directory's, the newest sessions, the Codex home and its rollouts, and what the newest
+//! sessions of each hold that Familiar does not know.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use familiar_tail::discovery::{self, Matcher, Selector, TranscriptKind};
+
+use super::Check;
+
+pub(super) fn check_claude(checks: &mut Vec<Check>, cwd: Option<&Path>) {
+    let dir = match discovery::config_dir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            checks.push(Check::todo(
+                "Claude Code dir",
+                format!("{err}; set CLAUDE_CONFIG_DIR or HOME"),
+            ));
+            return;
+        }
+    };
+    let from = if std::env::var_os("CLAUDE_CONFIG_DIR").is_some_and(|v| !v.is_empty()) {
+        " (CLAUDE_CONFIG_DIR)"
+    } else {
+        ""
+    };
+    let projects = dir.join("projects");
+    let count = std::fs::read_dir(&projects)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+                .count()
+        })
+        .ok();
+    match count {
+        Some(count) => checks.push(Check::ok(
+            "Claude Code dir",
+            format!("{}{from}, {count} project(s)", dir.display()),
+        )),
+        None => checks.push(Check::todo(
+            "Claude Code dir",
+            format!(
+                "{}{from} has no projects/ dir; run `claude` once, or set CLAUDE_CONFIG_DIR to \
+                 where Claude Code keeps its data",
+                projects.display()
+            ),
+        )),
+    }
+
+    if let Some(cwd) = cwd {
+        let encoded = discovery::dash_encode(cwd);
+        let project_dir = projects.join(&encoded);
+        if project_dir.is_dir() {
+            checks.push(Check::ok(
+                "this directory",
+                format!("{} is project {encoded}", cwd.display()),
+            ));
+        } else {
+            checks.push(Check::todo(
+                "this directory",
+                format!(
+                    "{} would be project {encoded}, not there yet; start `claude` here \
+                     (`familiar` waits for it)",
+                    cwd.display()
+                ),
+            ));
+        }
+    }
+
+    let mut sessions: Vec<(Option<SystemTime>, PathBuf)> =
+        discovery::discover(&dir, &[Selector::All])
+            .into_iter()
+            .filter(|info| info.kind == TranscriptKind::Session)
+            .map(|info| {
+                let last = discovery::last_record_time(&info.path).ok().flatten();
+                (last, info.path)
+            })
+            .collect();
+    sessions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    if sessions.is_empty() {
+        checks.push(Check::todo(
+            "sessions",
+            "none found; start `claude`, or try `familiar demo`",
+        ));
+        return;
+    }
+    let mut check = Check::ok("sessions", format!("{} found, newest:", sessions.len()));
+    let newest: Vec<PathBuf> = sessions
+        .iter()
+        .take(3)
+        .map(|(_, path)| path.clone())
+        .collect();
+    for (last, path) in sessions.iter().take(3) {
+        let when = last.map_or_else(
+            || "no record time".to_owned(),
+            |t| humantime::format_rfc3339_seconds(t).to_string(),
+        );
+        let shown = path.strip_prefix(&projects).unwrap_or(path);
+        check
+            .more
+            .push(format!("{}  last record {when}", shown.display()));
+    }
+    checks.push(check);
+    checks.push(check_known("Claude Code records", &newest));
+}
+
+/// What the newest sessions of an agent hold that Familiar does not know (a record type, a
+/// subtype, an attachment or item type a newer CLI writes), with the CLI versions that wrote
+/// them: counted and passed over, never lost in silence (`docs/events.md`).
+fn check_known(what: &'static str, paths: &[PathBuf]) -> Check {
+    let mut unknown: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut versions: std::collections::BTreeSet<String> = Default::default();
+    let mut known_versions: std::collections::BTreeSet<String> = Default::default();
+    for path in paths {
+        let Ok(file) = std::fs::File::open(path) else {
+            continue;
+        };
+        let mut normalizer = familiar_transcript::Normalizer::default();
+        // Lines it cannot read are the events command's to report; here only the types count.
+        let read = familiar_transcript::normalize_read(file, &mut normalizer, |_| Ok(()), |_| {});
+        if read.is_err() {
+            continue;
+        }
+        let metrics = normalizer.metrics();
+        for (name, count) in &metrics.unknown {
+            *unknown.entry(name.clone()).or_default() += count;
+        }
+        if !metrics.unknown.is_empty() {
+            versions.extend(metrics.cli_version.clone());
+        } else {
+            known_versions.extend(metrics.cli_version.clone());
+        }
+    }
+    // The versions that wrote something unknown, or (all known) every version read.
+    if unknown.is_empty() {
+        versions = known_versions;
+    }
+    let written_by = if versions.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (CLI {})",
+            versions.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    };
+    if unknown.is_empty() {
+        return Check::ok(
+            what,
+            format!("everything in the newest sessions is known{written_by}"),
+        );
+    }
+    let mut check = Check::ok(
+        what,
+        format!(
+            "the newest sessions{written_by} hold {} kind(s) of record Familiar does not know \
+             yet: counted and passed over (a newer Familiar may read them)",
+            unknown.len()
+        ),
+    );
+    check.more = unknown
+        .into_iter()
+        .map(|(name, count)| format!("{name} ×{count}"))
+        .collect();
+    check
+}
+
+/// The Codex CLI's home and its rollouts. Codex is optional: no home is fine.
+pub(super) fn check_codex(checks: &mut Vec<Check>) {
+    let home = match discovery::codex_home() {
+        Ok(home) => home,
+        Err(err) => {
+            checks.push(Check::ok(
+                "Codex dir",
+                format!("{err}; Codex sessions not followed"),
+            ));
+            return;
+        }
+    };
+    let from = if std::env::var_os("CODEX_HOME").is_some_and(|v| !v.is_empty()) {
+        " (CODEX_HOME)"
+    } else {
+        ""
+    };
+    let sessions = home.join("sessions");
+    if !sessions.is_dir() {
+        checks.push(Check::ok(
+            "Codex dir",
+            format!(
+                "{} has no sessions yet (only needed with Codex; set CODEX_HOME if it keeps its files \
+                 elsewhere)",
+                sessions.display()
+            ),
+        ));
+        return;
+    }
+    let matcher = Matcher::new(&home, &[Selector::All]).agents(false, Some(&home));
+    let mut rollouts: Vec<(Option<SystemTime>, PathBuf)> = discovery::discover_with(&matcher)
+        .into_iter()
+        .map(|info| {
+            let last = discovery::last_record_time(&info.path).ok().flatten();
+            (last, info.path)
+        })
+        .collect();
+    rollouts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut check = Check::ok(
+        "Codex dir",
+        format!("{}{from}, {} session(s)", home.display(), rollouts.len()),
+    );
+    for (last, path) in rollouts.iter().take(3) {
+        let when = last.map_or_else(
+            || "no record time".to_owned(),
+            |t| humantime::format_rfc3339_seconds(t).to_string(),
+        );
+        let shown = path.strip_prefix(&sessions).unwrap_or(path);
+        check
+            .more
+            .push(format!("{}  last record {when}", shown.display()));
+    }
+    checks.push(check);
+    let newest: Vec<PathBuf> = rollouts
+        .iter()
+        .take(3)
+        .map(|(_, path)| path.clone())
+        .collect();
+    if !newest.is_empty() {
+        checks.push(check_known("Codex records", &newest));
+    }
+}
