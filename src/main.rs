@@ -124,7 +124,7 @@ fn parse_cli() -> Cli {
 fn main() -> ExitCode {
     configure_allocator();
     let cli = parse_cli();
-    cmd::init_logging_with(i8::try_from(cli.verbose).unwrap_or(i8::MAX), cli.quiet);
+    cmd::init_logging(i8::try_from(cli.verbose).unwrap_or(i8::MAX), cli.quiet);
     let result = match cli.command {
         Some(Command::Events(args)) => cmd::events::run(args),
         Some(Command::Watch(args)) => cmd::watch::run(args),

@@ -11,8 +11,6 @@ use std::process::ExitCode;
 use familiar_model::text::{printable, printable_line};
 use familiar_script::{HostConfig, ScriptHost};
 
-use super::run::print_diagnostics;
-
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Scripts to check.
@@ -51,7 +49,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     writeln!(out, "  constants: {}", list(&report.constants))?;
                 }
                 out.flush()?;
-                print_diagnostics(&report.warnings);
+                for warning in &report.warnings {
+                    super::style::diagnostic(warning);
+                }
                 failed |= args.deny_warnings && !report.warnings.is_empty();
             }
             Err(err) => {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use familiar_transcript::NormalizerConfig;
 
 use super::pipeline::PipelineArgs;
-use super::replay::{PaceArgs, ReplaySource, replay_events};
+use super::replay::{PaceArgs, replay_events};
 
 /// The bundled demo transcript.
 pub const DEMO: &[u8] = include_bytes!("../../fixtures/demo.jsonl");
@@ -34,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_line_bytes: familiar_transcript::DEFAULT_MAX_LINE_BYTES,
     };
     replay_events(
-        ReplaySource::Bytes(DEMO),
+        familiar_pipeline::source::recorded::Recorded::bytes("the demo", DEMO),
         &input,
         config,
         &args.pace,

@@ -7,18 +7,16 @@ pub mod completions;
 pub mod demo;
 pub mod doctor;
 pub mod events;
-pub mod front;
 pub mod hook;
-pub mod live;
 pub mod pipeline;
 pub mod progress;
 pub mod replay;
 pub mod run;
 pub mod scripts;
+pub mod selection;
 pub mod sessions;
 pub mod stats;
 pub mod statusline;
-pub mod style;
 pub mod test;
 pub mod watch;
 
@@ -27,55 +25,9 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use familiar_transcript::{
-    Diagnostic, DiagnosticKind, Event, Normalizer, NormalizerConfig, Threads,
-};
+use familiar_transcript::{DiagnosticKind, Event, Normalizer, NormalizerConfig, Threads};
 
-static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `-q` was given: no progress bars, errors only.
-pub fn quiet() -> bool {
-    QUIET.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-static LOG_LEVEL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
-
-/// The log level `-v`/`-q` chose (`warn` by default), for the window process to log alike.
-pub fn log_level() -> &'static str {
-    LOG_LEVEL.get().copied().unwrap_or("warn")
-}
-
-/// Logging for `-v` (positive `verbosity`) and `-q`; `RUST_LOG` still wins when set.
-pub fn init_logging_with(verbosity: i8, quiet: bool) {
-    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
-    let level = match (quiet, verbosity) {
-        (true, _) => "error",
-        (false, ..=0) => "warn",
-        (false, 1) => "info",
-        (false, 2) => "debug",
-        (false, _) => "trace",
-    };
-    let _ = LOG_LEVEL.set(level);
-    // The PulseAudio client crate logs a server closing our connection (`familiar doctor`'s
-    // probe ends it on purpose) as an ERROR: not one to the user; shown from `-vv` on.
-    let directives = if verbosity >= 2 {
-        level.to_owned()
-    } else {
-        format!("{level},pulseaudio=off")
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(directives));
-    // Plain lines beside the commands' own messages: no clock, and the module only when
-    // debugging (`-vv`).
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .without_time()
-        .with_target(verbosity >= 2)
-        .with_writer(io::stderr)
-        // The same decision as `style` (terminal, NO_COLOR, CLICOLOR, CLICOLOR_FORCE).
-        .with_ansi(anstream::AutoStream::choice(&io::stderr()) != anstream::ColorChoice::Never)
-        .try_init();
-}
+pub use familiar_pipeline::report::{self as style, SkippedLines, init_logging, quiet};
 
 /// Options every transcript-reading command takes.
 #[derive(Debug, Clone, clap::Args)]
@@ -110,7 +62,7 @@ impl InputOptions {
 
     /// [`InputOptions::normalizer_config`] under the config file merged with these flags.
     pub fn load_normalizer_config(&self) -> anyhow::Result<NormalizerConfig> {
-        Ok(self.normalizer_config(&pipeline::settings(&self.overrides())?))
+        Ok(self.normalizer_config(&familiar_pipeline::settings::settings(&self.overrides())?))
     }
 }
 
@@ -126,58 +78,6 @@ pub fn input_name(path: &Path) -> String {
         "<stdin>".to_owned()
     } else {
         path.display().to_string()
-    }
-}
-
-/// Skipped lines reported one by one per input; the rest are counted in one summary line, so
-/// a binary file does not flood the terminal.
-const REPORTED_SKIPS: u64 = 3;
-
-/// The skipped lines of one input, as warnings: `NAME:LINE: reason` for the first
-/// [`REPORTED_SKIPS`], then how many in all. Shared by every command that reads transcripts.
-pub struct SkippedLines {
-    name: String,
-    count: u64,
-}
-
-impl SkippedLines {
-    pub fn new(name: &str) -> SkippedLines {
-        SkippedLines {
-            name: familiar_model::text::printable_line(name).into_owned(),
-            count: 0,
-        }
-    }
-
-    /// One more skipped line: its warning, while it is among the first few.
-    pub fn skip(&mut self, diagnostic: &Diagnostic) -> Option<String> {
-        self.count += 1;
-        (self.count <= REPORTED_SKIPS)
-            .then(|| format!("{}:{}: {}", self.name, diagnostic.line, diagnostic.kind))
-    }
-
-    /// One more skipped line of an input that has no end (a live transcript): its warning
-    /// while it is among the first few, then once that the rest are counted, not told.
-    pub fn skip_live(&mut self, diagnostic: &Diagnostic) -> Option<String> {
-        self.skip(diagnostic).or_else(|| {
-            (self.count == REPORTED_SKIPS + 1).then(|| {
-                format!(
-                    "{}: more lines skipped; the rest are counted, not told (familiar stats shows how many)",
-                    self.name
-                )
-            })
-        })
-    }
-
-    /// The closing count, when some lines were not told one by one.
-    pub fn summary(&self) -> Option<String> {
-        (self.count > REPORTED_SKIPS).then(|| {
-            format!(
-                "{}: {} more line(s) skipped, {} in all",
-                self.name,
-                self.count - REPORTED_SKIPS,
-                self.count
-            )
-        })
     }
 }
 

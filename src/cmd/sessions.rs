@@ -1,5 +1,5 @@
 //! `familiar sessions`: a `ps` for agents. It follows the same transcripts `watch` would, reads
-//! their start-up backlog through the same session model ([`super::live`]), prints every
+//! their start-up backlog through the same session model (`familiar_pipeline::source::live`), prints every
 //! session's snapshot and exits: what `watch` would show as its first `snapshot` events.
 
 use std::io::Write as _;
@@ -11,10 +11,11 @@ use anyhow::Context as _;
 use familiar_model::Status;
 use familiar_model::text::printable_line;
 use familiar_model::words::{self, tokens};
-use familiar_session::{ModelConfig, SessionSnapshot, Timers};
+use familiar_pipeline::settings;
+use familiar_pipeline::source::live::{Live, Took};
+use familiar_session::{ModelConfig, SessionSnapshot};
 use familiar_tail::TailerConfig;
 
-use super::live::{Live, Took};
 use super::style::{self, Paint};
 
 #[derive(Debug, clap::Args)]
@@ -42,24 +43,18 @@ const CATCH_UP_LIMIT: Duration = Duration::from_secs(60);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
-    super::live::check_paths(
+    super::selection::check_paths(
         &config_dir,
         args.agent.codex_home().as_deref(),
         &args.project,
         &[],
         false,
     )?;
-    let selectors = super::live::selectors(&config_dir, args.all, &args.project, &[], &[])?;
-    let settings = super::pipeline::settings(&familiar_config::Overrides {
+    let selectors = super::selection::selectors(&config_dir, args.all, &args.project, &[], &[])?;
+    let settings = settings::settings(&familiar_config::Overrides {
         idle_timeout: args.idle_after,
         ..familiar_config::Overrides::default()
     })?;
-    let timers = Timers {
-        idle_after: settings
-            .idle_timeout
-            .unwrap_or(Timers::default().idle_after),
-        ..Timers::default()
-    };
     let projects: Vec<PathBuf> = selectors
         .iter()
         .map(|selector| match selector {
@@ -72,17 +67,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     args.agent.apply(&mut tailer);
     let snapshots = read_sessions(
         tailer,
-        ModelConfig {
-            timers,
-            normalizer: familiar_transcript::NormalizerConfig {
-                configured_model: super::statusline::configured_model(),
-                context_limit: settings.context_limit,
+        settings::model_config(
+            &settings,
+            familiar_transcript::NormalizerConfig {
+                configured_model: settings::configured_model(),
                 ..Default::default()
             },
-        },
+            None,
+        ),
     )?;
     if snapshots.is_empty()
-        && let Some(sessions) = super::live::elsewhere(&config_dir, &projects)
+        && let Some(sessions) = super::selection::elsewhere(&config_dir, &projects)
     {
         eprintln!("familiar: {sessions}");
     }

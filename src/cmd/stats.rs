@@ -289,7 +289,7 @@ fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let here = std::env::current_dir().context("finding the current directory")?;
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
     // From any subdirectory of the project, as `familiar` itself.
-    let cwd = super::live::project_of(&config_dir, &here);
+    let cwd = super::selection::project_of(&config_dir, &here);
     let selector = familiar_tail::discovery::Selector::Project(cwd.clone());
     // Both agents' sessions of the project (Codex rollouts matched by their cwd).
     let matcher = familiar_tail::Matcher::new(&config_dir, &[selector])

@@ -183,17 +183,6 @@ fn last_resolved_model(bytes: &[u8]) -> Option<String> {
     std::str::from_utf8(&bytes[at..end]).ok().map(str::to_owned)
 }
 
-/// settings.json `model`, else `ANTHROPIC_MODEL`: the model the user configured, a source of
-/// the context window (`watch` and `sessions` give it to the normalizer too).
-pub(super) fn configured_model() -> Option<String> {
-    let from_settings = familiar_tail::config_dir().ok().and_then(|dir| {
-        let text = std::fs::read_to_string(dir.join("settings.json")).ok()?;
-        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-        value.get("model")?.as_str().map(str::to_owned)
-    });
-    from_settings.or_else(|| std::env::var("ANTHROPIC_MODEL").ok())
-}
-
 fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
     let model_id = input.model.as_ref().and_then(|m| m.id.as_deref());
     // "Opus 4.8 (1M context)": the display name says what the id may not.
@@ -202,7 +191,7 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
         .as_ref()
         .and_then(|m| m.display_name.as_deref())
         .is_some_and(|name| name.contains("1M"));
-    let configured = configured_model();
+    let configured = familiar_pipeline::settings::configured_model();
     let window = input.context_window.as_ref();
     // The CLI's own figure first: it is the one the user sees.
     let reported_used = window

@@ -1,6 +1,7 @@
 //! `familiar test SCRIPT... --input FILE --expect ACTIONS.jsonl`: a unit test that a user keeps
-//! beside a script. The scripts run over the transcript as in `familiar run`; the actions must
-//! match the expectation file line for line.
+//! beside a script. The scripts run over the transcript as in `familiar run` (through the
+//! session model and the stage `watch` uses: what passes here behaves so live); the actions
+//! must match the expectation file line for line.
 //!
 //! Each expected line lists only the fields the user cares about: every produced action is
 //! compared on the fields that appear anywhere in the expectation file, so a file of
@@ -18,7 +19,7 @@ use anyhow::Context as _;
 use serde_json::{Map, Value};
 
 use super::InputOptions;
-use super::run::{load_host, replay};
+use super::run::{DryRun, dry_run};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -51,16 +52,26 @@ const STATE_FIELDS: [&str; 5] = [
 ];
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let Some(mut host) = load_host(&args.scripts, args.allow_run) else {
-        return Ok(ExitCode::from(1));
-    };
     let mut produced: Vec<Map<String, Value>> = Vec::new();
-    let failures = replay(&mut host, &args.input, &args.options, |action| {
-        if let Ok(Value::Object(map)) = serde_json::to_value(action) {
-            produced.push(map);
+    let mut keep = |actions: Vec<familiar_model::Action>| {
+        for action in actions {
+            if let Ok(Value::Object(map)) = serde_json::to_value(action) {
+                produced.push(map);
+            }
         }
-        Ok(())
-    })?;
+    };
+    let outcome = dry_run(
+        &args.scripts,
+        args.allow_run,
+        &args.input,
+        &args.options,
+        false,
+        Some(&mut keep),
+    )?;
+    let failures = match outcome {
+        DryRun::NotLoaded => return Ok(ExitCode::from(1)),
+        DryRun::Ran { failures } => failures,
+    };
 
     if args.update {
         let mut text = String::new();

@@ -287,7 +287,7 @@ fn check_display() -> Check {
 
 /// The game window's own executable, which `familiar` starts beside itself.
 fn check_window() -> Check {
-    match super::front::window_beside_me() {
+    match familiar_pipeline::window::window_beside_me() {
         Ok((_, exe)) if exe.is_file() => Check::ok("window", exe.display().to_string()),
         Ok((me, _)) => Check::todo(
             "window",
@@ -295,7 +295,7 @@ fn check_window() -> Check {
                 "no {} beside {}: the game window cannot open (`cargo build --release` builds \
                  it there, `cargo install --path .` installs both; `cargo run` builds it on \
                  first use)",
-                super::front::WINDOW_EXE,
+                familiar_pipeline::window::WINDOW_EXE,
                 me.display()
             ),
         ),

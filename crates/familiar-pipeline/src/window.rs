@@ -50,7 +50,7 @@ pub struct Front {
 /// How the window should look and behave.
 pub struct WindowSpec<'a> {
     pub title: &'a str,
-    /// Where the window's animation cues play (`pipeline::audio`): `None` when muted.
+    /// Where the window's animation cues play (`settings::audio`): `None` when muted.
     pub sound: Option<familiar_audio::SharedAudio>,
     /// The replay's pause and speed, driven by the window's keys.
     pub replay: Option<ReplayControl>,
@@ -66,11 +66,11 @@ pub struct WindowSpec<'a> {
 
 /// Run `body` with a window unless `headless` or no window can open (then say why in one line
 /// and run in the terminal).
-pub fn run(
+pub fn run<E: From<crate::Error>>(
     headless: bool,
     window: WindowSpec<'_>,
-    body: impl FnOnce(Front) -> anyhow::Result<ExitCode>,
-) -> anyhow::Result<ExitCode> {
+    body: impl FnOnce(Front) -> Result<ExitCode, E>,
+) -> Result<ExitCode, E> {
     let stop = StopFlag::default();
     let terminal = |stop| Front {
         game: None,
@@ -83,7 +83,7 @@ pub fn run(
     let shown = match Window::open(&window, &stop) {
         Ok(shown) => shown,
         Err(reason) => {
-            super::style::warning(format_args!(
+            crate::report::warning(format_args!(
                 "{reason}; staying in the terminal (actions as NDJSON on stdout)"
             ));
             return body(terminal(stop));
@@ -100,7 +100,7 @@ pub fn run(
     match status {
         Some(status) if !status.success() && !window.close_with_pipeline => {
             outcome?;
-            Err(anyhow::anyhow!("the game window stopped ({status})"))
+            Err(crate::Error::Window(status.to_string()).into())
         }
         _ => outcome,
     }
@@ -119,7 +119,7 @@ impl Window {
         let exe = window_executable()?;
         let mut command = Command::new(&exe);
         command
-            .args(window_args(spec, super::log_level()))
+            .args(window_args(spec, crate::report::log_level()))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
@@ -278,7 +278,7 @@ fn wait(mut child: Child, stop: &StopFlag, live: bool) -> Option<ExitStatus> {
     let status = child.wait();
     match &status {
         Ok(status) if !status.success() && live => {
-            super::style::warning(format_args!(
+            crate::report::warning(format_args!(
                 "the game window stopped ({status}); still following without it (Ctrl-C to stop)"
             ));
         }
@@ -308,7 +308,7 @@ fn window_executable() -> Result<PathBuf, String> {
         return Ok(exe);
     }
     if let Some(mut build) = cargo_build(&me, |key| std::env::var_os(key)) {
-        if !super::quiet() {
+        if !crate::report::quiet() {
             eprintln!(
                 "familiar: building the game window's executable (once): cargo {}",
                 build
@@ -364,7 +364,7 @@ fn cargo_build(me: &Path, var: impl Fn(&str) -> Option<OsString>) -> Option<Comm
         .arg(manifest_dir.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(target_dir);
-    if super::quiet() {
+    if crate::report::quiet() {
         command.arg("--quiet");
     }
     Some(command)

@@ -1,0 +1,203 @@
+//! The live loop of `watch`: tailer messages through the session model ([`Live`]) and the
+//! [`Stage`], with Claude Code's hooks, the CLI's sessions folder, script reloads, the
+//! scripts' timers on the model's clock, and Ctrl-C, until one of them ends it (or the window
+//! closes, or stdout does).
+
+use std::io::{self, IsTerminal as _};
+use std::os::fd::AsRawFd as _;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, select};
+use familiar_session::ModelConfig;
+use familiar_tail::TailerConfig;
+
+use super::live::{CliStates, Live, Took};
+use crate::Error;
+use crate::stage::Stage;
+use crate::window::Front;
+
+/// The live loop: tailer messages through the session model and the stage until Ctrl-C, the
+/// window closing, or stdout closing.
+pub fn follow(
+    config: TailerConfig,
+    model: ModelConfig,
+    mut stage: Stage,
+    front: &Front,
+    interrupt: &Receiver<()>,
+    looked_in: &str,
+    elsewhere: &dyn Fn() -> Option<String>,
+) -> Result<(), Error> {
+    // The CLI's own sessions folder: statuses without hooks (only when its sessions are
+    // followed).
+    let cli_config = config.claude.then(|| config.config_dir.clone());
+    let handle = familiar_tail::spawn(config)
+        .map_err(|err| Error::Live(format!("cannot follow the transcripts: {err}")))?;
+    let interactive = io::stderr().is_terminal();
+    let receiver = handle.receiver().clone();
+    let mut reloads = stage
+        .reload_events()
+        .unwrap_or_else(crossbeam_channel::never);
+    // Dropped when `follow` returns (Ctrl-C, TERM, HUP, window closed): removes the socket file.
+    let (mut hooks, _hook_socket) = listen_for_hooks();
+    let mut cli_states = CliStates::follow(cli_config.as_deref());
+    let mut states = cli_states.receiver();
+    let mut live = Live::new(model);
+    let mut unknown_hooks = std::collections::HashSet::new();
+    let mut caught_up = false;
+    let mut run = 0;
+    let result = loop {
+        // A message already waiting is taken without a select (which locks and registers
+        // with every channel: 5x the main thread's futex calls at 200 sessions), a bounded
+        // run at a time so that hooks, reloads and Ctrl-C still come in.
+        let mut message = None;
+        if run < RUN {
+            message = receiver.try_recv().ok().map(Ok);
+            run += 1;
+        }
+        if message.is_none() {
+            run = 0;
+            select! {
+                recv(receiver) -> received => message = Some(received),
+                recv(reloads) -> change => match change {
+                    Ok(_) => stage.reload_changed(),
+                    // The script watcher stopped: a disconnected channel would be ready forever.
+                    Err(_) => reloads = crossbeam_channel::never(),
+                },
+                recv(hooks) -> input => {
+                    // Regression: a listener that could not start left a disconnected channel,
+                    // always ready, and the loop spun a core (the window never got its first
+                    // frame).
+                    let Ok(input) = input else {
+                        hooks = crossbeam_channel::never();
+                        continue;
+                    };
+                    // The tailer follows it from now on, unless it does already (a session
+                    // outside the selection, or under another config dir, shows up at once).
+                    if let Some(path) =
+                        input.transcript_path.as_ref().filter(|p| p.is_absolute())
+                    {
+                        handle.follow(path.clone());
+                    }
+                    if let Some(what) = familiar_hook::input::unknown_in(&input)
+                        && unknown_hooks.insert(what.clone())
+                    {
+                        // Said once per name (`-v`): a newer CLI fires something new.
+                        tracing::info!(
+                            "{} not known to Familiar (a newer Claude Code?); not read",
+                            familiar_model::text::printable_line(&what)
+                        );
+                    }
+                    if let Some(signal) = familiar_hook::hook_event(&input) {
+                        live.hook(&signal);
+                    }
+                }
+                recv(states) -> change => match change {
+                    Ok(change) => live.cli_state(&mut cli_states, change),
+                    Err(_) => states = crossbeam_channel::never(),
+                },
+                recv(interrupt) -> _ => break Ok(()),
+                default(TICK) => {
+                    live.tick();
+                    if front.stop.is_set() || (front.headless && stdout_closed()) {
+                        break Ok(());
+                    }
+                }
+            }
+        }
+        if let Some(message) = message {
+            match message {
+                Ok(message) => {
+                    // Later ones: files a hook named have delivered their backlog.
+                    if live.take(message) == Took::CaughtUp && !caught_up {
+                        caught_up = true;
+                        live.caught_up(&mut cli_states);
+                        let files = handle.stats().files;
+                        tracing::info!("caught up: following {files} transcript(s)");
+                        if files == 0 {
+                            eprintln!(
+                                "familiar: no Claude Code session yet in {looked_in}; \
+                                 waiting for one to appear (`familiar demo` shows one meanwhile)"
+                            );
+                            if let Some(sessions) = elsewhere() {
+                                eprintln!("familiar: {sessions}");
+                            }
+                        } else if interactive {
+                            eprintln!("familiar: following {files} transcript(s); Ctrl-C to stop");
+                        }
+                    }
+                }
+                Err(_) => break Err(Error::Live("the tailer stopped unexpectedly".to_owned())),
+            }
+        }
+        if live.drain().any(|event| stage.on_event(&event).is_break()) {
+            break Ok(());
+        }
+        // Script timers run on the session model's clock, like the session timers.
+        if let Some(now) = live.model.now()
+            && stage.tick(now).is_break()
+        {
+            break Ok(());
+        }
+    };
+    stage.finish();
+    let output_error = stage.output_error();
+    let stats = handle.stats();
+    handle.stop();
+    tracing::info!("stopped: {stats:?}");
+    if stats.channel_full > 0 {
+        tracing::info!(
+            "the output fell behind {} time(s); reading paused {} time(s), nothing was lost",
+            stats.channel_full,
+            stats.read_pauses
+        );
+    }
+    if let Some(err) = output_error {
+        return Err(Error::Output(err));
+    }
+    result
+}
+
+/// How often the session model's timers are looked at while nothing else happens.
+const TICK: Duration = Duration::from_millis(250);
+/// Tailer messages taken one after another without looking at the other channels.
+const RUN: usize = 64;
+
+/// Hook messages from `familiar hook` (Claude Code's permission and idle prompts), when the
+/// socket can be had; another running Familiar or no runtime dir only costs this feature.
+fn listen_for_hooks() -> (
+    Receiver<familiar_hook::HookInput>,
+    Option<familiar_hook::HookGuard>,
+) {
+    let (tx, rx) = crossbeam_channel::bounded(64);
+    let listener =
+        familiar_hook::socket_path().and_then(|path| familiar_hook::HookListener::bind(&path));
+    match listener {
+        Ok(listener) => {
+            tracing::info!(
+                "listening for Claude Code hooks on {}",
+                listener.path().display()
+            );
+            match listener.spawn(tx) {
+                Ok(guard) => return (rx, Some(guard)),
+                Err(err) => tracing::warn!("cannot listen for hooks: {err}"),
+            }
+        }
+        Err(err) => tracing::info!("not listening for hooks: {err}"),
+    }
+    drop(rx);
+    (crossbeam_channel::never(), None)
+}
+
+/// Has the reader of our stdout gone away? (A pipe whose read end is closed polls as an
+/// error.) Checked while no events come, so `familiar watch | head -1` ends without waiting
+/// for the next event.
+fn stdout_closed() -> bool {
+    let mut poll = libc::pollfd {
+        fd: io::stdout().as_raw_fd(),
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, zero timeout.
+    let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+    ready > 0 && poll.revents & (libc::POLLERR | libc::POLLHUP) != 0
+}

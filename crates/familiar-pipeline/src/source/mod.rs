@@ -1,0 +1,35 @@
+//! Where events come from. Every source feeds the one session model (`familiar-session`), so
+//! every command sees the same events with the same fields (`ev.plan`, the first event's
+//! `cwd`, `think` on `thinking` events, the status events):
+//!
+//! - [`recorded`]: a transcript file, stdin or the bundled demo, read to its end (`run`,
+//!   `test`, `replay`, `demo`), the model's clock being each line's recorded time;
+//! - [`live`]: the tailer's messages (`watch`, `sessions`), dated by the wall clock; and
+//!   [`follow`], the live loop that also takes hooks, the CLI's session states, script
+//!   reloads and Ctrl-C;
+//! - [`pace`]: how a replay spaces the recorded events in wall time (pure).
+
+pub mod follow;
+pub mod live;
+pub mod pace;
+pub mod recorded;
+
+use std::time::SystemTime;
+
+/// What time the session model is told it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// The wall clock: live sessions, whose lines are written now.
+    Wall,
+    /// Each line's own recorded time (its record's `timestamp`): a transcript read after
+    /// the fact, where the timers (a quiet turn, an idle session) must fire where they
+    /// fired when it was written, however fast it is read.
+    Recorded,
+}
+
+/// The recorded time of one line, when its record has one.
+pub fn line_time(bytes: &[u8]) -> Option<SystemTime> {
+    familiar_transcript::head::timestamp_of(bytes)
+        .as_deref()
+        .and_then(familiar_model::time::parse_timestamp)
+}

@@ -1,0 +1,267 @@
+//! A transcript read to its end (a file, stdin, the bundled demo) through the session model:
+//! `run`, `test`, `replay` and `demo` all read this way, so a dry run sees what `watch` sees.
+//! The model's clock is each line's recorded time ([`super::Clock::Recorded`]): the timers
+//! fire where they fired when the transcript was written, however fast it is read.
+//!
+//! Reading and the session model run on a thread of their own while the caller's thread runs
+//! the scripts, in event order: the two overlap instead of taking turns (issue 17), and a
+//! bounded channel of batches keeps memory flat whatever the input's size.
+
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use familiar_model::Event;
+use familiar_model::text::printable_line;
+use familiar_session::{FileInfo, Input, ModelConfig, Output, SessionModel};
+use familiar_transcript::{Diagnostic, DiagnosticKind, ReadLine};
+
+use crate::Error;
+use crate::report::{self, SkippedLines};
+
+/// Events handed over at once when reading a file; a pipe, which may be written live, hands
+/// over each event as it comes.
+const BATCH: usize = 128;
+
+/// A transcript to read to its end.
+pub struct Recorded {
+    name: String,
+    /// What the session model calls the file (a pipe and the demo get a name of their own).
+    path: PathBuf,
+    reader: Box<dyn Read + Send>,
+    /// Hand over events one by one (a pipe) rather than in batches.
+    streaming: bool,
+}
+
+/// What a read found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Events handed over.
+    pub events: u64,
+    /// Lines read (an unfinished last line not counted).
+    pub lines: u64,
+    /// Lines that are not records (an unfinished last line not counted).
+    pub bad: u64,
+}
+
+impl Recorded {
+    /// The file at `path`, or stdin for `-`.
+    pub fn open(path: &Path) -> Result<Recorded, Error> {
+        if path == Path::new("-") {
+            return Ok(Recorded {
+                name: "<stdin>".to_owned(),
+                path: PathBuf::from("stdin.jsonl"),
+                reader: Box::new(io::stdin()),
+                streaming: true,
+            });
+        }
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|cause| Error::Open {
+            name: name.clone(),
+            cause,
+        })?;
+        Ok(Recorded {
+            name,
+            path: path.to_owned(),
+            reader: Box::new(file),
+            streaming: false,
+        })
+    }
+
+    /// A transcript built into the binary (the demo), called `name` in messages.
+    pub fn bytes(name: &str, bytes: &'static [u8]) -> Recorded {
+        Recorded {
+            name: name.to_owned(),
+            path: PathBuf::from("demo.jsonl"),
+            reader: Box::new(bytes),
+            streaming: false,
+        }
+    }
+
+    /// Any reader (tests), called `name`.
+    pub fn reader(name: &str, reader: impl Read + Send + 'static) -> Recorded {
+        Recorded {
+            name: name.to_owned(),
+            path: PathBuf::from(name),
+            reader: Box::new(reader),
+            streaming: false,
+        }
+    }
+
+    /// The input's name in messages: its path, `<stdin>`, or what the caller called it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Read every line through a session model of `config` on a thread of its own, handing
+    /// each event to `on_event` on this thread, in order, until the input ends or `on_event`
+    /// says `Break`. Skipped lines are told as every command tells them ([`SkippedLines`]);
+    /// an input none of whose lines is a record is an error ([`Error::NotATranscript`]).
+    /// Events read before a failure are still handed over.
+    pub fn play(
+        self,
+        config: ModelConfig,
+        mut on_event: impl FnMut(Event) -> ControlFlow<()>,
+    ) -> Result<Tally, Error> {
+        let batch_size = if self.streaming { 1 } else { BATCH };
+        let name = self.name.clone();
+        let (send, receive) = crossbeam_channel::bounded::<Vec<Event>>(4);
+        let read = std::thread::scope(|scope| {
+            let reader = scope.spawn(move || {
+                let mut batch = Vec::with_capacity(batch_size);
+                let read = self.feed(config, &mut |event| {
+                    batch.push(event);
+                    if batch.len() >= batch_size {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));
+                        // The caller stopped: stop reading too.
+                        if send.send(full).is_err() {
+                            return ControlFlow::Break(());
+                        }
+                    }
+                    ControlFlow::Continue(())
+                });
+                if !batch.is_empty() {
+                    let _ = send.send(batch);
+                }
+                read
+            });
+            'batches: for batch in &receive {
+                for event in batch {
+                    if on_event(event).is_break() {
+                        break 'batches;
+                    }
+                }
+            }
+            drop(receive);
+            reader
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })?;
+        if read.lines > 0 && read.lines == read.bad {
+            return Err(Error::NotATranscript {
+                name,
+                bad: read.bad,
+            });
+        }
+        Ok(read)
+    }
+
+    /// Every line through a fresh session model, on this thread; `on_event` may stop it.
+    pub fn feed(
+        self,
+        config: ModelConfig,
+        on_event: &mut dyn FnMut(Event) -> ControlFlow<()>,
+    ) -> Result<Tally, Error> {
+        let Recorded {
+            name, path, reader, ..
+        } = self;
+        let cap = config.normalizer.max_line_bytes;
+        let mut model = SessionModel::new(config);
+        let mut out = Vec::new();
+        let mut read = Tally::default();
+        let mut skipped = SkippedLines::new(&name);
+        let mut now: Option<SystemTime> = None;
+        model.apply(
+            Input::Opened {
+                path: &path,
+                info: &FileInfo::unknown(),
+            },
+            &mut out,
+        );
+        let mut deliver = |out: &mut Vec<Output>, read: &mut Tally| -> io::Result<()> {
+            for output in out.drain(..) {
+                match output {
+                    Output::Event(event) => {
+                        read.events += 1;
+                        if on_event(event).is_break() {
+                            return Err(io::Error::other(Stopped));
+                        }
+                    }
+                    Output::Skipped { diagnostic, .. } => {
+                        if !matches!(diagnostic.kind, DiagnosticKind::Unfinished { .. }) {
+                            read.bad += 1;
+                        }
+                        if let Some(warning) = skipped.skip(&diagnostic) {
+                            report::warning(warning);
+                        }
+                    }
+                    Output::Unknown { what, .. } => tracing::info!(
+                        "{}: {} not known to Familiar",
+                        printable_line(&name),
+                        printable_line(&what)
+                    ),
+                }
+            }
+            Ok(())
+        };
+        let result = familiar_transcript::read_lines(reader, cap, |line| {
+            if !matches!(line, ReadLine::Unfinished { .. }) {
+                read.lines += 1;
+            }
+            match line {
+                ReadLine::Line { number, bytes } => {
+                    // The model's clock is the record's own time, never going back.
+                    if let Some(at) = super::line_time(bytes)
+                        && now.is_none_or(|now| at > now)
+                    {
+                        now = Some(at);
+                        model.apply(Input::Tick(at), &mut out);
+                    }
+                    model.apply(
+                        Input::Line {
+                            path: &path,
+                            number,
+                            bytes,
+                            backlog: false,
+                        },
+                        &mut out,
+                    );
+                }
+                ReadLine::TooLong { number, len } => out.push(Output::Skipped {
+                    path: path.clone(),
+                    diagnostic: Diagnostic {
+                        line: number,
+                        kind: DiagnosticKind::TooLong {
+                            len,
+                            cap: cap as u64,
+                        },
+                    },
+                }),
+                ReadLine::Unfinished { number, len } => out.push(Output::Skipped {
+                    path: path.clone(),
+                    diagnostic: Diagnostic {
+                        line: number,
+                        kind: DiagnosticKind::Unfinished { len },
+                    },
+                }),
+            }
+            deliver(&mut out, &mut read)
+        })
+        .and_then(|()| {
+            // The input ended: what the model held for a later record goes out.
+            model.apply(Input::Removed { path: &path }, &mut out);
+            deliver(&mut out, &mut read)
+        });
+        if let Some(summary) = skipped.summary() {
+            report::warning(summary);
+        }
+        match result {
+            Err(err) if err.get_ref().is_some_and(|inner| inner.is::<Stopped>()) => Ok(read),
+            Err(cause) => Err(Error::Read { name, cause }),
+            Ok(()) => Ok(read),
+        }
+    }
+}
+
+/// Marks the end of a read its caller asked for.
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped")
+    }
+}
+
+impl std::error::Error for Stopped {}
