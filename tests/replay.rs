@@ -61,7 +61,12 @@ fn replay_prints_the_same_events_as_the_events_command() {
                 extra.push(line);
             }
         }
-        assert_eq!(expected.next(), None, "{}: an event is missing", file.display());
+        assert_eq!(
+            expected.next(),
+            None,
+            "{}: an event is missing",
+            file.display()
+        );
         for line in extra {
             let event: serde_json::Value = serde_json::from_str(line).expect("an event");
             assert_eq!(event["kind"], "status", "{}: {line}", file.display());

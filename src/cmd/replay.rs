@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use familiar_model::ReplayControl;
+use familiar_pipeline::source::Item;
 use familiar_pipeline::source::pace::{Pacer, Pacing, RealSleep};
 use familiar_pipeline::source::recorded::Recorded;
 use familiar_pipeline::{Error, Stage, StageOptions, settings, window};
@@ -133,14 +134,16 @@ pub fn replay_events(
         )?;
         let mut pacer = Pacer::new(pacing, &control);
         let name = source.name().to_owned();
-        let read = source.play(model, |event| {
-            pacer.wait_before(&event, &mut RealSleep);
+        let read = source.play(model, |item| {
+            if let Item::Event(event) = &item {
+                pacer.wait_before(event, &mut RealSleep);
+            }
             if front.stop.is_set() {
                 // The window closed.
                 return ControlFlow::Break(());
             }
             // Stdout went away, or could not be written.
-            stage.on_event(&event)
+            stage.take(&item)
         });
         stage.finish();
         if let Some(err) = stage.output_error() {

@@ -67,8 +67,8 @@ pub fn dry_run(
     // Keep each original record only when a script may read it as `ev.raw`.
     normalizer.keep_raw = stage.uses_raw();
     let model = settings::model_config(&settings, normalizer, None);
-    let read = Recorded::open(input)?.play(model, |event| {
-        let flow = stage.on_event(&event);
+    let read = Recorded::open(input)?.play(model, |item| {
+        let flow = stage.take(&item);
         if let Some(on_actions) = on_actions.as_mut() {
             on_actions(stage.take_collected());
         }

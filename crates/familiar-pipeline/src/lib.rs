@@ -25,7 +25,7 @@
 //! settings.scripts = vec!["my.rhai".into()];
 //! let mut stage = Stage::with_scripts(&settings, StageOptions::dry_run(true), false)?;
 //! let config = settings::model_config(&settings, Default::default(), None);
-//! Recorded::open("session.jsonl".as_ref())?.play(config, |event| stage.on_event(&event))?;
+//! Recorded::open("session.jsonl".as_ref())?.play(config, |item| stage.take(&item))?;
 //! stage.finish();
 //! # Ok(())
 //! # }

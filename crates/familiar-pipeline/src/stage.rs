@@ -29,8 +29,9 @@ pub struct StageOptions {
     pub clock: Arc<dyn familiar_script::Clock>,
     /// Recompile script files when they change on disk.
     pub hot_reload: bool,
-    /// Fire script timers at each event's own time (a replay). Live, the caller ticks the
-    /// stage with the session model's clock instead ([`Stage::tick`]).
+    /// Fire script timers at each event's own time too, not only at the session model's
+    /// clock ([`Stage::tick`]): every source does, so a timer fires at the same place among
+    /// the events whatever the source; off, only the clock's ticks fire them.
     pub timers_from_events: bool,
     /// Where scripts' `store` maps are kept between runs (live only: a replay must not count
     /// twice); `None` keeps them in memory.
@@ -188,6 +189,14 @@ impl Stage {
             .handle(event, &mut self.actions, &mut self.diagnostics);
         print_warnings(&self.diagnostics);
         self.carry_out(Some(event))
+    }
+
+    /// One item of a source: an event through the scripts, or the model's clock.
+    pub fn take(&mut self, item: &crate::source::Item) -> ControlFlow<()> {
+        match item {
+            crate::source::Item::Event(event) => self.on_event(event),
+            crate::source::Item::Tick(now) => self.tick(*now),
+        }
     }
 
     /// The time is now `now` (the session model's clock): fire the scripts' due timers and

@@ -129,13 +129,7 @@ pub fn follow(
                 Err(_) => break Err(Error::Live("the tailer stopped unexpectedly".to_owned())),
             }
         }
-        if live.drain().any(|event| stage.on_event(&event).is_break()) {
-            break Ok(());
-        }
-        // Script timers run on the session model's clock, like the session timers.
-        if let Some(now) = live.model.now()
-            && stage.tick(now).is_break()
-        {
+        if pass_on(&mut live, &mut stage).is_break() {
             break Ok(());
         }
     };
@@ -200,4 +194,17 @@ fn stdout_closed() -> bool {
     // SAFETY: one valid pollfd, zero timeout.
     let ready = unsafe { libc::poll(&mut poll, 1, 0) };
     ready > 0 && poll.revents & (libc::POLLERR | libc::POLLHUP) != 0
+}
+
+/// The events the live inputs so far caused, through the stage, then the model's clock: the
+/// scripts' timers run on the session model's clock, like the session timers. `Break` when
+/// stdout closed.
+pub fn pass_on(live: &mut Live, stage: &mut Stage) -> std::ops::ControlFlow<()> {
+    for event in live.drain() {
+        stage.on_event(&event)?;
+    }
+    match live.model.now() {
+        Some(now) => stage.tick(now),
+        None => std::ops::ControlFlow::Continue(()),
+    }
 }

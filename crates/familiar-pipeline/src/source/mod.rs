@@ -16,6 +16,19 @@ pub mod recorded;
 
 use std::time::SystemTime;
 
+use familiar_model::Event;
+
+/// What a source hands the stage: the session model's events, and the model's clock after
+/// them, so the scripts' timers fire where the session timers do ([`crate::Stage::take`]).
+#[derive(Debug, Clone, PartialEq)]
+// Events are nearly all the traffic and move once each.
+#[allow(clippy::large_enum_variant)]
+pub enum Item {
+    Event(Event),
+    /// The model's time is now this.
+    Tick(SystemTime),
+}
+
 /// What time the session model is told it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Clock {

@@ -12,11 +12,11 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use familiar_model::Event;
 use familiar_model::text::printable_line;
 use familiar_session::{FileInfo, Input, ModelConfig, Output, SessionModel};
 use familiar_transcript::{Diagnostic, DiagnosticKind, ReadLine};
 
+use super::Item;
 use crate::Error;
 use crate::report::{self, SkippedLines};
 
@@ -30,6 +30,9 @@ pub struct Recorded {
     /// What the session model calls the file (a pipe and the demo get a name of their own).
     path: PathBuf,
     reader: Box<dyn Read + Send>,
+    /// What the file's place says (a subagent's file, a session id in its name), as the
+    /// tailer tells the model for the same file.
+    info: FileInfo,
     /// Hand over events one by one (a pipe) rather than in batches.
     streaming: bool,
 }
@@ -53,6 +56,7 @@ impl Recorded {
                 name: "<stdin>".to_owned(),
                 path: PathBuf::from("stdin.jsonl"),
                 reader: Box::new(io::stdin()),
+                info: FileInfo::unknown(),
                 streaming: true,
             });
         }
@@ -65,6 +69,8 @@ impl Recorded {
             name,
             path: path.to_owned(),
             reader: Box::new(file),
+            info: familiar_tail::discovery::classify(path)
+                .map_or_else(FileInfo::unknown, |info| super::live::file_info(&info)),
             streaming: false,
         })
     }
@@ -75,6 +81,7 @@ impl Recorded {
             name: name.to_owned(),
             path: PathBuf::from("demo.jsonl"),
             reader: Box::new(bytes),
+            info: FileInfo::unknown(),
             streaming: false,
         }
     }
@@ -85,6 +92,7 @@ impl Recorded {
             name: name.to_owned(),
             path: PathBuf::from(name),
             reader: Box::new(reader),
+            info: FileInfo::unknown(),
             streaming: false,
         }
     }
@@ -95,23 +103,23 @@ impl Recorded {
     }
 
     /// Read every line through a session model of `config` on a thread of its own, handing
-    /// each event to `on_event` on this thread, in order, until the input ends or `on_event`
-    /// says `Break`. Skipped lines are told as every command tells them ([`SkippedLines`]);
+    /// each event, and the model's clock after each line ([`Item`]), to `on_item` on this
+    /// thread, in order, until the input ends or `on_item` says `Break`. Skipped lines are told as every command tells them ([`SkippedLines`]);
     /// an input none of whose lines is a record is an error ([`Error::NotATranscript`]).
     /// Events read before a failure are still handed over.
     pub fn play(
         self,
         config: ModelConfig,
-        mut on_event: impl FnMut(Event) -> ControlFlow<()>,
+        mut on_item: impl FnMut(Item) -> ControlFlow<()>,
     ) -> Result<Tally, Error> {
         let batch_size = if self.streaming { 1 } else { BATCH };
         let name = self.name.clone();
-        let (send, receive) = crossbeam_channel::bounded::<Vec<Event>>(4);
+        let (send, receive) = crossbeam_channel::bounded::<Vec<Item>>(4);
         let read = std::thread::scope(|scope| {
             let reader = scope.spawn(move || {
                 let mut batch = Vec::with_capacity(batch_size);
-                let read = self.feed(config, &mut |event| {
-                    batch.push(event);
+                let read = self.feed(config, &mut |item| {
+                    batch.push(item);
                     if batch.len() >= batch_size {
                         let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));
                         // The caller stopped: stop reading too.
@@ -127,8 +135,8 @@ impl Recorded {
                 read
             });
             'batches: for batch in &receive {
-                for event in batch {
-                    if on_event(event).is_break() {
+                for item in batch {
+                    if on_item(item).is_break() {
                         break 'batches;
                     }
                 }
@@ -147,14 +155,18 @@ impl Recorded {
         Ok(read)
     }
 
-    /// Every line through a fresh session model, on this thread; `on_event` may stop it.
+    /// Every line through a fresh session model, on this thread; `on_item` may stop it.
     pub fn feed(
         self,
         config: ModelConfig,
-        on_event: &mut dyn FnMut(Event) -> ControlFlow<()>,
+        on_item: &mut dyn FnMut(Item) -> ControlFlow<()>,
     ) -> Result<Tally, Error> {
         let Recorded {
-            name, path, reader, ..
+            name,
+            path,
+            reader,
+            info,
+            ..
         } = self;
         let cap = config.normalizer.max_line_bytes;
         let mut model = SessionModel::new(config);
@@ -162,39 +174,48 @@ impl Recorded {
         let mut read = Tally::default();
         let mut skipped = SkippedLines::new(&name);
         let mut now: Option<SystemTime> = None;
+        // The last time handed on.
+        let mut told: Option<SystemTime> = None;
         model.apply(
             Input::Opened {
                 path: &path,
-                info: &FileInfo::unknown(),
+                info: &info,
             },
             &mut out,
         );
-        let mut deliver = |out: &mut Vec<Output>, read: &mut Tally| -> io::Result<()> {
-            for output in out.drain(..) {
-                match output {
-                    Output::Event(event) => {
-                        read.events += 1;
-                        if on_event(event).is_break() {
-                            return Err(io::Error::other(Stopped));
+        // The outputs so far, then the clock (`tick`) when it moved.
+        let mut deliver =
+            |out: &mut Vec<Output>, read: &mut Tally, tick: Option<SystemTime>| -> io::Result<()> {
+                for output in out.drain(..) {
+                    match output {
+                        Output::Event(event) => {
+                            read.events += 1;
+                            if on_item(Item::Event(event)).is_break() {
+                                return Err(io::Error::other(Stopped));
+                            }
                         }
+                        Output::Skipped { diagnostic, .. } => {
+                            if !matches!(diagnostic.kind, DiagnosticKind::Unfinished { .. }) {
+                                read.bad += 1;
+                            }
+                            if let Some(warning) = skipped.skip(&diagnostic) {
+                                report::warning(warning);
+                            }
+                        }
+                        Output::Unknown { what, .. } => tracing::info!(
+                            "{}: {} not known to Familiar",
+                            printable_line(&name),
+                            printable_line(&what)
+                        ),
                     }
-                    Output::Skipped { diagnostic, .. } => {
-                        if !matches!(diagnostic.kind, DiagnosticKind::Unfinished { .. }) {
-                            read.bad += 1;
-                        }
-                        if let Some(warning) = skipped.skip(&diagnostic) {
-                            report::warning(warning);
-                        }
-                    }
-                    Output::Unknown { what, .. } => tracing::info!(
-                        "{}: {} not known to Familiar",
-                        printable_line(&name),
-                        printable_line(&what)
-                    ),
                 }
-            }
-            Ok(())
-        };
+                if let Some(now) = tick
+                    && on_item(Item::Tick(now)).is_break()
+                {
+                    return Err(io::Error::other(Stopped));
+                }
+                Ok(())
+            };
         let result = familiar_transcript::read_lines(reader, cap, |line| {
             if !matches!(line, ReadLine::Unfinished { .. }) {
                 read.lines += 1;
@@ -236,12 +257,16 @@ impl Recorded {
                     },
                 }),
             }
-            deliver(&mut out, &mut read)
+            // The clock after the line: the scripts' timers due by now fire before the
+            // next line's events, as they do live.
+            let tick = model.now().filter(|_| model.now() != told);
+            told = model.now();
+            deliver(&mut out, &mut read, tick)
         })
         .and_then(|()| {
             // The input ended: what the model held for a later record goes out.
             model.apply(Input::Removed { path: &path }, &mut out);
-            deliver(&mut out, &mut read)
+            deliver(&mut out, &mut read, None)
         });
         if let Some(summary) = skipped.summary() {
             report::warning(summary);

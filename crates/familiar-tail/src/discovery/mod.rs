@@ -37,7 +37,7 @@ use serde::Deserialize;
 
 pub use paths::{
     TranscriptInfo, TranscriptKind, base64url_decode, base64url_encode, classify, dash_encode,
-    describe, meta_path, read_agent_type, transcript_of_meta,
+    describe, is_session_id, meta_path, read_agent_type, transcript_of_meta,
 };
 pub use scan::{
     HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, discover_with, last_record_time,

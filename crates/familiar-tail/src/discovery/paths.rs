@@ -106,9 +106,16 @@ pub fn classify(path: &Path) -> Option<TranscriptInfo> {
 fn codex_session_id(stem: &str) -> Option<&str> {
     let rest = stem.strip_prefix("rollout-")?;
     let id = rest.get(rest.len().checked_sub(36)?..)?;
-    let groups: Vec<usize> = id.split('-').map(str::len).collect();
-    let hex = id.chars().all(|c| c == '-' || c.is_ascii_hexdigit());
-    (hex && groups == [8, 4, 4, 4, 12]).then_some(id)
+    is_session_id(id).then_some(id)
+}
+
+/// Is `text` shaped like the session ids both CLIs use (a UUID: 8-4-4-4-12 hex digits)?
+/// Claude Code names a session's file after its id; a file named otherwise (a copy, a file
+/// given by hand) says nothing about its session to the session model: its records do.
+pub fn is_session_id(text: &str) -> bool {
+    let groups: Vec<usize> = text.split('-').map(str::len).collect();
+    let hex = text.chars().all(|c| c == '-' || c.is_ascii_hexdigit());
+    hex && groups == [8, 4, 4, 4, 12]
 }
 
 /// `agent-<id>.meta.json` beside a subagent transcript.

@@ -1,0 +1,322 @@
+//! A dry run is the real run. For every real and project transcript, the scripts (the shipped
+//! ones, and `probe.rhai`, which logs every event whole and sets timers) make the same actions
+//! through each source of the pipeline:
+//!
+//! - the recorded source, as `familiar run`, `test` and `replay --headless` read a file;
+//! - the live source, as `watch` follows a file: its lines handed over in random chunks, and
+//!   with the real tailer following the file while it is appended in random byte chunks
+//!   (inotify; chunks cut lines anywhere).
+//!
+//! Both sides run the session model on the records' own time (`Clock::Recorded`), so its
+//! timers and the scripts' fire at the same places however fast the file is read.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use familiar_config::{Config, Overrides, Settings};
+use familiar_model::Action;
+use familiar_pipeline::source::follow::pass_on;
+use familiar_pipeline::source::live::Live;
+use familiar_pipeline::source::recorded::Recorded;
+use familiar_pipeline::source::{Clock, Item};
+use familiar_pipeline::{Stage, StageOptions, settings};
+use familiar_session::ModelConfig;
+use familiar_tail::{Line, OpenReason, Selector, TailMessage, TailerConfig};
+use proptest::prelude::*;
+use proptest::test_runner::{Config as RunnerConfig, TestRunner};
+
+fn probe() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/probe.rhai")
+}
+
+fn pipeline_settings() -> Settings {
+    Config::default().merge(&Overrides {
+        scripts: vec![probe()],
+        ..Overrides::default()
+    })
+}
+
+/// The stage of every side: shipped scripts and the probe, actions collected, nothing done.
+fn stage() -> Stage {
+    let mut options = StageOptions::dry_run(false);
+    options.collect = true;
+    Stage::new(&pipeline_settings(), options).expect("the scripts load")
+}
+
+fn model() -> ModelConfig {
+    settings::model_config(&pipeline_settings(), Default::default(), None)
+}
+
+/// Every transcript of the project's fixtures and the real ones (JSONL: what a tailer follows).
+fn transcripts() -> Vec<PathBuf> {
+    fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            // Hook inputs and status lines are not transcripts.
+            if name == "hooks" || name == "statusline" {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, found);
+            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+                found.push(path);
+            }
+        }
+    }
+    let mut found = familiar_testkit::real_fixtures();
+    walk(
+        &familiar_testkit::workspace_root().join("fixtures"),
+        &mut found,
+    );
+    found.sort();
+    found
+}
+
+/// What `familiar run` does with `path`.
+fn recorded(path: &Path) -> Vec<Action> {
+    let mut stage = stage();
+    let source = Recorded::open(path).expect("the fixture opens");
+    // A file of no records is an error once read; its actions (none) are still compared.
+    let _ = source.play(model(), |item: Item| stage.take(&item));
+    stage.finish();
+    stage.take_collected()
+}
+
+/// The complete lines of `bytes` as the tailer numbers them (an unfinished last line is not
+/// one yet).
+fn lines(bytes: &[u8]) -> Vec<Line> {
+    let mut lines: Vec<Line> = bytes
+        .split(|&byte| byte == b'\n')
+        .enumerate()
+        .map(|(index, line)| Line {
+            number: index as u64 + 1,
+            bytes: line.strip_suffix(b"\r").unwrap_or(line).to_vec(),
+        })
+        .collect();
+    // The piece after the last newline: empty, or a line still being written.
+    lines.pop();
+    lines
+}
+
+fn opened(path: &Path) -> TailMessage {
+    TailMessage::Opened {
+        path: Arc::from(path),
+        info: familiar_tail::discovery::classify(path).expect("a transcript's path"),
+        generation: 1,
+        reason: OpenReason::Appeared,
+    }
+}
+
+/// What `watch` does with `path` when its lines come in chunks of `sizes` (cycled).
+fn live_in_chunks(path: &Path, sizes: &[usize]) -> Vec<Action> {
+    let bytes = std::fs::read(path).expect("the fixture reads");
+    let mut live = Live::with_clock(model(), Clock::Recorded);
+    let mut stage = stage();
+    let shared: Arc<Path> = Arc::from(path);
+    live.take(opened(path));
+    let mut lines = lines(&bytes).into_iter().peekable();
+    for &size in sizes.iter().cycle() {
+        if lines.peek().is_none() {
+            break;
+        }
+        live.take(TailMessage::Lines {
+            path: shared.clone(),
+            generation: 1,
+            lines: lines.by_ref().take(size).collect(),
+            backlog: false,
+        });
+        let _ = pass_on(&mut live, &mut stage);
+    }
+    live.take(TailMessage::Removed {
+        path: shared,
+        generation: 1,
+    });
+    let _ = pass_on(&mut live, &mut stage);
+    stage.finish();
+    stage.take_collected()
+}
+
+/// Side by side, the first action where `got` and `want` differ, for a readable failure.
+fn first_difference(got: &[Action], want: &[Action]) -> String {
+    let index = got
+        .iter()
+        .zip(want)
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.len().min(want.len()));
+    let show = |actions: &[Action]| {
+        actions
+            .get(index)
+            .map_or("(none)".to_owned(), |action| format!("{action:?}"))
+    };
+    format!(
+        "{} actions against {}; #{index}:\n  live:     {}\n  recorded: {}",
+        got.len(),
+        want.len(),
+        show(got),
+        show(want)
+    )
+}
+
+#[test]
+fn the_live_source_in_any_chunks_gives_the_actions_of_a_dry_run() {
+    for path in transcripts() {
+        let want = recorded(&path);
+        let mut runner = TestRunner::new(RunnerConfig {
+            cases: 4,
+            failure_persistence: None,
+            ..RunnerConfig::default()
+        });
+        let sizes = proptest::collection::vec(1usize..40, 1..8);
+        let result = runner.run(&sizes, |sizes| {
+            let got = live_in_chunks(&path, &sizes);
+            prop_assert!(got == want, "{}", first_difference(&got, &want));
+            Ok(())
+        });
+        if let Err(err) = result {
+            panic!("{}: {err}", path.display());
+        }
+    }
+}
+
+/// A dry run of a transcript whose lines need the timers: the scripts see the quiet turn's
+/// `waiting_for_input` and their own timer fires, at the records' times, not the reader's.
+#[test]
+fn a_dry_run_runs_the_timers_at_the_records_own_times() {
+    let path = familiar_testkit::real_fixture("v2.1.39-spotter-compact-queue-progress.jsonl");
+    let actions = recorded(&path);
+    let says: Vec<&str> = actions
+        .iter()
+        .filter_map(|action| match &action.kind {
+            familiar_model::ActionKind::Say { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        says.iter().any(|text| text.starts_with("timer nudge due ")),
+        "no timer fired: {says:?}"
+    );
+    let statuses = actions
+        .iter()
+        .filter(|action| matches!(&action.kind, familiar_model::ActionKind::Log { text } if text.contains(r#""kind":"status""#)))
+        .count();
+    assert!(statuses > 0, "no status event reached the scripts");
+}
+
+/// `watch --headless` for real: the tailer follows the file while it is appended in random
+/// byte chunks; then it is deleted, which ends the file as the end of input ends a dry run.
+#[test]
+fn the_real_tailer_following_appends_gives_the_actions_of_a_dry_run() {
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases: 1,
+        failure_persistence: None,
+        ..RunnerConfig::default()
+    });
+    let fixtures = familiar_testkit::workspace_root().join("fixtures");
+    for path in transcripts() {
+        let want = recorded(&path);
+        let chunks = proptest::collection::vec(1usize..20_000, 1..64);
+        let relative = path
+            .strip_prefix(&fixtures)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| PathBuf::from(path.file_name().expect("a name")));
+        let result = runner.run(&chunks, |chunks| {
+            let got = tailed(&path, &relative, &chunks);
+            prop_assert!(got == want, "{}", first_difference(&got, &want));
+            Ok(())
+        });
+        if let Err(err) = result {
+            panic!("{}: {err}", path.display());
+        }
+    }
+}
+
+/// The tailer's messages for `path` copied to a fresh directory at `relative` (so its place
+/// says what the original's says), appended in chunks of `chunks` bytes (cycled).
+fn tailed(path: &Path, relative: &Path, chunks: &[usize]) -> Vec<Action> {
+    let bytes = std::fs::read(path).expect("the fixture reads");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let file = dir.path().join("copy").join(relative);
+    std::fs::create_dir_all(file.parent().expect("a parent")).expect("dirs");
+    std::fs::File::create(&file).expect("the copy");
+    let mut config = TailerConfig::new(
+        dir.path().join("config"),
+        vec![Selector::File(file.clone())],
+    );
+    config.from_start = true;
+    let handle = familiar_tail::spawn(config).expect("the tailer starts");
+    let mut live = Live::with_clock(model(), Clock::Recorded);
+    let mut stage = stage();
+    let writer = {
+        let file = file.clone();
+        let chunks = chunks.to_vec();
+        std::thread::spawn(move || {
+            let mut out = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&file)
+                .expect("the copy opens");
+            let mut rest = &bytes[..];
+            for &size in chunks.iter().cycle() {
+                if rest.is_empty() {
+                    break;
+                }
+                let (chunk, after) = rest.split_at(size.min(rest.len()));
+                out.write_all(chunk).expect("appended");
+                rest = after;
+            }
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let total = lines(&std::fs::read(path).expect("reads")).len() as u64;
+    let mut read = 0u64;
+    let mut removed = false;
+    while !removed && Instant::now() < deadline {
+        let Ok(message) = handle.receiver().recv_timeout(Duration::from_millis(100)) else {
+            continue;
+        };
+        if let TailMessage::Lines { lines, .. } = &message {
+            read += lines.len() as u64;
+        }
+        removed = matches!(message, TailMessage::Removed { .. });
+        live.take(message);
+        let _ = pass_on(&mut live, &mut stage);
+        // Every complete line read: the file is deleted, its end for the model.
+        if read == total && writer.is_finished() && file.exists() {
+            std::fs::remove_file(&file).expect("the copy is removed");
+        }
+    }
+    handle.stop();
+    writer.join().expect("the writer ends");
+    assert!(
+        removed,
+        "{}: the tailer read {read} of {total} lines",
+        path.display()
+    );
+    stage.finish();
+    stage.take_collected()
+}
+
+/// The dry run reads its input once, to its end, whatever is in it: a file of no records is an
+/// error, after which nothing was done.
+#[test]
+fn a_file_of_no_records_is_not_a_transcript() {
+    let mut stage = stage();
+    let source = Recorded::reader(
+        "garbage",
+        std::io::Cursor::new(b"not json\nnor this\n".to_vec()),
+    );
+    let err = source
+        .play(model(), |item: Item| stage.take(&item))
+        .expect_err("not a transcript");
+    assert_eq!(
+        err.to_string(),
+        "not a transcript: garbage: none of its 2 line(s) is a JSON record (JSONL, stream-json \
+         or a JSON array expected)"
+    );
+    assert_eq!(stage.take_collected(), Vec::new());
+}
