@@ -89,7 +89,7 @@ pub fn input_name(path: &Path) -> String {
 pub fn read_transcript(
     path: &Path,
     config: &NormalizerConfig,
-    threads: Threads<'_>,
+    threads: Threads,
     mut warn: impl FnMut(String),
     mut on_event: impl FnMut(Event) -> io::Result<()>,
 ) -> anyhow::Result<Normalizer> {

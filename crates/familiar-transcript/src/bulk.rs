@@ -76,7 +76,7 @@ impl Batch {
     /// batch is applied.
     fn flush(
         &mut self,
-        threads: Threads<'_>,
+        threads: Threads,
         read: &[u8],
         normalizer: &mut Normalizer,
         on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
@@ -237,29 +237,22 @@ pub fn normalize_read<R: std::io::Read>(
 
 /// How many threads [`normalize_read_on`] parses on.
 #[derive(Clone, Copy)]
-pub enum Threads<'a> {
+pub enum Threads {
     /// The calling thread only: for a caller that already reads an input per core.
     One,
     /// The calling thread and a helper, for batches large enough to be worth it.
     Two,
-    /// Two while the caller says so, asked before each batch: a caller whose consumer may
-    /// itself keep a core busy (the scripts of `familiar run`) leaves it that core then.
-    TwoWhile(&'a dyn Fn() -> bool),
 }
 
-impl Threads<'_> {
+impl Threads {
     fn two(&self) -> bool {
-        match self {
-            Threads::One => false,
-            Threads::Two => true,
-            Threads::TwoWhile(wanted) => wanted(),
-        }
+        matches!(self, Threads::Two)
     }
 }
 
 /// [`normalize_read`], parsing on `threads`.
 pub fn normalize_read_on<R: std::io::Read>(
-    threads: Threads<'_>,
+    threads: Threads,
     mut reader: R,
     normalizer: &mut Normalizer,
     mut on_event: impl FnMut(Event) -> std::io::Result<()>,
@@ -286,7 +279,7 @@ pub fn normalize_read_on<R: std::io::Read>(
 }
 
 fn normalize_read_with<R: std::io::Read>(
-    threads: Threads<'_>,
+    threads: Threads,
     reader: &mut R,
     [chunk, spare]: &mut [Vec<u8>; 2],
     normalizer: &mut Normalizer,

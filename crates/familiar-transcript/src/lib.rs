@@ -26,6 +26,7 @@
 
 use std::io::Read as _;
 
+pub mod agent;
 mod bulk;
 pub mod codex;
 pub mod error_message;

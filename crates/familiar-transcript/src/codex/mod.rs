@@ -100,30 +100,40 @@ pub(crate) struct Rollout {
     last_said: Option<(EventKind, String)>,
 }
 
-impl Rollout {
-    pub fn session(&self) -> Option<&str> {
+impl crate::agent::AgentState for Rollout {
+    fn kind(&self) -> familiar_model::AgentKind {
+        familiar_model::AgentKind::Codex
+    }
+
+    fn session(&self) -> Option<&str> {
         self.session.as_deref()
     }
 
-    pub fn context_used(&self) -> Option<u64> {
+    fn context_used(&self) -> Option<u64> {
         self.context_used
     }
 
-    /// The window: `--context-limit`, else the CLI's `model_context_window` (`task_started`
-    /// says it from 0.169 on, `token_count` in every version), else 200k.
-    /// The window: the one rule ([`crate::models::context_window`]), over what the rollout
-    /// says (`model_context_window`, the CLI's own figure).
-    pub fn context_limit(&self, explicit: Option<u64>) -> u64 {
+    /// The window: the one rule ([`crate::models::context_window`]) over what the rollout
+    /// says: `--context-limit`, else the CLI's `model_context_window` (`task_started` says it
+    /// from 0.169 on, `token_count` in every version), else its model's.
+    fn context_limit(&self, config: &crate::NormalizerConfig) -> u64 {
+        self.limit(config.context_limit)
+    }
+
+    fn status(&self) -> Status {
+        self.status
+    }
+}
+
+impl Rollout {
+    /// [`crate::agent::AgentState::context_limit`] for an explicit window (`--context-limit`).
+    fn limit(&self, explicit: Option<u64>) -> u64 {
         crate::models::context_window(&crate::models::WindowSources {
             explicit,
             reported: self.window,
             model: self.model.as_deref(),
             ..Default::default()
         })
-    }
-
-    pub fn status(&self) -> Status {
-        self.status
     }
 
     /// Read one record: `kind` is its `type`, `payload` its payload's JSON.
@@ -513,7 +523,7 @@ impl Rollout {
         event.agent_kind = AgentKind::Codex;
         event.session = self.session.clone();
         event.context_used = self.context_used;
-        event.context_limit = self.context_limit(cx.explicit_limit);
+        event.context_limit = self.limit(cx.explicit_limit);
         event.status = self.status;
     }
 }

@@ -69,7 +69,7 @@ impl Normalizer {
         // A retry notice: the CLI retries after it, even after the one numbered
         // `maxRetries` (2.1.332 writes notices 1..=max, then tries once more). The failure
         // that ends the turn is the assistant record with `isApiErrorMessage` after them.
-        self.chains[chain].1.status = Status::Working;
+        self.claude.chains[chain].1.status = Status::Working;
         let mut event = self.event(chain, EventKind::Error, origin);
         event.error = Some(ErrorKind::Api);
         event.error_code = error.status.and_then(error_message::code_of_status);
@@ -95,7 +95,7 @@ impl Normalizer {
             self.success(chain, duration, false, origin, out);
             return;
         }
-        let state = &mut self.chains[chain].1;
+        let state = &mut self.claude.chains[chain].1;
         if state.api_error_ended_turn {
             // The assistant record before it (`"error":"rate_limit"`) already said so.
             return;
@@ -140,7 +140,7 @@ impl Normalizer {
             (None, None) => "API error".to_owned(),
         };
         // The CLI is at work on the request (a `-p` run has no prompt record before it).
-        self.chains[chain].1.status = Status::Working;
+        self.claude.chains[chain].1.status = Status::Working;
         let mut event = self.event(chain, EventKind::Error, origin);
         event.error = Some(ErrorKind::Api);
         event.error_code = code;

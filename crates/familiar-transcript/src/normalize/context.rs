@@ -1,9 +1,9 @@
 //! The context window: how many tokens a chain may hold before the CLI compacts. Part of
 //! [`super::Normalizer`]: each chain gathers [`WindowEvidence`] from the records, and every limit
-//! the normalizer reports comes from the one function [`Normalizer::limit_of`], whose precedence
+//! the normalizer reports comes from the one function [`limit_of`], whose precedence
 //! is documented in `docs/events.md`.
 
-use super::{Chain, Normalizer};
+use super::{Chain, NormalizerConfig};
 use crate::models::{WindowSources, context_window};
 
 /// Context window of most models.
@@ -42,18 +42,16 @@ impl WindowEvidence {
     }
 }
 
-impl Normalizer {
-    /// The context window of `chain`: the one rule, [`context_window`], over what the
-    /// records say (its order is documented there and in `docs/events.md`).
-    pub(super) fn limit_of(&self, chain: &Chain) -> u64 {
-        let window = &chain.window;
-        context_window(&WindowSources {
-            explicit: self.config.context_limit,
-            reported: None,
-            named_1m: window.model_1m,
-            model: window.model.as_deref(),
-            configured_model: self.config.configured_model.as_deref(),
-            used: Some(window.peak_used).filter(|&used| used > 0),
-        })
-    }
+/// The context window of `chain`: the one rule, [`context_window`], over what the records
+/// say and `config` (its order is documented there and in `docs/events.md`).
+pub(super) fn limit_of(config: &NormalizerConfig, chain: &Chain) -> u64 {
+    let window = &chain.window;
+    context_window(&WindowSources {
+        explicit: config.context_limit,
+        reported: None,
+        named_1m: window.model_1m,
+        model: window.model.as_deref(),
+        configured_model: config.configured_model.as_deref(),
+        used: Some(window.peak_used).filter(|&used| used > 0),
+    })
 }

@@ -2,7 +2,8 @@
 //! status) and [`Metrics`] kept up to date. Pure: no files, no threads, no clock; the tailer and
 //! the `familiar events` command feed it lines from [`crate::LineSplitter`].
 //!
-//! - this file: the [`Normalizer`], its per-chain state and the record dispatch;
+//! - this file: the [`Normalizer`] (records to the state of their format, [`AgentState`]),
+//!   Claude Code's per-chain state and the record dispatch;
 //! - `parse`: bytes → typed records ([`parse_line`]) and the small text helpers;
 //! - `turn`: prompts, slash commands, assistant messages, `system` records, the end of a turn;
 //! - `tool_calls`: tool uses and results, subagent links, tool errors;
@@ -29,6 +30,7 @@ use std::sync::Arc;
 use familiar_model::{Event, EventKind, Status};
 
 use crate::Diagnostic;
+use crate::agent::AgentState;
 use crate::metrics::Metrics;
 use crate::record::Record;
 
@@ -152,31 +154,84 @@ struct Origin<'r> {
     raw: Option<Arc<str>>,
 }
 
-/// Turns records into events. One per input stream (file): state carries across lines.
-#[derive(Debug, Clone)]
-pub struct Normalizer {
-    config: NormalizerConfig,
+/// A Claude Code session as its records left it: one chain per agent (the main one and each
+/// subagent's), the turn's `success` held for its duration, the plan's task ids.
+#[derive(Debug, Clone, Default)]
+struct Claude {
     chains: Vec<(ChainKey, Chain)>,
-    metrics: Metrics,
     /// The main chain's `success`, held from the record that ended the turn (`end_turn`,
     /// `stop_hook_summary`) until `turn_duration` gives its `duration_ms`. Any other event
     /// lets it out first; so does [`Normalizer::flush`] (end of input, or a quiet pause).
     deferred_success: Option<Event>,
-    /// A Codex rollout's state, once a record of the Codex shape was read.
-    codex: Option<Box<crate::codex::Rollout>>,
     /// Which `TaskCreate` made which task id (for `TaskUpdate`'s plan changes).
     tasks: plan::TaskIds,
+}
+
+impl Claude {
+    /// The main chain, or the only chain of a subagent's transcript.
+    fn primary_chain(&self) -> Option<&(ChainKey, Chain)> {
+        self.chains
+            .iter()
+            .find(|(key, _)| key.is_main())
+            .or_else(|| self.chains.iter().find(|(key, _)| key.agent.is_some()))
+    }
+}
+
+impl AgentState for Claude {
+    fn kind(&self) -> familiar_model::AgentKind {
+        familiar_model::AgentKind::ClaudeCode
+    }
+
+    fn session(&self) -> Option<&str> {
+        self.primary_chain()
+            .and_then(|(_, chain)| chain.session.as_deref())
+    }
+
+    fn context_used(&self) -> Option<u64> {
+        self.primary_chain()
+            .and_then(|(_, chain)| chain.context_used)
+    }
+
+    fn context_limit(&self, config: &NormalizerConfig) -> u64 {
+        self.primary_chain()
+            .map(|(_, chain)| context::limit_of(config, chain))
+            .unwrap_or_else(|| config.context_limit.unwrap_or(DEFAULT_CONTEXT_LIMIT))
+    }
+
+    fn status(&self) -> Status {
+        self.primary_chain()
+            .map(|(_, chain)| chain.status)
+            .unwrap_or_default()
+    }
+}
+
+/// Turns records into events. One per input stream (file): state carries across lines. Each
+/// record is read by its shape into the state of its agent's format ([`AgentState`]).
+#[derive(Debug, Clone)]
+pub struct Normalizer {
+    config: NormalizerConfig,
+    metrics: Metrics,
+    claude: Claude,
+    /// A Codex rollout's state, once a record of the Codex shape was read.
+    codex: Option<Box<crate::codex::Rollout>>,
 }
 
 impl Normalizer {
     pub fn new(config: NormalizerConfig) -> Normalizer {
         Normalizer {
             config,
-            chains: Vec::new(),
             metrics: Metrics::default(),
-            deferred_success: None,
+            claude: Claude::default(),
             codex: None,
-            tasks: plan::TaskIds::default(),
+        }
+    }
+
+    /// The state of the format the records are in: Codex's once a record of its shape was
+    /// read, else Claude Code's.
+    pub fn agent(&self) -> &dyn AgentState {
+        match &self.codex {
+            Some(rollout) => rollout.as_ref(),
+            None => &self.claude,
         }
     }
 
@@ -188,54 +243,33 @@ impl Normalizer {
         &self.metrics
     }
 
-    /// Context of the main chain (or the only chain, for a subagent transcript).
+    /// Context of the main agent (or the only one, for a subagent transcript).
     pub fn context_used(&self) -> Option<u64> {
-        if let Some(codex) = &self.codex {
-            return codex.context_used();
-        }
-        self.primary_chain()
-            .and_then(|(_, chain)| chain.context_used)
+        self.agent().context_used()
     }
 
     pub fn context_limit(&self) -> u64 {
-        if let Some(codex) = &self.codex {
-            return codex.context_limit(self.config.context_limit);
-        }
-        self.primary_chain()
-            .map(|(_, chain)| self.limit_of(chain))
-            .unwrap_or_else(|| self.config.context_limit.unwrap_or(DEFAULT_CONTEXT_LIMIT))
+        self.agent().context_limit(&self.config)
     }
 
     /// The CLI that wrote the input: Codex once a record of its shape was read.
     pub fn agent_kind(&self) -> familiar_model::AgentKind {
-        if self.codex.is_some() {
-            familiar_model::AgentKind::Codex
-        } else {
-            familiar_model::AgentKind::ClaudeCode
-        }
+        self.agent().kind()
     }
 
-    /// Session id of the main chain (or the only chain).
+    /// Session id of the main agent (or the only one).
     pub fn session(&self) -> Option<&str> {
-        if let Some(codex) = &self.codex {
-            return codex.session();
-        }
-        self.primary_chain()
-            .and_then(|(_, chain)| chain.session.as_deref())
+        self.agent().session()
     }
 
     pub fn status(&self) -> Status {
-        if let Some(codex) = &self.codex {
-            return codex.status();
-        }
-        self.primary_chain()
-            .map(|(_, chain)| chain.status)
-            .unwrap_or_default()
+        self.agent().status()
     }
 
     /// Tool uses of the main chain still waiting for their result (subagents included).
     pub fn open_tool_uses(&self) -> Vec<(String, String)> {
-        self.primary_chain()
+        self.claude
+            .primary_chain()
             .map(|(_, chain)| {
                 chain
                     .pending
@@ -246,23 +280,16 @@ impl Normalizer {
             .unwrap_or_default()
     }
 
-    fn primary_chain(&self) -> Option<&(ChainKey, Chain)> {
-        self.chains
-            .iter()
-            .find(|(key, _)| key.is_main())
-            .or_else(|| self.chains.iter().find(|(key, _)| key.agent.is_some()))
-    }
-
     /// Is an event held back, waiting for a record that may not come (a `success` waiting
     /// for its `turn_duration`)? [`Normalizer::flush`] lets it out.
     pub fn has_deferred(&self) -> bool {
-        self.deferred_success.is_some()
+        self.claude.deferred_success.is_some()
     }
 
     /// The input ended, or paused long enough that no record is coming soon: events held
     /// back for a later record go out now, as they are (a `success` without `duration_ms`).
     pub fn flush(&mut self, out: &mut Vec<Event>) {
-        if let Some(success) = self.deferred_success.take() {
+        if let Some(success) = self.claude.deferred_success.take() {
             let first = out.len();
             push_event(out, success);
             for event in &out[first..] {
@@ -414,7 +441,7 @@ impl Normalizer {
             _ => None,
         };
         if let Some(model) = named_model {
-            self.chains[chain].1.window.see_model(&model);
+            self.claude.chains[chain].1.window.see_model(&model);
         }
         let first = out.len();
         self.session_start(chain, &origin, out);
@@ -431,7 +458,7 @@ impl Normalizer {
             "tool_use" => {
                 let id = record.tool_use_id.as_deref().or(record.id.as_deref());
                 if let Some(name) = record.name.as_deref() {
-                    self.chains[chain].1.status = Status::Working;
+                    self.claude.chains[chain].1.status = Status::Working;
                     self.tool_use(chain, name, id, record.input, &origin, out);
                 }
             }
@@ -465,6 +492,7 @@ impl Normalizer {
 
     fn chain_index(&mut self, agent: Option<&str>, sidechain: bool) -> usize {
         if let Some(index) = self
+            .claude
             .chains
             .iter()
             .position(|(key, _)| key.sidechain == sidechain && key.agent.as_deref() == agent)
@@ -477,15 +505,15 @@ impl Normalizer {
         };
         let mut chain = Chain::default();
         // Inline sidechains run inside the main session: they start out knowing its model.
-        if let Some((_, main)) = self.chains.iter().find(|(key, _)| key.is_main()) {
+        if let Some((_, main)) = self.claude.chains.iter().find(|(key, _)| key.is_main()) {
             chain.window = main.window.clone();
         }
-        self.chains.push((key, chain));
-        self.chains.len() - 1
+        self.claude.chains.push((key, chain));
+        self.claude.chains.len() - 1
     }
 
     fn event(&self, chain: usize, kind: EventKind, origin: &Origin<'_>) -> Event {
-        let (_, state) = &self.chains[chain];
+        let (_, state) = &self.claude.chains[chain];
         let mut event = Event::new(kind, origin.line);
         event.session = origin
             .session
@@ -495,7 +523,7 @@ impl Normalizer {
         event.sidechain = origin.sidechain;
         event.ts = origin.ts.map(str::to_owned);
         event.context_used = state.context_used;
-        event.context_limit = self.limit_of(state);
+        event.context_limit = context::limit_of(&self.config, state);
         event.status = state.status;
         event.raw = origin.raw.clone();
         event
@@ -504,7 +532,7 @@ impl Normalizer {
     /// Every event goes out here: a deferred `success` goes first, since this event comes
     /// from a later record.
     fn emit(&mut self, event: Event, out: &mut Vec<Event>) {
-        if let Some(success) = self.deferred_success.take() {
+        if let Some(success) = self.claude.deferred_success.take() {
             push_event(out, success);
         }
         push_event(out, event);
@@ -514,7 +542,7 @@ impl Normalizer {
         let Some(session) = origin.session else {
             return;
         };
-        let (key, state) = &mut self.chains[chain];
+        let (key, state) = &mut self.claude.chains[chain];
         if (key.sidechain && key.agent.is_none()) || state.session.as_deref() == Some(session) {
             return;
         }

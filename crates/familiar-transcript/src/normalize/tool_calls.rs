@@ -26,7 +26,7 @@ impl Normalizer {
             self.metrics.tool_calls.insert(name.to_owned(), 1);
         }
         let kind = tools::classify(name);
-        let plan_change = super::plan::change(&self.tasks, name, id, input);
+        let plan_change = super::plan::change(&self.claude.tasks, name, id, input);
         let input = ToolInput::parse(input);
         if tools::modifies_files(name)
             && let Some(path) = input.modified_path()
@@ -45,7 +45,7 @@ impl Normalizer {
             None => input.target().map(str::to_owned),
         };
         if let Some(id) = id {
-            let state = &mut self.chains[chain].1;
+            let state = &mut self.claude.chains[chain].1;
             if state.pending.len() == MAX_PENDING_TOOLS {
                 state.pending.pop_front();
             }
@@ -81,7 +81,7 @@ impl Normalizer {
         origin: &Origin<'_>,
         out: &mut Vec<Event>,
     ) {
-        let state = &mut self.chains[chain].1;
+        let state = &mut self.claude.chains[chain].1;
         let hash = id_hash(id);
         let tool = state
             .pending
@@ -96,9 +96,9 @@ impl Normalizer {
             None => result.denied_by_rules,
         };
         if let Some(tool) = &tool {
-            self.tasks.result(&tool.name, id, content);
+            self.claude.tasks.result(&tool.name, id, content);
         }
-        let state = &mut self.chains[chain].1;
+        let state = &mut self.claude.chains[chain].1;
         if !state.turn_over {
             state.settle_status();
         }
@@ -136,7 +136,7 @@ impl Normalizer {
             ErrorKind::Tool
         };
         if matches!(error, ErrorKind::Rejected | ErrorKind::Interrupted) {
-            self.chains[chain].1.status = Status::WaitingForInput;
+            self.claude.chains[chain].1.status = Status::WaitingForInput;
         }
         let mut event = self.event(chain, EventKind::Error, origin);
         event.error = Some(error);
@@ -170,7 +170,7 @@ impl Normalizer {
     /// stream-json `permission_denied`: the CLI's rules refused this tool use; its result
     /// follows.
     pub(super) fn permission_denied(&mut self, chain: usize, id: &str) {
-        let denied = &mut self.chains[chain].1.denied;
+        let denied = &mut self.claude.chains[chain].1.denied;
         if denied.len() == 16 {
             denied.remove(0);
         }
@@ -189,7 +189,7 @@ impl Normalizer {
         let Some(id) = tag(text, "tool-use-id") else {
             return;
         };
-        if let Some(tool) = self.chains[chain].1.take_subagent(id) {
+        if let Some(tool) = self.claude.chains[chain].1.take_subagent(id) {
             self.subagent_end(chain, tool, origin, out);
         }
     }

@@ -23,7 +23,7 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         if let Some(model) = record.tool_use_result.and_then(resolved_model) {
-            self.chains[chain].1.window.see_resolved(&model);
+            self.claude.chains[chain].1.window.see_resolved(&model);
         }
         match &record.message {
             Some(TextOr::Value(message)) => match &message.content {
@@ -71,7 +71,7 @@ impl Normalizer {
     ) {
         let trimmed = text.trim_start();
         if trimmed.starts_with("[Request interrupted by user") {
-            let state = &mut self.chains[chain].1;
+            let state = &mut self.claude.chains[chain].1;
             state.pending.retain(|tool| tool.subagent.is_some());
             state.turn_over = true;
             state.status = Status::WaitingForInput;
@@ -81,7 +81,7 @@ impl Normalizer {
             self.emit(event, out);
             return;
         }
-        let (key, state) = &self.chains[chain];
+        let (key, state) = &self.claude.chains[chain];
         if key.is_main()
             && state.command_turn
             && record.is_meta != Some(true)
@@ -90,7 +90,7 @@ impl Normalizer {
             // A slash command the CLI answered itself (`/compact`, `/exit`): its output ends
             // the turn, and nothing else will. Not a `success` (no agent work finished): a
             // `status` event, so live and offline readers both see the turn end.
-            let state = &mut self.chains[chain].1;
+            let state = &mut self.claude.chains[chain].1;
             state.turn_over = true;
             state.command_turn = false;
             state.status = Status::WaitingForInput;
@@ -127,7 +127,7 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         self.metrics.prompts += 1;
-        let state = &mut self.chains[chain].1;
+        let state = &mut self.claude.chains[chain].1;
         state.turn_over = false;
         state.api_error_ended_turn = false;
         state.command_turn = command.is_some() && starts_work;
@@ -163,7 +163,7 @@ impl Normalizer {
         let message = match &record.message {
             Some(TextOr::Value(message)) => message,
             Some(TextOr::Text(text)) => {
-                self.chains[chain].1.status = Status::Working;
+                self.claude.chains[chain].1.status = Status::Working;
                 let mut event = self.event(chain, EventKind::Text, origin);
                 event.text = Some(text.to_string());
                 self.emit(event, out);
@@ -177,7 +177,7 @@ impl Normalizer {
         // record has only its `error` code (`"error":"rate_limit"`).
         let error_code = record.error.and_then(record::raw_str);
         if record.is_api_error_message == Some(true) || error_code.is_some() {
-            let state = &mut self.chains[chain].1;
+            let state = &mut self.claude.chains[chain].1;
             state.turn_over = true;
             state.api_error_ended_turn = true;
             state.status = Status::WaitingForInput;
@@ -195,7 +195,7 @@ impl Normalizer {
             return;
         }
         if !synthetic {
-            let state = &mut self.chains[chain].1;
+            let state = &mut self.claude.chains[chain].1;
             state.window.see_model(model);
             if let Some(usage) = &message.usage {
                 let used = usage.context_tokens();
@@ -212,7 +212,7 @@ impl Normalizer {
                 }
             }
             Some(TextOr::Text(text)) if !text.trim().is_empty() => {
-                self.chains[chain].1.status = Status::Working;
+                self.claude.chains[chain].1.status = Status::Working;
                 let mut event = self.event(chain, EventKind::Text, origin);
                 event.text = Some(text.to_string());
                 event.model = model_name.clone();
@@ -242,7 +242,7 @@ impl Normalizer {
     ) {
         match block.kind.as_deref() {
             Some("thinking") => {
-                self.chains[chain].1.status = Status::Working;
+                self.claude.chains[chain].1.status = Status::Working;
                 let mut event = self.event(chain, EventKind::Thinking, origin);
                 event.text = Some(block.thinking.as_deref().unwrap_or("").to_owned());
                 event.model = model.clone();
@@ -253,7 +253,7 @@ impl Normalizer {
                 if text.trim().is_empty() {
                     return;
                 }
-                self.chains[chain].1.status = Status::Working;
+                self.claude.chains[chain].1.status = Status::Working;
                 let mut event = self.event(chain, EventKind::Text, origin);
                 event.text = Some(text.to_owned());
                 event.model = model.clone();
@@ -261,7 +261,7 @@ impl Normalizer {
             }
             Some("tool_use") => {
                 if let Some(name) = block.name.as_deref() {
-                    self.chains[chain].1.status = Status::Working;
+                    self.claude.chains[chain].1.status = Status::Working;
                     self.tool_use(chain, name, block.id.as_deref(), block.input, origin, out);
                     if let Some(event) = out.last_mut() {
                         event.model = model.clone();
@@ -284,7 +284,7 @@ impl Normalizer {
                 let meta = record.compact_metadata.as_ref();
                 let post = meta.and_then(|meta| meta.post_tokens);
                 self.metrics.compactions += 1;
-                self.chains[chain].1.context_used = post;
+                self.claude.chains[chain].1.context_used = post;
                 let mut event = self.event(chain, EventKind::CompactBoundary, origin);
                 event.trigger = meta.and_then(|meta| meta.trigger.as_deref().map(str::to_owned));
                 event.pre_tokens = meta.and_then(|meta| meta.pre_tokens);
@@ -293,13 +293,13 @@ impl Normalizer {
             }
             Some("turn_duration") => {
                 let duration = record.duration_ms_camel.map(|ms| ms.max(0.0) as u64);
-                match self.deferred_success.take() {
-                    Some(mut success) if self.chains[chain].0.is_main() => {
+                match self.claude.deferred_success.take() {
+                    Some(mut success) if self.claude.chains[chain].0.is_main() => {
                         success.duration_ms = duration;
                         self.emit(success, out);
                     }
                     deferred => {
-                        self.deferred_success = deferred;
+                        self.claude.deferred_success = deferred;
                         self.success(chain, duration, false, origin, out);
                     }
                 }
@@ -318,7 +318,7 @@ impl Normalizer {
                     return;
                 };
                 if let Some(command) = slash_command(content.trim_start())
-                    && self.chains[chain].0.is_main()
+                    && self.claude.chains[chain].0.is_main()
                 {
                     self.prompt(chain, &content, Some(command), false, origin, out);
                 }
@@ -338,7 +338,7 @@ impl Normalizer {
         origin: &Origin<'_>,
         out: &mut Vec<Event>,
     ) {
-        let (key, state) = &mut self.chains[chain];
+        let (key, state) = &mut self.claude.chains[chain];
         if !key.is_main() {
             return;
         }
@@ -357,7 +357,7 @@ impl Normalizer {
         let mut event = self.event(chain, EventKind::Success, origin);
         event.duration_ms = duration_ms;
         if defer {
-            if let Some(earlier) = self.deferred_success.replace(event) {
+            if let Some(earlier) = self.claude.deferred_success.replace(event) {
                 super::push_event(out, earlier);
             }
         } else {
