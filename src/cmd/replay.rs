@@ -109,7 +109,6 @@ pub fn replay_events(
     let audio = settings::audio(&settings);
     let window = window::WindowSpec {
         title,
-        sound: audio.clone(),
         replay: Some(control.clone()),
         screenshot: pipeline_args.screenshot.clone(),
         close_with_pipeline: false,

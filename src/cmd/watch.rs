@@ -159,7 +159,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let audio = settings::audio(&settings);
     let window = window::WindowSpec {
         title: "Familiar",
-        sound: audio.clone(),
         replay: None,
         screenshot: args.pipeline.screenshot.clone(),
         close_with_pipeline: true,

@@ -16,7 +16,6 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crossbeam_channel::Sender;
-use familiar_game::logic::SoundCue;
 use familiar_game::{GameFeed, GameOptions, ScreenshotOptions};
 use familiar_model::{ReplayControl, WindowFeed, WindowReport};
 
@@ -130,24 +129,8 @@ fn main() -> ExitCode {
             .name("familiar-window-replay".to_owned())
             .spawn(move || report_replay(&control));
     }
-    // Each animation's sound cue goes to `familiar` as a report line (the seam for sounds).
-    let (cue_tx, cue_rx) = crossbeam_channel::bounded::<SoundCue>(64);
-    let _ = std::thread::Builder::new()
-        .name("familiar-window-cues".to_owned())
-        .spawn(move || {
-            for c in cue_rx {
-                let cue = WindowReport::Cue {
-                    session: c.session,
-                    cue: c.cue.to_owned(),
-                };
-                if !report(&cue) {
-                    return;
-                }
-            }
-        });
     let game = GameOptions {
         replay,
-        sound_cues: Some(cue_tx),
         title: options.title.unwrap_or_else(|| "Familiar".to_owned()),
         // A screenshot run draws every frame: under Xvfb no window manager focuses the window,
         // and a reactive window would draw too few frames to reach the capture.

@@ -12,10 +12,10 @@
 
 pub mod cues;
 pub mod decode;
+pub mod game_cues;
 pub mod pulse;
 pub mod resolve;
 pub mod synth;
-pub mod window_cues;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -28,9 +28,9 @@ use futures::StreamExt as _;
 use futures::channel::mpsc;
 use futures::stream::FuturesUnordered;
 
+pub use game_cues::{CueOutcome, GameCues, SharedAudio};
 pub use pulse::{ServerError, ServerInfo, probe};
 pub use resolve::{ResolveError, ScriptDirs, Source};
-pub use window_cues::{CueOutcome, SharedAudio};
 
 /// How long [`Sink::flush`] waits for sounds still playing.
 const FLUSH_LIMIT: Duration = Duration::from_secs(10);
@@ -113,7 +113,7 @@ pub struct AudioSink {
     /// Sounds handed to the worker, for tests and benchmarks.
     sent: u64,
     /// When a script's sound was last handed over, by session ("" when unknown): the window's
-    /// cues stay quiet after it (`window_cues`).
+    /// cues stay quiet after it (`game_cues`).
     script_sounds: HashMap<String, Instant>,
 }
 

@@ -125,22 +125,6 @@ impl Anim {
         }
     }
 
-    /// The sound cue of this animation: the seam between animations and sound. The game
-    /// reports each cue when its animation starts on screen ([`AnimMachine::take_started`],
-    /// `logic::SoundCue`); a sink may play it (e.g. through `familiar-audio`). `None`: silent.
-    /// Work animations stay silent (a burst of tools would be a drum roll).
-    pub fn cue(self) -> Option<&'static str> {
-        match self {
-            Anim::Idle | Anim::Cast | Anim::Attack | Anim::Write | Anim::Think => None,
-            Anim::Enter => Some("enter"),
-            Anim::Victory => Some("victory"),
-            Anim::Hurt => Some("hurt"),
-            Anim::Blocked => Some("blocked"),
-            Anim::Rest => Some("rest"),
-            Anim::Ask => Some("ask"),
-        }
-    }
-
     /// Whether the frames loop while the animation holds (the entrance plays once).
     pub fn loops(self) -> bool {
         self != Anim::Enter
@@ -238,8 +222,7 @@ impl AnimMachine {
     }
 
     /// The animation that started on screen since the last call, if any (the one showing
-    /// now: of a burst within one frame only the last counts). The game turns it into a
-    /// sound cue ([`Anim::cue`]).
+    /// now: of a burst within one frame only the last counts): its burst of particles starts.
     pub fn take_started(&mut self) -> Option<Anim> {
         if self.reported == Some(self.generation) {
             return None;
@@ -522,7 +505,5 @@ mod tests {
         assert_eq!(m.current(), Anim::Ask);
         m.ask(false);
         assert_eq!(m.current(), Anim::Idle);
-        assert_eq!(Anim::Victory.cue(), Some("victory"));
-        assert_eq!(Anim::Cast.cue(), None);
     }
 }

@@ -103,9 +103,6 @@ pub struct GameOptions {
     /// deterministic screenshot; the screenshot's `after_frames` then counts from the first
     /// frame.
     pub scene: Option<scene::Scene>,
-    /// Where the sound cue of each animation that starts goes ([`logic::SoundCue`],
-    /// [`anim::Anim::cue`]): the seam for sound. `None`: cues stay inside the game.
-    pub sound_cues: Option<crossbeam_channel::Sender<logic::SoundCue>>,
 }
 
 impl Default for GameOptions {
@@ -120,7 +117,6 @@ impl Default for GameOptions {
             max_familiars: 10,
             frame_counter: None,
             scene: None,
-            sound_cues: None,
         }
     }
 }
@@ -179,7 +175,6 @@ impl Plugin for GamePlugin {
             ..logic::GameConfig::default()
         })
         .add_plugins(GameLogicPlugin)
-        .insert_resource(logic::CueSink(self.options.sound_cues.clone()))
         .add_plugins(ProgressionPlugin {
             path: self.options.progress.clone(),
         })

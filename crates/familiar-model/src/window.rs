@@ -34,9 +34,6 @@ pub enum WindowReport {
     Unavailable { reason: String },
     /// The replay's pause or speed changed (space, `+`/`-` in the window).
     Replay { paused: bool, speed: f64 },
-    /// An animation with a sound cue started on screen (`victory`, `hurt`, `ask`, ...): the
-    /// seam for sounds that follow the game's animations. `session` is "" when unknown.
-    Cue { session: String, cue: String },
 }
 
 #[cfg(test)]
@@ -85,10 +82,6 @@ mod tests {
             WindowReport::Replay {
                 paused: true,
                 speed: 2.5,
-            },
-            WindowReport::Cue {
-                session: "s1".to_owned(),
-                cue: "victory".to_owned(),
             },
         ] {
             let (line, back) = round_trip(&report);

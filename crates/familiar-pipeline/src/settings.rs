@@ -25,9 +25,9 @@ pub fn settings(overrides: &Overrides) -> Result<Settings, Error> {
 }
 
 /// The sound sink for these settings (`None` when muted): one for the run, shared by the
-/// scripts' `sound(...)` actions (through [`sinks`]) and the window's animation cues
-/// (`window::WindowSpec::sound`), so both play through one connection, volume, quiet hours
-/// and repeat gap, and a cue stays quiet after a script's sound (`familiar_audio::window_cues`).
+/// scripts' `sound(...)` actions (through [`sinks`]) and the game's sounds (the `Stage`
+/// chooses them: `familiar_audio::GameCues`), so both play through one connection, volume,
+/// quiet hours and repeat gap, and a game sound stays quiet after a script's sound.
 pub fn audio(settings: &Settings) -> Option<familiar_audio::SharedAudio> {
     settings.sound.then(|| {
         familiar_audio::SharedAudio::new(familiar_audio::AudioOptions {

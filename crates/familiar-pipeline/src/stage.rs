@@ -88,6 +88,9 @@ pub struct Stage {
     diagnostics: Vec<ScriptDiagnostic>,
     collected: Option<Vec<Action>>,
     flush_each: bool,
+    /// The game's sounds, chosen here from each event and its actions and played through the
+    /// run's sound sink (none when muted, or in a dry run).
+    cues: Option<(familiar_audio::SharedAudio, familiar_audio::GameCues)>,
 }
 
 impl Stage {
@@ -153,6 +156,11 @@ impl Stage {
         };
         Ok(Stage {
             host,
+            cues: options
+                .audio
+                .clone()
+                .filter(|_| options.carry_out)
+                .map(|audio| (audio, familiar_audio::GameCues::default())),
             sinks: if options.carry_out {
                 crate::settings::sinks(settings, false, options.audio)
             } else {
@@ -228,6 +236,13 @@ impl Stage {
         }
         for action in &self.actions {
             self.sinks.handle(action);
+        }
+        // After the scripts' own sounds: a cue their event already rang for stays quiet.
+        if let Some((audio, cues)) = &mut self.cues {
+            for (session, cue) in cues.of(event, &self.actions) {
+                let outcome = audio.cue(&session, cue);
+                tracing::debug!(session, cue, ?outcome, "game sound");
+            }
         }
         if let Some(collected) = &mut self.collected {
             collected.extend(self.actions.iter().cloned());

@@ -6,9 +6,10 @@
 //! and a crash in a GPU driver ends that process, not the tailer. It probes for a window
 //! first and says whether one can open; then the pipeline body runs here and its feed
 //! (`familiar_model::WindowFeed`, NDJSON) goes down the window's stdin, while the window's
-//! stdout tells of replay keys and of the animations' sound cues (`WindowReport`), which play
-//! through the run's sound sink (`familiar_audio::SharedAudio::cue`). The window closing ends
-//! the run (the stop flag); the pipeline ending closes a live window (the end of its input).
+//! stdout tells of the replay keys pressed in it (`WindowReport`). The game's sounds are not
+//! the window's to choose: the stage chooses them from the events (`familiar_audio::GameCues`).
+//! The window closing ends the run (the stop flag); the pipeline ending closes a live window
+//! (the end of its input).
 
 use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Write as _};
@@ -50,8 +51,6 @@ pub struct Front {
 /// How the window should look and behave.
 pub struct WindowSpec<'a> {
     pub title: &'a str,
-    /// Where the window's animation cues play (`settings::audio`): `None` when muted.
-    pub sound: Option<familiar_audio::SharedAudio>,
     /// The replay's pause and speed, driven by the window's keys.
     pub replay: Option<ReplayControl>,
     /// Save a screenshot after some frames and close (tests, docs).
@@ -161,9 +160,8 @@ impl Window {
         let (feed, items) = crossbeam_channel::bounded(4096);
         let writer = spawn("familiar-window-feed", move || write_feed(&items, stdin))?;
         let replay = spec.replay.clone();
-        let sound = spec.sound.clone();
         spawn("familiar-window-reports", move || {
-            read_reports(reports, replay.as_ref(), sound.as_ref());
+            read_reports(reports, replay.as_ref());
         })?;
         let stop = stop.clone();
         let live = spec.close_with_pipeline;
@@ -245,12 +243,8 @@ fn write_feed(items: &Receiver<WindowFeed>, stdin: ChildStdin) {
     let _ = out.flush();
 }
 
-/// Apply the window's replay keys to the replay's control, and play its animations' cues.
-fn read_reports(
-    reports: impl BufRead,
-    replay: Option<&ReplayControl>,
-    sound: Option<&familiar_audio::SharedAudio>,
-) {
+/// Apply the window's replay keys to the replay's control.
+fn read_reports(reports: impl BufRead, replay: Option<&ReplayControl>) {
     for line in reports.lines() {
         let Ok(line) = line else { return };
         match serde_json::from_str::<WindowReport>(&line) {
@@ -258,12 +252,6 @@ fn read_reports(
                 if let Some(control) = replay {
                     control.set_paused(paused);
                     control.set_speed(speed);
-                }
-            }
-            Ok(WindowReport::Cue { session, cue }) => {
-                if let Some(sound) = sound {
-                    let outcome = sound.cue(&session, &cue);
-                    tracing::debug!(session, cue, ?outcome, "window cue");
                 }
             }
             Ok(other) => tracing::debug!("window report {other:?}"),
@@ -370,10 +358,6 @@ fn cargo_build(me: &Path, var: impl Fn(&str) -> Option<OsString>) -> Option<Comm
     Some(command)
 }
 
-/// A real PulseAudio server with a null sink, for the cue test (shared with familiar-audio's).
-#[cfg(test)]
-use familiar_testkit::pulse;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,7 +429,6 @@ mod tests {
     fn the_window_is_told_its_title_replay_screenshot_and_when_to_close() {
         let spec = WindowSpec {
             title: "Familiar: demo",
-            sound: None,
             replay: Some(ReplayControl::new(2.0)),
             screenshot: Some(PathBuf::from("/tmp/shot.png")),
             close_with_pipeline: false,
@@ -474,7 +457,6 @@ mod tests {
         );
         let live = WindowSpec {
             title: "Familiar",
-            sound: None,
             replay: None,
             screenshot: None,
             close_with_pipeline: true,
@@ -487,44 +469,22 @@ mod tests {
         );
     }
 
-    use super::pulse;
-
-    /// Issue 14: the window's cues were only logged. A `cue` report line from the window
-    /// plays on a real PulseAudio server's null sink (recorded: not silent), and a replay key
-    /// line still reaches the replay's control.
+    /// A replay key line from the window reaches the replay's control; a line it does not
+    /// know is passed over.
     #[test]
-    fn a_cue_from_the_window_plays_on_the_sound_server() {
-        use std::time::{Duration, Instant};
-        let server = pulse::PulseServer::start();
-        let recording = server.record();
-        let sound = familiar_audio::SharedAudio::new(familiar_audio::AudioOptions {
-            socket: Some(server.socket()),
-            ..familiar_audio::AudioOptions::default()
-        });
+    fn the_windows_replay_keys_reach_the_replay() {
         let lines = [
-            WindowReport::Cue {
-                session: "s1".into(),
-                cue: "enter".into(),
-            },
-            WindowReport::Replay {
+            "\"ready\"".to_owned(),
+            serde_json::to_string(&WindowReport::Replay {
                 paused: true,
                 speed: 4.0,
-            },
+            })
+            .expect("serializes"),
+            "{\"something\":\"new\"}".to_owned(),
         ]
-        .map(|r| serde_json::to_string(&r).expect("serializes"))
         .join("\n");
         let control = ReplayControl::new(1.0);
-        std::thread::sleep(Duration::from_millis(300));
-        let asked = Instant::now();
-        read_reports(lines.as_bytes(), Some(&control), Some(&sound));
-        familiar_sink::Sink::flush(&mut sound.clone());
-        let finished = Instant::now();
-        std::thread::sleep(Duration::from_millis(300));
-        assert_eq!(sound.sent(), 1);
-        assert!(
-            recording.rms_between(asked, finished + Duration::from_millis(100)) > 0.01,
-            "the window's cue was not heard"
-        );
+        read_reports(lines.as_bytes(), Some(&control));
         assert!(control.paused());
         assert_eq!(control.speed(), 4.0);
     }

@@ -10,7 +10,7 @@
 //! - `feed`: [`ingest`] applies each event and action to them;
 //! - `tick`: [`advance`] runs the timers;
 //! - `text`: labels and the shortening of text for the screen;
-//! - `reactions`: the weather, each familiar's effects and the sound cues ([`SoundCue`]);
+//! - `reactions`: the weather and each familiar's effects;
 //! - `xp`: `xp` actions into the user's [`crate::progression::Profile`], shown on every
 //!   familiar's [`Progress`].
 
@@ -32,7 +32,7 @@ pub use doings::{
     shorten_middle, status_figures, xp_figures,
 };
 pub use feed::ingest;
-pub use reactions::{AURA_SECS, CueSink, Effects, SceneOfWork, SoundCue, WorldWeather, react};
+pub use reactions::{AURA_SECS, Effects, SceneOfWork, WorldWeather, react};
 pub use state::{
     Activity, Animation, Bar, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Compaction, Companion,
     FLOATER_SECS, Familiar, Floater, Focus, Hovered, LogStrip, Mana, ManaBand, Mark, Progress,
@@ -79,7 +79,6 @@ pub struct GameLogicPlugin;
 impl Plugin for GameLogicPlugin {
     fn build(&self, app: &mut App) {
         app.add_message::<FeedMessage>()
-            .add_message::<SoundCue>()
             .init_resource::<WorldWeather>()
             .init_resource::<SceneOfWork>()
             .init_resource::<GameConfig>()

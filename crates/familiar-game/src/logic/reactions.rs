@@ -1,13 +1,14 @@
 //! The world's reactions, kept from the session model's events and the animations: the
 //! weather (errors cloud it, success clears it), each familiar's effects (a burst when a
-//! victory or a hurt starts, the motes of "think hard" and "ultrathink"), and the sound cue
-//! of each animation that starts ([`SoundCue`]). The pure rules are in [`crate::ambience`];
+//! victory or a hurt starts, the motes of "think hard" and "ultrathink"). The game's sounds
+//! are not chosen here: the pipeline chooses them from the events (`familiar_audio::GameCues`),
+//! with a window or without. The pure rules are in [`crate::ambience`];
 //! `view::backdrop` and `view::effects` draw the result. Part of `logic`.
 
 use bevy::prelude::*;
 use familiar_model::{ErrorKind, Event, EventKind};
 
-use super::{Animation, Familiar};
+use super::Animation;
 use crate::ambience::{Burst, Trouble, Weather};
 use crate::anim::Anim;
 
@@ -46,18 +47,6 @@ impl Effects {
         }
     }
 }
-
-/// An animation with a sound cue started on screen ([`Anim::cue`]): the one place sound
-/// hooks into the game. `session` is the familiar's session id ("" when unknown).
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
-pub struct SoundCue {
-    pub session: String,
-    pub cue: &'static str,
-}
-
-/// Where [`SoundCue`]s go besides the game's own messages (`GameOptions::sound_cues`).
-#[derive(Resource, Debug, Clone, Default)]
-pub struct CueSink(pub Option<crossbeam_channel::Sender<SoundCue>>);
 
 /// A main-agent event of familiar `e`: the weather, and the intensity of thinking.
 pub(crate) fn observe_event(world: &mut World, e: Entity, ev: &Event) {
@@ -111,20 +100,17 @@ pub(crate) fn companion_context(world: &mut World, owner: Entity, agent: &str, e
     }
 }
 
-/// Ages the weather and the effects, starts the burst of each victory or hurt that began,
-/// and sends the sound cue of every animation that started.
+/// Ages the weather and the effects, and starts the burst of each victory or hurt that began.
 pub fn react(
     time: Res<Time>,
     mut weather: ResMut<WorldWeather>,
-    mut familiars: Query<(&Familiar, &mut Animation, &mut Effects)>,
-    mut cues: MessageWriter<SoundCue>,
-    sink: Option<Res<CueSink>>,
+    mut familiars: Query<(&mut Animation, &mut Effects)>,
     mut activity: ResMut<super::Activity>,
 ) {
     let dt = time.delta_secs();
     weather.0.tick(dt);
     let mut moving = weather.0.moving();
-    for (familiar, mut anim, mut fx) in &mut familiars {
+    for (mut anim, mut fx) in &mut familiars {
         fx.think_age += dt;
         if let Some((burst, age)) = fx.burst.as_mut() {
             *age += dt;
@@ -143,17 +129,6 @@ pub fn react(
             };
             if let Some(b) = burst {
                 fx.burst = Some((b, 0.0));
-            }
-            if let Some(cue) = started.cue() {
-                let cue = SoundCue {
-                    session: familiar.session.clone(),
-                    cue,
-                };
-                if let Some(Some(tx)) = sink.as_ref().map(|s| &s.0) {
-                    // A full or closed sink only loses sounds, never the game.
-                    let _ = tx.try_send(cue.clone());
-                }
-                cues.write(cue);
             }
         }
         moving |= fx.burst.is_some() || fx.aura() >= 2;

@@ -1,12 +1,12 @@
 //! The reacting world: the approval pose, bursts on victory and hurt, the think aura, the
-//! weather, sound cues; and the pure rules behind them (`familiar_game::ambience`).
+//! weather; and the pure rules behind them (`familiar_game::ambience`).
 
 use super::*;
 use familiar_game::ambience::{
     Burst, MAX_CLOUDS, PARTICLE_SLOTS, Phase, RAIN_GLOOM, Trouble, Weather, aura_count,
     aura_particle, sky,
 };
-use familiar_game::logic::{AURA_SECS, CueSink, Effects, SoundCue, WorldWeather};
+use familiar_game::logic::{AURA_SECS, Effects, WorldWeather};
 use familiar_model::ErrorKind;
 
 fn status(app: &mut App, status: Status) {
@@ -29,14 +29,6 @@ fn error(app: &mut App, kind: ErrorKind) {
     let mut ev = event(EventKind::Error, Some(10_000));
     ev.error = Some(kind);
     send(app, GameFeed::Event(ev));
-}
-
-fn cues(app: &mut App) -> Vec<&'static str> {
-    app.world_mut()
-        .resource_mut::<Messages<SoundCue>>()
-        .drain()
-        .map(|c| c.cue)
-        .collect()
 }
 
 #[test]
@@ -75,18 +67,13 @@ fn an_approval_wait_wakes_a_sleeping_familiar() {
 }
 
 #[test]
-fn a_victory_throws_confetti_and_rings_its_cue() {
+fn a_victory_throws_confetti() {
     let mut app = settled();
-    cues(&mut app);
     animate(&mut app, "victory");
     app.update();
     assert_eq!(effects(&mut app).burst.map(|b| b.0), Some(Burst::Confetti));
-    assert_eq!(cues(&mut app), vec!["victory"]);
     seconds(&mut app, 2.0);
     assert_eq!(effects(&mut app).burst, None, "the burst ends");
-    animate(&mut app, "cast");
-    app.update();
-    assert_eq!(cues(&mut app), Vec::<&str>::new(), "work stays silent");
 }
 
 #[test]
@@ -104,7 +91,6 @@ fn a_hurt_shows_whether_a_tool_or_the_api_failed() {
             Some(burst),
             "{kind:?}"
         );
-        assert!(cues(&mut app).contains(&"hurt"));
     }
 }
 
@@ -246,28 +232,6 @@ fn bursts_end_and_stay_within_the_slots() {
     // Confetti goes up before it falls.
     let up = Burst::Confetti.particle(3, 0.3).map(|p| p.y).unwrap_or(0.0);
     assert!(up > 6.0);
-}
-
-#[test]
-fn sound_cues_reach_the_sink_in_the_order_animations_start() {
-    let mut app = settled();
-    let (tx, rx) = crossbeam_channel::unbounded();
-    app.insert_resource(CueSink(Some(tx)));
-    animate(&mut app, "hurt");
-    app.update();
-    seconds(&mut app, 1.5);
-    status(&mut app, Status::WaitingForApproval);
-    status(&mut app, Status::Idle);
-    seconds(&mut app, 0.5);
-    let got: Vec<(String, &str)> = rx.try_iter().map(|c| (c.session, c.cue)).collect();
-    assert_eq!(
-        got,
-        vec![
-            ("s1".to_string(), "hurt"),
-            ("s1".to_string(), "ask"),
-            ("s1".to_string(), "rest"),
-        ]
-    );
 }
 
 /// Issue 14: a scene that changes with the kind of work. The main agent's reads make the
