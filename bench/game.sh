@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the game window: CPU use over 30 s idle and while replaying, frames per second, and
-# time from start to first frame. Runs `game-demo` (crates/familiar-game/src/bin/game-demo.rs)
+# time from start to first frame. Runs `game-demo` (crates/familiar-game-tools/src/bin/game-demo.rs)
 # on an X display; with DISPLAY unset it starts its own Xvfb (Mesa llvmpipe renders on the
 # CPU, so figures are an upper bound of what a real GPU costs).
 #
@@ -31,7 +31,7 @@ if [[ -n "${GAME_DEMO:-}" ]]; then
   profile="given: $bin"
 else
   # Built with the root package, so features unify as in the shipped build (and reuse it).
-  cargo build -q -p familiar -p familiar-game --bin game-demo $build_flag
+  cargo build -q -p familiar -p familiar-game-tools --bin game-demo $build_flag
   bin=$target/$profile/game-demo
 fi
 measure_s=${MEASURE_SECONDS:-30}

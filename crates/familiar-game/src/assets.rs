@@ -1,6 +1,7 @@
 //! The pixel art, embedded in the binary so `familiar` works from any directory (Bevy would
 //! otherwise look for `assets/` beside the executable). The PNGs are written by the
-//! `gen-sprites` binary (`src/bin/gen-sprites/`); its tests check they are up to date.
+//! `gen-sprites` tool (`crates/familiar-game-tools/src/bin/gen-sprites/`); its tests check they
+//! are up to date.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{CompressedImageFormats, ImageSampler, ImageType};

@@ -10,7 +10,7 @@
 //!   whole numbers into the window, and handles keys;
 //! - `font` is Familiar's pixel font (own glyphs, GNU Unifont as the fallback), pure;
 //! - `sheet` holds the sprite-sheet layouts, and `assets` embeds the sheets (PNGs drawn by the
-//!   `gen-sprites` binary, `src/bin/gen-sprites/`, into `assets/`);
+//!   `gen-sprites` tool, `crates/familiar-game-tools/src/bin/gen-sprites/`, into `assets/`);
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs;
 //! - `ambience` is the reacting world as plain data (sky for the hour and weather, particles);

@@ -17,7 +17,7 @@ fn close(a: Px, b: Px) -> bool {
     (0..3).all(|i| (i32::from(a[i]) - i32::from(b[i])).abs() <= 6)
 }
 
-// Colours of the art (`src/bin/gen-sprites/`): the archmage's hat, the cape, the bookshelf's
+// Colours of the art (`familiar-game-tools`'s `gen-sprites`): the archmage's hat, the cape, the bookshelf's
 // wood and the crystal ball.
 const HAT: [Px; 2] = [[62, 44, 150], [40, 28, 108]];
 const CAPE: [Px; 2] = [[176, 40, 64], [124, 24, 50]];

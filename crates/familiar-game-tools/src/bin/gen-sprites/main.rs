@@ -12,7 +12,7 @@
 //! - `decor`: the scene decor the scene unlocks add over the backdrop;
 //! - `backdrop`: the campfire, the clouds and the backdrop of each phase of the day.
 //!
-//! Run `cargo run -p familiar-game --bin gen-sprites` after changing the art, and commit the
+//! Run `cargo run -p familiar-game-tools --bin gen-sprites` after changing the art, and commit the
 //! PNGs. `--preview DIR` also writes 4× enlargements on a dark backdrop, to look at the art,
 //! and `dressed.png`: the familiar in each of its wearables.
 
@@ -141,7 +141,7 @@ mod tests {
             let path = dir.join(name);
             let bytes = std::fs::read(&path).unwrap_or_else(|e| {
                 panic!(
-                    "{}: {e}; run `cargo run -p familiar-game --bin gen-sprites`",
+                    "{}: {e}; run `cargo run -p familiar-game-tools --bin gen-sprites`",
                     path.display()
                 )
             });
@@ -155,7 +155,7 @@ mod tests {
             );
             assert!(
                 decoded.as_raw() == &canvas.to_rgba_bytes(),
-                "{name} is stale: run `cargo run -p familiar-game --bin gen-sprites`"
+                "{name} is stale: run `cargo run -p familiar-game-tools --bin gen-sprites`"
             );
         }
     }

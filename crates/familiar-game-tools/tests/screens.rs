@@ -15,7 +15,7 @@
 //! When the look changes on purpose, regenerate every reference, then look at each one:
 //!
 //! ```text
-//! FAMILIAR_UPDATE_REFERENCES=1 cargo test -p familiar-game --test screens
+//! FAMILIAR_UPDATE_REFERENCES=1 cargo test -p familiar-game-tools --test screens
 //! ```
 //!
 //! References are indexed PNGs of at most 256 colours (`compare::write_reference`).
@@ -45,7 +45,7 @@ fn out_dir() -> PathBuf {
     target.join("screens")
 }
 
-const REGENERATE: &str = "FAMILIAR_UPDATE_REFERENCES=1 cargo test -p familiar-game --test screens";
+const REGENERATE: &str = "FAMILIAR_UPDATE_REFERENCES=1 cargo test -p familiar-game-tools --test screens";
 
 /// The references total at most this many bytes.
 const REFERENCES_MAX_BYTES: u64 = 400_000;
