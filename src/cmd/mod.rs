@@ -81,6 +81,18 @@ pub fn input_name(path: &Path) -> String {
     }
 }
 
+/// An input from the command line, opened: its name in messages ([`input_name`]) and its
+/// reader (stdin for `-`).
+pub fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn Read>)> {
+    let name = input_name(path);
+    let reader: Box<dyn Read> = if path == Path::new("-") {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
+    };
+    Ok((name, reader))
+}
+
 /// Read one transcript through a fresh normalizer, parsing on `threads`, and hand `warn` its
 /// skipped lines as `FILE:LINE: reason` (the first few, then how many more; a caller prints
 /// them, or queues them to print in input order). An input where no line is a record (a
@@ -93,12 +105,7 @@ pub fn read_transcript(
     mut warn: impl FnMut(String),
     mut on_event: impl FnMut(Event) -> io::Result<()>,
 ) -> anyhow::Result<Normalizer> {
-    let name = input_name(path);
-    let reader: Box<dyn Read> = if path == Path::new("-") {
-        Box::new(io::stdin().lock())
-    } else {
-        Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
-    };
+    let (name, reader) = open_input(path)?;
     let mut normalizer = Normalizer::new(config.clone());
     let mut events = 0u64;
     let mut skipped = SkippedLines::new(&name);

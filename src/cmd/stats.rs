@@ -13,7 +13,6 @@
 //! `familiar events` reports them).
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{self, IsTerminal as _, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -411,12 +410,7 @@ fn read_one_warning(
     chunk: &mut Vec<u8>,
     warnings: &mut Warnings,
 ) -> anyhow::Result<FileResult> {
-    let name = input_name(path);
-    let reader: Box<dyn Read> = if path == Path::new("-") {
-        Box::new(io::stdin().lock())
-    } else {
-        Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
-    };
+    let (name, reader) = super::open_input(path)?;
     let mut normalizer = Normalizer::new(config.clone());
     let mut ledger = Ledger::new();
     ledger.set_source(source);

@@ -45,7 +45,8 @@ fn out_dir() -> PathBuf {
     target.join("screens")
 }
 
-const REGENERATE: &str = "FAMILIAR_UPDATE_REFERENCES=1 cargo test -p familiar-game-tools --test screens";
+const REGENERATE: &str =
+    "FAMILIAR_UPDATE_REFERENCES=1 cargo test -p familiar-game-tools --test screens";
 
 /// The references total at most this many bytes.
 const REFERENCES_MAX_BYTES: u64 = 400_000;

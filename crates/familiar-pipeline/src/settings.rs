@@ -96,6 +96,8 @@ pub fn model_config(
             idle_after: settings.idle_timeout.unwrap_or(defaults.idle_after),
             quiet_after: quiet_after.unwrap_or(defaults.quiet_after),
         },
+        // The source says (a recorded source sets it).
+        recorded_clock: false,
     }
 }
 

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use familiar_model::time::elapsed;
+use familiar_model::time::{elapsed, parse_timestamp};
 use familiar_model::{Event, EventKind};
-use familiar_transcript::{NormalizerConfig, head, subagent_link};
+use familiar_transcript::{NormalizerConfig, head, parse_line, subagent_link};
 
 use crate::file::{FileState, IDENTITY_TRIES, MAX_HELD};
 use crate::input::{FileInfo, FileKind, Input, Output};
@@ -20,6 +20,11 @@ use crate::timers::{Timers, timer_status};
 pub struct ModelConfig {
     pub normalizer: NormalizerConfig,
     pub timers: Timers,
+    /// The clock is the records' own: before each line the model is told the time of its
+    /// record (its `timestamp`, read in the one parse of the line), as if a tick came then.
+    /// For a transcript read after the fact (a replay, a dry run), whose timers must fire
+    /// where they fired when it was written; live, ticks tell the wall clock instead.
+    pub recorded_clock: bool,
 }
 
 /// What the model knows of a session beyond its files.
@@ -133,6 +138,22 @@ impl SessionModel {
             Some(id) => id,
             None => self.open(path, &FileInfo::unknown(), out),
         };
+        let parsed = parse_line(bytes, self.config.normalizer.max_line_bytes);
+        if self.config.recorded_clock
+            && let Some(at) = parsed
+                .as_ref()
+                .ok()
+                .and_then(|parsed| {
+                    parsed
+                        .records()
+                        .find_map(|record| record.timestamp.as_deref())
+                })
+                .and_then(parse_timestamp)
+            && self.now.is_none_or(|now| at > now)
+        {
+            // Timers due before this record fire before its events.
+            self.tick(at, out);
+        }
         self.files.changed(id);
         let now = self.now;
         let Some(file) = self.files.get_mut(id) else {
@@ -157,11 +178,18 @@ impl SessionModel {
         }
         let mut events = std::mem::take(&mut self.scratch);
         events.clear();
-        if let Err(diagnostic) = file.normalizer.push_line(bytes, number, &mut events) {
-            out.push(Output::Skipped {
-                path: path.to_path_buf(),
-                diagnostic,
-            });
+        match &parsed {
+            Ok(parsed) => file.normalizer.apply(parsed, number, &mut events),
+            Err(kind) => {
+                file.normalizer.skipped_line();
+                out.push(Output::Skipped {
+                    path: path.to_path_buf(),
+                    diagnostic: familiar_transcript::Diagnostic {
+                        line: number,
+                        kind: kind.clone(),
+                    },
+                });
+            }
         }
         if file.normalizer.has_unknown_news() {
             let version = file.normalizer.metrics().cli_version.clone();

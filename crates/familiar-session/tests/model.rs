@@ -454,3 +454,55 @@ fn a_success_waits_for_turn_duration_only_while_the_file_is_quiet_briefly() {
         .expect("success");
     assert_eq!(success.duration_ms, Some(duration));
 }
+
+/// On the records' own clock (a replay, a dry run), no tick is needed: a text-only turn whose
+/// next record came a minute later waits for input in between, dated when the quiet showed,
+/// before that record's events; records a second apart wait for nothing.
+#[test]
+fn on_the_records_clock_a_quiet_turn_waits_for_input_before_the_next_record() {
+    let (path, bytes) = text_only_turn();
+    let text_at = last_timestamp(&bytes);
+    let stamp = familiar_model::time::format_timestamp;
+    let next = |at: SystemTime| {
+        format!(
+            r#"{{"type":"user","sessionId":"s","timestamp":"{}","message":{{"role":"user","content":"again"}}}}"#,
+            stamp(at)
+        )
+    };
+    for (pause, waits) in [(60, true), (1, false)] {
+        let mut model = SessionModel::new(ModelConfig {
+            recorded_clock: true,
+            ..ModelConfig::default()
+        });
+        feed(&mut model, &path, &bytes, false);
+        let later = next(text_at + Duration::from_secs(pause));
+        let events = model.events(Input::Line {
+            path: &path,
+            number: 3,
+            bytes: later.as_bytes(),
+            backlog: false,
+        });
+        let kinds: Vec<(EventKind, Status)> = events.iter().map(|e| (e.kind, e.status)).collect();
+        if waits {
+            assert_eq!(
+                kinds.first(),
+                Some(&(EventKind::Status, Status::WaitingForInput)),
+                "{kinds:?}"
+            );
+            assert!(
+                events[0].duration_ms.is_some_and(|ms| ms > 55_000),
+                "working since the turn began: {:?}",
+                events[0].duration_ms
+            );
+        } else {
+            assert!(
+                kinds.iter().all(|(kind, _)| *kind != EventKind::Status),
+                "{kinds:?}"
+            );
+        }
+        assert!(
+            kinds.iter().any(|(kind, _)| *kind == EventKind::Prompt),
+            "{kinds:?}"
+        );
+    }
+}

@@ -41,7 +41,10 @@ impl Live {
     pub fn with_clock(config: ModelConfig, clock: super::Clock) -> Live {
         Live {
             clock,
-            model: SessionModel::new(config),
+            model: SessionModel::new(ModelConfig {
+                recorded_clock: clock == super::Clock::Recorded,
+                ..config
+            }),
             out: Vec::new(),
             skipped: HashMap::new(),
         }
@@ -80,12 +83,6 @@ impl Live {
                 ..
             } => {
                 for line in &lines {
-                    if self.clock == super::Clock::Recorded
-                        && let Some(at) = super::line_time(&line.bytes)
-                        && self.model.now().is_none_or(|now| at > now)
-                    {
-                        self.model.apply(Input::Tick(at), out);
-                    }
                     self.model.apply(
                         Input::Line {
                             path: &path,

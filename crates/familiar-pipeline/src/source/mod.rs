@@ -34,15 +34,9 @@ pub enum Item {
 pub enum Clock {
     /// The wall clock: live sessions, whose lines are written now.
     Wall,
-    /// Each line's own recorded time (its record's `timestamp`): a transcript read after
-    /// the fact, where the timers (a quiet turn, an idle session) must fire where they
-    /// fired when it was written, however fast it is read.
+    /// Each line's own recorded time (its record's `timestamp`,
+    /// `familiar_session::ModelConfig::recorded_clock`): a transcript read after the fact,
+    /// where the timers (a quiet turn, an idle session) must fire where they fired when it
+    /// was written, however fast it is read.
     Recorded,
-}
-
-/// The recorded time of one line, when its record has one.
-pub fn line_time(bytes: &[u8]) -> Option<SystemTime> {
-    familiar_transcript::head::timestamp_of(bytes)
-        .as_deref()
-        .and_then(familiar_model::time::parse_timestamp)
 }

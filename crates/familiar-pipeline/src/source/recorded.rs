@@ -169,11 +169,14 @@ impl Recorded {
             ..
         } = self;
         let cap = config.normalizer.max_line_bytes;
-        let mut model = SessionModel::new(config);
+        // The model's clock is each record's own time.
+        let mut model = SessionModel::new(ModelConfig {
+            recorded_clock: true,
+            ..config
+        });
         let mut out = Vec::new();
         let mut read = Tally::default();
         let mut skipped = SkippedLines::new(&name);
-        let mut now: Option<SystemTime> = None;
         // The last time handed on.
         let mut told: Option<SystemTime> = None;
         model.apply(
@@ -221,24 +224,15 @@ impl Recorded {
                 read.lines += 1;
             }
             match line {
-                ReadLine::Line { number, bytes } => {
-                    // The model's clock is the record's own time, never going back.
-                    if let Some(at) = super::line_time(bytes)
-                        && now.is_none_or(|now| at > now)
-                    {
-                        now = Some(at);
-                        model.apply(Input::Tick(at), &mut out);
-                    }
-                    model.apply(
-                        Input::Line {
-                            path: &path,
-                            number,
-                            bytes,
-                            backlog: false,
-                        },
-                        &mut out,
-                    );
-                }
+                ReadLine::Line { number, bytes } => model.apply(
+                    Input::Line {
+                        path: &path,
+                        number,
+                        bytes,
+                        backlog: false,
+                    },
+                    &mut out,
+                ),
                 ReadLine::TooLong { number, len } => out.push(Output::Skipped {
                     path: path.clone(),
                     diagnostic: Diagnostic {
