@@ -27,7 +27,7 @@ fn statusline_shows_mana_of_the_1m_window_status_and_tools() {
     Test::new()
         .arg("statusline")
         .stdin(input(&transcript, Some("claude-opus-4-8[1m]")))
-        .stdout("mana 34k/1M 3% · working · Bash 1\n")
+        .stdout("mana 965k left of 1M (96%) · working · Bash 1\n")
         .stderr("")
         .run();
 }
@@ -40,7 +40,7 @@ fn statusline_window_comes_from_the_configured_model_then_the_table() {
         .arg("statusline")
         .stdin(input(&transcript, None))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 34k/200k 17% · working · Bash 1\n")
+        .stdout("mana 165k left of 200k (82%) · working · Bash 1\n")
         .run();
     // The user's configured `opus[1m]` is the model running: 1M.
     let test = Test::new();
@@ -51,13 +51,13 @@ fn statusline_window_comes_from_the_configured_model_then_the_table() {
     test.arg("statusline")
         .stdin(input(&transcript, None))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 34k/1M 3% · working · Bash 1\n")
+        .stdout("mana 965k left of 1M (96%) · working · Bash 1\n")
         .run();
     // --context-limit wins over everything.
     Test::new()
         .args(["statusline", "--context-limit", "68020"])
         .stdin(input(&transcript, Some("claude-opus-4-8[1m]")))
-        .stdout("mana 34k/68k 50% · working · Bash 1\n")
+        .stdout("mana 34k left of 68k (50%) · working · Bash 1\n")
         .run();
 }
 
@@ -72,7 +72,7 @@ fn statusline_counts_from_the_last_compaction() {
     Test::new()
         .arg("statusline")
         .stdin(input(&path, Some("claude-sonnet-4-5-20250929")))
-        .stdout("mana 23k/200k 12% · working\n")
+        .stdout("mana 176k left of 200k (88%) · working\n")
         .run();
 }
 
@@ -96,7 +96,7 @@ fn statusline_escapes_tool_names() {
         .arg("statusline")
         .stdin(input(&path, None))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 1k/200k 0% · working · Bash\\e]0;x\\x07 1\n")
+        .stdout("mana 199k left of 200k (99%) · working · Bash\\e]0;x\\x07 1\n")
         .run();
     // A turn that ended: the status in the window's words, as `sessions` says it.
     let end = serde_json::json!({
@@ -113,7 +113,7 @@ fn statusline_escapes_tool_names() {
         .arg("statusline")
         .stdin(input(&path, None))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 1k/200k 0% · your turn · Bash\\e]0;x\\x07 1\n")
+        .stdout("mana 199k left of 200k (99%) · your turn · Bash\\e]0;x\\x07 1\n")
         .run();
 }
 
@@ -124,7 +124,7 @@ fn statusline_before_the_transcript_exists_says_so() {
         .arg("statusline")
         .stdin(input(&dir.path().join("not-yet.jsonl"), None))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana ?/200k · no transcript yet\n")
+        .stdout("mana ? left of 200k · no transcript yet\n")
         .run();
 }
 
@@ -147,7 +147,7 @@ fn statusline_shows_the_clis_own_context_figures() {
         .arg(&transcript)
         .stdin(recorded("turn"))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 250k/1M 25% · working · Bash 1\n")
+        .stdout("mana 749k left of 1M (75%) · working · Bash 1\n")
         .stderr("")
         .run();
     // --context-limit still wins over the window, and the percentage follows it.
@@ -156,7 +156,7 @@ fn statusline_shows_the_clis_own_context_figures() {
         .arg(&transcript)
         .stdin(recorded("turn"))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 250k/500k 50% · working · Bash 1\n")
+        .stdout("mana 249k left of 500k (49%) · working · Bash 1\n")
         .run();
 }
 
@@ -171,7 +171,7 @@ fn statusline_falls_back_to_the_transcript_when_the_cli_has_no_figures() {
         .arg(&transcript)
         .stdin(recorded("start"))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 34k/1M 3% · working · Bash 1\n")
+        .stdout("mana 965k left of 1M (96%) · working · Bash 1\n")
         .run();
     // So it does right after `/compact`: the context after the compaction, 23k.
     let dir = tempfile::tempdir().expect("temp dir");
@@ -185,13 +185,13 @@ fn statusline_falls_back_to_the_transcript_when_the_cli_has_no_figures() {
         .arg(&path)
         .stdin(recorded("compacted"))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana 23k/1M 2% · working\n")
+        .stdout("mana 976k left of 1M (97%) · working\n")
         .run();
     // The recorded transcript path does not exist here: nothing to fall back on.
     Test::new()
         .arg("statusline")
         .stdin(recorded("start"))
         .env_remove("ANTHROPIC_MODEL")
-        .stdout("mana ?/1M · no transcript yet\n")
+        .stdout("mana ? left of 1M · no transcript yet\n")
         .run();
 }

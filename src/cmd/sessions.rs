@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context as _;
 use familiar_model::Status;
 use familiar_model::text::printable_line;
-use familiar_model::words::{self, tokens};
+use familiar_model::words;
 use familiar_pipeline::settings;
 use familiar_pipeline::source::live::{Live, Took};
 use familiar_session::{ModelConfig, SessionSnapshot};
@@ -143,7 +143,7 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> St
         "SESSION".to_owned(),
         "MODEL".to_owned(),
         "STATUS".to_owned(),
-        "CONTEXT".to_owned(),
+        "MANA".to_owned(),
         "LAST ACTIVITY".to_owned(),
     ]];
     for snapshot in snapshots {
@@ -239,16 +239,12 @@ fn status(status: Status, since: Option<Duration>) -> String {
     }
 }
 
+/// Mana: what is left of the context window, as the window's bar and the status line say it.
 fn context(used: Option<u64>, limit: u64) -> String {
-    match used {
-        Some(used) if limit > 0 => format!(
-            "{}/{} ({}%)",
-            tokens(used),
-            tokens(limit),
-            used * 100 / limit
-        ),
-        Some(used) => tokens(used),
-        None => format!("?/{}", tokens(limit)),
+    let left = words::context_left(used, limit);
+    match words::percent_left(used, limit) {
+        Some(percent) => format!("{left} ({percent}%)"),
+        None => left,
     }
 }
 
@@ -293,9 +289,9 @@ mod tests {
         };
         assert_eq!(
             table(&[snapshot], now, Paint::plain()),
-            "PROJECT                   SESSION   MODEL            STATUS        CONTEXT        LAST ACTIVITY\n\
-             spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  your turn 1m  150k/1M (15%)  7s ago\n\
-             \u{20} └ Explore               a881341                    working       ?/200k\n"
+            "PROJECT                   SESSION   MODEL            STATUS        MANA                   LAST ACTIVITY\n\
+             spot\\e]0;x\\x07ter (main)  258c7280  claude-opus-4-8  your turn 1m  850k left of 1M (85%)  7s ago\n\
+             \u{20} └ Explore               a881341                    working       ? left of 200k\n"
         );
         assert_eq!(table(&[], now, Paint::plain()), "no sessions\n");
     }

@@ -1,7 +1,7 @@
 //! `familiar statusline`: the command behind Claude Code's `statusLine` setting. Claude Code
 //! runs it with the session's JSON on stdin (`transcript_path`, `model`, `context_window`, ...)
-//! after every update and shows the first line it prints: here the mana (context used of the
-//! window), the session's status and its tool counts.
+//! after every update and shows the first line it prints: here the mana (what is left of the
+//! context window, as the game's bar says it), the session's status and its tool counts.
 //!
 //! It runs many times a minute, so it never reads a whole transcript: it reads the last
 //! [`TAIL_BYTES`] at most, and from there only what follows the last compaction (the context the
@@ -23,7 +23,6 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use familiar_model::text::printable_line;
-use familiar_model::words::tokens;
 use familiar_transcript::models::{WindowSources, context_window};
 use familiar_transcript::{Normalizer, NormalizerConfig};
 use serde::Deserialize;
@@ -215,18 +214,22 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
         configured_model: configured.as_deref(),
         used,
     });
-    let used_text = used.map_or_else(|| "?".to_owned(), tokens);
     // The CLI's percentage goes with the CLI's count, of the CLI's window (not when
     // --context-limit, or a count past it, chose another).
-    let reported_percent = window
+    let reported_left = window
         .filter(|w| reported_used.is_some() && w.context_window_size == Some(limit))
         .and_then(|w| w.used_percentage)
-        .filter(|p| p.is_finite() && *p >= 0.0);
-    let percent = reported_percent
-        .or_else(|| used.map(|used| used as f64 * 100.0 / limit.max(1) as f64))
-        .map(|percent| format!(" {percent:.0}%"))
+        .filter(|p| p.is_finite() && (0.0..=100.0).contains(p))
+        .map(|used| (100.0 - used).floor() as u64);
+    let percent = reported_left
+        .or_else(|| familiar_model::words::percent_left(used, limit))
+        .map(|percent| format!(" ({percent}%)"))
         .unwrap_or_default();
-    let mut line = format!("mana {used_text}/{}{percent}", tokens(limit));
+    // Mana is what is left, as the window's bar and `familiar sessions` say it.
+    let mut line = format!(
+        "mana {}{percent}",
+        familiar_model::words::context_left(used, limit)
+    );
     let Some(tail) = tail else {
         line.push_str(" · no transcript yet");
         return line;

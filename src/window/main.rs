@@ -1,12 +1,12 @@
 //! `familiar-window`: the game window (`familiar-game`, Bevy) as its own executable, started by
-//! `familiar` (`src/cmd/front.rs`) beside itself. Keeping Bevy out of the `familiar` binary
+//! `familiar` (`familiar_pipeline::window`) beside itself. Keeping Bevy out of the `familiar` binary
 //! keeps every headless command small and quick to start (issue 17), and a crash in a GPU
 //! driver ends this process only, never the tailer.
 //!
 //! The protocol is `familiar_model::window`: [`WindowFeed`] lines on stdin (their end ends the
 //! feed), [`WindowReport`] lines on stdout — first `ready` or `unavailable` (the probe, before
-//! Bevy starts), then the replay's pause and speed as the window's keys change them, and the
-//! sound cue of each animation that starts (`cue`; `familiar` logs it for now). Exit
+//! Bevy starts), then the replay's pause and speed as the window's keys change them (the
+//! game's sounds are chosen by `familiar`'s pipeline, not here). Exit
 //! status: 0 when the window closed (or could not open), 1 when the game failed, 2 on bad
 //! arguments. Not meant to be run by hand.
 
@@ -201,12 +201,15 @@ fn report(report: &WindowReport) -> bool {
     writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
 }
 
-/// Logs on stderr (inherited from `familiar`) at `familiar`'s level; `RUST_LOG` still wins.
+/// Logs on stderr (inherited from `familiar`) at `familiar`'s level, in its plain lines (no
+/// clock; the module only when debugging); `RUST_LOG` still wins.
 fn init_logging(level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .without_time()
+        .with_target(matches!(level, "debug" | "trace"))
         .with_writer(io::stderr)
         .with_ansi(anstream::AutoStream::choice(&io::stderr()) != anstream::ColorChoice::Never)
         .try_init();

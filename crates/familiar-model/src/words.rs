@@ -45,6 +45,27 @@ pub fn parse_tokens(text: &str) -> Option<u64> {
     (value.is_finite() && value >= 1.0 && value <= u64::MAX as f64).then(|| value.round() as u64)
 }
 
+/// A context window as mana: what is *left* of it, everywhere it is shown (the window's
+/// bar and label, `familiar sessions`, the status line): `152k left of 200k`, or
+/// `? left of 200k` while the context is not known.
+pub fn context_left(used: Option<u64>, limit: u64) -> String {
+    match used {
+        Some(used) => format!(
+            "{} left of {}",
+            tokens(limit.saturating_sub(used)),
+            tokens(limit)
+        ),
+        None => format!("? left of {}", tokens(limit)),
+    }
+}
+
+/// The share of the window left, in whole percent (rounded down, as a gauge empties),
+/// `None` while the context is not known.
+pub fn percent_left(used: Option<u64>, limit: u64) -> Option<u64> {
+    let used = used?;
+    (limit > 0).then(|| limit.saturating_sub(used) * 100 / limit)
+}
+
 /// A duration as people say it, two units at most: `42s`, `7m`, `5h 12m`, `3d 4h`, `40d`.
 pub fn duration(duration: Duration) -> String {
     let secs = duration.as_secs();
@@ -73,6 +94,16 @@ pub fn status(status: Status) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mana_is_what_is_left_of_the_window() {
+        assert_eq!(context_left(Some(48_000), 200_000), "152k left of 200k");
+        assert_eq!(context_left(None, 1_000_000), "? left of 1M");
+        assert_eq!(context_left(Some(250_000), 200_000), "0 left of 200k");
+        assert_eq!(percent_left(Some(161_000), 1_000_000), Some(83));
+        assert_eq!(percent_left(None, 200_000), None);
+        assert_eq!(percent_left(Some(5), 0), None);
+    }
 
     #[test]
     fn token_counts_read_at_a_glance() {

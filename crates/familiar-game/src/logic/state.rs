@@ -111,10 +111,7 @@ impl Mana {
     /// `? left of 200k` when unknown. (Issue 14: it once said tokens used over a bar filled
     /// with what is left, and before that showed tokens left with nothing to say which.)
     pub fn label(&self) -> String {
-        match self.remaining() {
-            Some(left) => format!("{} left of {}", tokens(left), tokens(self.limit)),
-            None => format!("? left of {}", tokens(self.limit)),
-        }
+        familiar_model::words::context_left(self.used, self.limit)
     }
 
     /// The compaction note, in tokens left before and after like the bar and its label:

@@ -23,7 +23,8 @@
 //! - `backdrop`: the sky of the time of day, the weather, the campfire of rest;
 //! - `sky`: the sun or the moon, in the free sky the layout finds;
 //! - `scene_of_work`: the far hills dressed for the work going on (a library, a forge);
-//! - `effects`: the particles of bursts and think auras, the companions' mana bars.
+//! - `effects`: the particles of bursts and think auras, the companions' mana bars;
+//! - `title`: the window's title, named after its sessions' projects.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
@@ -44,6 +45,7 @@ mod scene_of_work;
 mod sky;
 mod spawn;
 mod text;
+mod title;
 mod wardrobe;
 
 use bevy::prelude::*;
@@ -196,6 +198,7 @@ impl Plugin for ViewPlugin {
                         spawn::attach_companions,
                         spawn::attach_floaters,
                     ),
+                    title::name_window,
                     (
                         draw::place_familiars,
                         draw::draw_familiars,
