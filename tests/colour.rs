@@ -113,7 +113,7 @@ fn sessions_header_and_status_are_painted() {
         "SESSION",
         "MODEL",
         "STATUS",
-        "CONTEXT",
+        "MANA",
         "LAST ACTIVITY",
     ] {
         bold = bold.replacen(name, &format!("␛[1m{name}␛[0m"), 1);
