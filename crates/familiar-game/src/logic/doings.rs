@@ -62,6 +62,25 @@ impl Doings {
         self.deeds.push_back(Deed { verb, what, error });
     }
 
+    /// What the agent is doing now, in `chars` characters at most, for the line under its
+    /// plate: the step of its plan in progress, else its latest action, else its quest.
+    pub fn now_line(&self, chars: usize) -> Option<String> {
+        let step = self
+            .plan
+            .iter()
+            .find(|item| item.status == PlanStatus::InProgress)
+            .map(|item| item.active_form.as_deref().unwrap_or(&item.text));
+        if let Some(step) = step {
+            return Some(shorten_end(&trimmed(step, 400), chars));
+        }
+        if let Some(deed) = self.deeds.back() {
+            return Some(deed.line(chars));
+        }
+        self.prompt
+            .as_deref()
+            .map(|prompt| shorten_end(prompt, chars))
+    }
+
     /// Takes what a main-agent event says.
     pub fn observe(&mut self, ev: &Event) {
         if let Some(plan) = &ev.plan {

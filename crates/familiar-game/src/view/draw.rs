@@ -13,8 +13,8 @@ use super::{
 };
 use crate::anim::Anim;
 use crate::logic::{
-    Animation, Companion, FLOATER_SECS, Familiar, Floater, Mana, ManaBand, Mark, Progress,
-    SessionInfo, Speech,
+    Animation, Companion, Doings, FLOATER_SECS, Familiar, Floater, Mana, ManaBand, Mark,
+    Progress, SessionInfo, Speech,
 };
 use crate::sheet::{self, COMPANION_SHEET, SHEET};
 use familiar_model::Status;
@@ -57,6 +57,7 @@ pub(super) fn draw_familiars(
         &Mark,
         &Speech,
         &SessionInfo,
+        Option<&Doings>,
         &FamiliarParts,
     )>,
     mut sprites: Query<(&mut Sprite, &mut Transform, &mut Visibility), Without<Familiar>>,
@@ -68,7 +69,7 @@ pub(super) fn draw_familiars(
 ) {
     let (order, l) = row(&all);
     let t = time.elapsed_secs();
-    for (e, familiar, anim, mana, progress, mark, speech, info, parts) in &familiars {
+    for (e, familiar, anim, mana, progress, mark, speech, info, doings, parts) in &familiars {
         let index = order.iter().position(|x| *x == e).unwrap_or(0);
         let current = anim.0.current();
         let (frames, fps) = SHEET.rows[current.row()];
@@ -235,6 +236,26 @@ pub(super) fn draw_familiars(
         }
         if let Ok(mut text) = texts.get_mut(parts.level_text) {
             set_text(&mut text, format!("Lv {}", progress.level.max(1)));
+        }
+        // What the session is doing now, with more than one session (cut to the plate: the
+        // pixel font's characters are 5 or 6 pixels wide and `fit` measures them).
+        if let Ok((mut node, mut vis)) = nodes.get_mut(parts.doing_text) {
+            match l.doing_top() {
+                Some(top) => {
+                    node.top = px(top);
+                    *vis = Visibility::Inherited;
+                }
+                None => *vis = Visibility::Hidden,
+            }
+        }
+        if l.doing_line()
+            && let Ok(mut text) = texts.get_mut(parts.doing_text)
+        {
+            let chars = (inner / 4.0) as usize;
+            let want = doings
+                .and_then(|doings| doings.now_line(chars))
+                .unwrap_or_default();
+            set_text(&mut text, fit(&want, inner));
         }
         if let Ok((mut node, _)) = nodes.get_mut(parts.xp_fill) {
             node.width = percent(progress.fraction() * 100.0);

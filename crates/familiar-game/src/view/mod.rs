@@ -128,6 +128,7 @@ pub(crate) struct FamiliarParts {
     pub(crate) level_text: Entity,
     pub(crate) xp_bar: Entity,
     pub(crate) xp_fill: Entity,
+    pub(crate) doing_text: Entity,
     pub(crate) bubble: Entity,
     pub(crate) bubble_text: Entity,
 }

@@ -165,7 +165,8 @@ pub(super) fn attach_familiars(
             .insert((Transform::default(), Visibility::default()))
             .add_children(&[sprite, mark, stars, tag]);
 
-        // The plate: name, status, mana bar, level and XP; every part at a fixed place
+        // The plate: name, status, mana bar, level and XP, and what the session is doing; every
+        // part at a fixed place
         // (`layout`), clipped to the plate.
         let at = |left: f32, top: f32| Node {
             position_type: PositionType::Absolute,
@@ -269,6 +270,14 @@ pub(super) fn attach_familiars(
             ))
             .add_child(xp_fill)
             .id();
+        // What the session is doing now, under the rest (with more than one session).
+        let doing_text = commands
+            .spawn((
+                ui_text(PixelText::new("", rgb([170, 200, 235]))),
+                at(PAD, super::layout::PLATE_HEIGHT - 3.0),
+                Visibility::Hidden,
+            ))
+            .id();
         let plate = commands
             .spawn((
                 Node {
@@ -283,7 +292,15 @@ pub(super) fn attach_familiars(
                 HudOf(e),
                 HudRoot,
             ))
-            .add_children(&[name, status_icon, status_text, mana_bar, level_text, xp_bar])
+            .add_children(&[
+                name,
+                status_icon,
+                status_text,
+                mana_bar,
+                level_text,
+                xp_bar,
+                doing_text,
+            ])
             .id();
         let bubble_text = commands
             .spawn(ui_text(
@@ -322,6 +339,7 @@ pub(super) fn attach_familiars(
             level_text,
             xp_bar,
             xp_fill,
+            doing_text,
             bubble,
             bubble_text,
         });

@@ -4,19 +4,23 @@
 //!
 //! The screen is stacked top to bottom, so no text can land on other text: the top row (quest
 //! banner on the left, replay status on the right), the log strip, the sessions' plates (one
-//! row above their familiars while they fit, else a grid of compact plates), then the
-//! familiars standing on the floor. Every text node is clipped to its rectangle.
+//! row above their familiars while they fit, else a grid of compact plates; with more than
+//! one session each ends in a line of what it is doing now), then the familiars standing on
+//! the floor. Every text node is clipped to its rectangle.
 //!
 //! The panel of what the agent is doing (plan, quest, last actions) takes the free space that
 //! is left: left of the plate of a lone familiar (which stands at the right for it), or a band between the plates and the
 //! familiars of a party when the window is tall enough. A focused session's card (its
 //! details) takes the band from the top row down to the familiars' art, in place of the log
 //! strip, the plates and the bubbles, which hide meanwhile. Pointer hits (`hit`) are in the
-//! same coordinates.
+//! same coordinates. The sky's geometry (backdrop, hills, sun or moon, clouds) is in `sky`.
 
 use bevy::prelude::*;
 
 use crate::sheet::SHEET;
+
+/// The sky's part: the backdrop, the hills, the sun or moon's room, the clouds' band.
+mod sky;
 
 /// Where things go for a canvas size and number of familiars. World coordinates have their
 /// origin at the canvas centre, y up, one unit per canvas pixel; screen rectangles are in
@@ -47,6 +51,9 @@ pub const LOG_LINE_HEIGHT: f32 = crate::font::LINE_HEIGHT as f32;
 pub const LOG_HEIGHT: f32 = LOG_LINES as f32 * LOG_LINE_HEIGHT + 4.0;
 pub const PLATE_HEIGHT: f32 = 56.0;
 pub const COMPACT_PLATE_HEIGHT: f32 = 30.0;
+/// The line under a plate's own parts, of what its session is doing now (with more than one
+/// session: a lone one has the panel for that).
+pub const DOING_HEIGHT: f32 = 16.0;
 const MIN_PLATE_WIDTH: f32 = 112.0;
 const MIN_COMPACT_WIDTH: f32 = 96.0;
 const MAX_PLATE_WIDTH: f32 = 200.0;
@@ -134,11 +141,47 @@ pub fn layout(window: Vec2, count: usize) -> Layout {
 
 impl Layout {
     fn plate_height(&self) -> f32 {
-        if self.compact {
+        let own = if self.compact {
             COMPACT_PLATE_HEIGHT
         } else {
             PLATE_HEIGHT
+        };
+        if self.doing_line() {
+            own + DOING_HEIGHT
+        } else {
+            own
         }
+    }
+
+    /// Whether each plate has a line of what its session is doing now: with more than one
+    /// session (a lone session's panel says it at length).
+    pub fn doing_line(&self) -> bool {
+        self.count > 1
+    }
+
+    /// The doing line's rectangle on the screen, inside the plate under its bars (`None`
+    /// without one).
+    pub fn doing_rect(&self, index: usize) -> Option<Rect> {
+        let top = self.doing_top()?;
+        let plate = self.plate_rect(index);
+        // A line of the pixel font, its capitals on rows 7 to 13.
+        Some(Rect::new(
+            plate.min.x + PAD,
+            plate.min.y + top + 6.0,
+            plate.max.x - PAD,
+            plate.min.y + top + 14.0,
+        ))
+    }
+
+    /// Where the doing line's text goes in the plate, from its top (`None` without one).
+    pub fn doing_top(&self) -> Option<f32> {
+        let own = if self.compact {
+            COMPACT_PLATE_HEIGHT
+        } else {
+            PLATE_HEIGHT
+        };
+        // The line's capitals on its rows 7 to 13: two pixels up keeps them off the border.
+        self.doing_line().then_some(own - 3.0)
     }
 
     /// Whether the plates stand in a grid (numbered, like their familiars) rather than each
@@ -305,154 +348,6 @@ impl Layout {
             x + half,
             sprite.center().y,
         )
-    }
-
-    /// The backdrop's scale (it is `sheet::SKY_SIZE` art pixels, covering the canvas) and its
-    /// centre in world coordinates, its floor under the familiars' feet.
-    pub fn backdrop(&self) -> (f32, Vec2) {
-        let [w, h] = crate::sheet::SKY_SIZE;
-        let (w, h) = (w as f32, h as f32);
-        let scale = (self.window.x / w).max(self.window.y / h).ceil();
-        let floor_from_bottom = (h - 84.0) * scale;
-        let y = self.ground_y - floor_from_bottom + h / 2.0 * scale;
-        let half = h / 2.0 * scale;
-        let y = y
-            .max(self.window.y / 2.0 - half)
-            .min(-self.window.y / 2.0 + half);
-        (scale, Vec2::new(0.0, y))
-    }
-
-    /// Screen y of the far hills' top at screen column `x`.
-    fn hills_top(&self, x: f32) -> f32 {
-        let (scale, centre) = self.backdrop();
-        let [w, h] = crate::sheet::SKY_SIZE;
-        let left = self.to_screen(centre).x - w as f32 / 2.0 * scale;
-        let top = self.to_screen(centre).y - h as f32 / 2.0 * scale;
-        let column = ((x - left) / scale).floor() as i32;
-        top + crate::sheet::hills(column).0.floor() * scale
-    }
-
-    /// Whether `r` is above the far hills over its whole width.
-    fn under_no_hill(&self, r: Rect) -> bool {
-        let mut x = r.min.x;
-        while x < r.max.x {
-            if r.max.y > self.hills_top(x) {
-                return false;
-            }
-            x += 1.0;
-        }
-        true
-    }
-
-    /// Every box of text that stays on screen (the top row, the log strip, the plates, the
-    /// panel), then the speech bubbles and the floaters, which come and go (the focus card and
-    /// tooltips are overlays the user opens).
-    pub fn text_rects(&self) -> (Vec<Rect>, Vec<Rect>) {
-        let mut kept = vec![self.banner_rect(), self.status_rect()];
-        kept.extend(self.log_rect());
-        kept.extend((0..self.count).map(|i| self.plate_rect(i)));
-        kept.extend(self.panel_rect());
-        let passing = (0..self.count)
-            .flat_map(|i| {
-                self.bubble_rect(i)
-                    .into_iter()
-                    .chain([self.floater_rect(i)])
-            })
-            .collect();
-        (kept, passing)
-    }
-
-    /// Where the sun or the moon stands: the highest free spot of the column nearest the right
-    /// edge that has one (then from the left edge: the scene decor stands at the sides, the
-    /// sun is behind it), above the hills, clear of every text box and of the familiars; when the
-    /// sky has no such room, with a familiar in front of it (art may stand before the moon),
-    /// then with a speech bubble or floater passing over it, never under the text that stays
-    /// (`text_rects`); `None` (not drawn) when the sky has no such room. Issue 14: the replay
-    /// speed and the log strip covered the moon painted into the backdrop.
-    pub fn sky_body_rect(&self) -> Option<Rect> {
-        let half = crate::sheet::SKY_BODY_RADIUS * SKY_BODY_SCALE + 1.0;
-        let (kept, passing) = self.text_rects();
-        let art: Vec<Rect> = (0..self.count)
-            .map(|i| {
-                let sprite = self.sprite_rect(i);
-                let body = 17.0 * self.scale;
-                Rect::new(
-                    sprite.center().x - body,
-                    sprite.min.y,
-                    sprite.center().x + body,
-                    sprite.max.y,
-                )
-            })
-            .collect();
-        let (w, h) = (self.window.x, self.window.y);
-        // Columns from the right edge inwards, then from the left.
-        let mut xs = Vec::new();
-        let mut x = w - MARGIN - half;
-        while x > w / 2.0 {
-            xs.push(x);
-            x -= 4.0;
-        }
-        let mut x = MARGIN + half;
-        while x < w / 2.0 {
-            xs.push(x);
-            x += 4.0;
-        }
-        let free = |r: Rect, avoid: &[&[Rect]]| {
-            !avoid
-                .iter()
-                .flat_map(|rects| rects.iter())
-                .any(|t| !t.intersect(r).is_empty())
-                && r.min.x >= 0.0
-                && r.max.x <= w
-                && r.min.y >= 0.0
-                && r.max.y <= h
-                && self.under_no_hill(r)
-        };
-        let passes: [&[&[Rect]]; 3] = [&[&kept, &passing, &art], &[&kept, &passing], &[&kept]];
-        for avoid in passes {
-            for x in &xs {
-                let mut y = self.plates_bottom() + half;
-                while y + half < h {
-                    let r = Rect::new(x - half, y - half, x + half, y + half);
-                    if free(r, avoid) {
-                        return Some(r);
-                    }
-                    y += 2.0;
-                }
-            }
-        }
-        None
-    }
-
-    /// Where the weather's clouds drift (their art's visible rows, at the scale returned):
-    /// under the plates, above every floater's text (a light cloud behind a floater made it
-    /// unreadable); they are drawn behind the familiars.
-    pub fn cloud_band(&self) -> (Rect, f32) {
-        let top = self.plates_bottom();
-        let floaters = (0..self.count)
-            .map(|i| self.floater_rect(i).min.y)
-            .fold(self.window.y, f32::min);
-        // 14 rows of art, and 2 of drift down; smaller when 2× does not fit (a window too
-        // small for both is not the canvas: then they pass behind the floaters).
-        let scale = if top + 32.0 <= floaters && self.scale >= 2.0 {
-            2.0
-        } else {
-            1.0
-        };
-        (
-            Rect::new(0.0, top, self.window.x, top + 16.0 * scale),
-            scale,
-        )
-    }
-
-    /// Screen y above which nothing of the familiars is drawn: their hats and floaters.
-    fn art_top(&self) -> f32 {
-        (0..self.count)
-            .map(|i| {
-                let hat = self.hat_rect(i).min.y;
-                hat.min(self.floater_rect(i).min.y)
-            })
-            .fold(self.window.y, f32::min)
     }
 
     /// The panel of what the agent is doing, when no session is focused: beside a lone

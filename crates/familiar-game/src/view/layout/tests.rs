@@ -289,3 +289,32 @@ fn one_familiar_stands_large_and_ten_still_fit() {
     assert!(ten.compact);
     assert_eq!(ten.scale, 1.0);
 }
+
+/// Issue 27: with several sessions, nothing said what each was doing without a click. Each
+/// plate ends in a line of it, inside the plate, under its bars, for 2 to 10 sessions in every
+/// size; a lone session's panel says it instead.
+#[test]
+fn each_plate_of_a_party_has_a_line_of_what_its_session_does() {
+    for (w, h) in SIZES {
+        assert_eq!(layout(Vec2::new(w, h), 1).doing_rect(0), None);
+        for n in 2..=10 {
+            let l = layout(Vec2::new(w, h), n);
+            for i in 0..n {
+                let doing = l.doing_rect(i).expect("a doing line");
+                let plate = l.plate_rect(i);
+                assert!(
+                    plate.contains(doing.min) && plate.contains(doing.max),
+                    "{w}x{h} n={n}: the doing line {doing:?} leaves its plate {plate:?}"
+                );
+                let mut bars = vec![l.mana_bar_rect(i)];
+                bars.extend(l.xp_bar_rect(i));
+                for bar in bars {
+                    assert!(
+                        doing.min.y >= bar.max.y,
+                        "{w}x{h} n={n}: the doing line {doing:?} over a bar {bar:?}"
+                    );
+                }
+            }
+        }
+    }
+}
