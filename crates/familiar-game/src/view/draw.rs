@@ -13,8 +13,8 @@ use super::{
 };
 use crate::anim::Anim;
 use crate::logic::{
-    Animation, Companion, Doings, FLOATER_SECS, Familiar, Floater, Mana, ManaBand, Mark,
-    Progress, SessionInfo, Speech,
+    Animation, Companion, Doings, FLOATER_SECS, Familiar, Floater, Mana, ManaBand, Mark, Progress,
+    SessionInfo, Speech,
 };
 use crate::sheet::{self, COMPANION_SHEET, SHEET};
 use familiar_model::Status;

@@ -39,6 +39,9 @@ pub struct Layout {
     pub compact: bool,
     /// Whether the log strip has room (not with many sessions in a small window).
     pub log: bool,
+    /// Whether each plate ends in a line of what its session is doing (with more than one
+    /// session, while there is room).
+    pub doing: bool,
 }
 
 /// Gap between boxes and around the screen's edge.
@@ -54,6 +57,9 @@ pub const COMPACT_PLATE_HEIGHT: f32 = 30.0;
 /// The line under a plate's own parts, of what its session is doing now (with more than one
 /// session: a lone one has the panel for that).
 pub const DOING_HEIGHT: f32 = 16.0;
+/// Room kept above the familiars of a party whose plates have doing lines, for the floaters
+/// rising from them and the sky between.
+const DOING_ROOM: f32 = 24.0;
 const MIN_PLATE_WIDTH: f32 = 112.0;
 const MIN_COMPACT_WIDTH: f32 = 96.0;
 const MAX_PLATE_WIDTH: f32 = 200.0;
@@ -105,8 +111,15 @@ pub fn layout(window: Vec2, count: usize) -> Layout {
     let ground_y = -window.y / 2.0 + (window.y * 0.1).max(16.0);
     let ground_screen = window.y / 2.0 - ground_y;
     // The richest arrangement that leaves the familiars room to stand: full plates, then
-    // compact ones, then compact ones without the log strip.
-    let options = [(false, true), (true, true), (true, false)];
+    // compact ones, then compact ones without the log strip, then without the doing lines.
+    // A party's plates with their doing lines also leave the floaters and the sky room.
+    let party = count > 1;
+    let options = [
+        (false, true, party),
+        (true, true, party),
+        (true, false, party),
+        (true, false, false),
+    ];
     let mut l = Layout {
         window,
         count,
@@ -115,8 +128,9 @@ pub fn layout(window: Vec2, count: usize) -> Layout {
         columns: 1,
         compact: false,
         log: true,
+        doing: party,
     };
-    for (compact, log) in options {
+    for (compact, log, doing) in options {
         let min = if compact {
             MIN_COMPACT_WIDTH
         } else {
@@ -126,7 +140,9 @@ pub fn layout(window: Vec2, count: usize) -> Layout {
         l.columns = count.min(fit);
         l.compact = compact;
         l.log = log;
-        if l.plates_bottom() + MARGIN + SPRITE_ROWS <= ground_screen {
+        l.doing = doing;
+        let room = if doing { DOING_ROOM } else { 0.0 };
+        if l.plates_bottom() + MARGIN + SPRITE_ROWS + room <= ground_screen {
             break;
         }
     }
@@ -154,9 +170,9 @@ impl Layout {
     }
 
     /// Whether each plate has a line of what its session is doing now: with more than one
-    /// session (a lone session's panel says it at length).
+    /// session while there is room (a lone session's panel says it at length).
     pub fn doing_line(&self) -> bool {
-        self.count > 1
+        self.doing
     }
 
     /// The doing line's rectangle on the screen, inside the plate under its bars (`None`

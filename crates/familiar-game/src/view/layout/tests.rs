@@ -299,8 +299,15 @@ fn each_plate_of_a_party_has_a_line_of_what_its_session_does() {
         assert_eq!(layout(Vec2::new(w, h), 1).doing_rect(0), None);
         for n in 2..=10 {
             let l = layout(Vec2::new(w, h), n);
+            // Only the smallest window leaves no room for them.
+            assert!(
+                l.doing_line() || w <= 320.0,
+                "{w}x{h} n={n}: no doing lines"
+            );
             for i in 0..n {
-                let doing = l.doing_rect(i).expect("a doing line");
+                let Some(doing) = l.doing_rect(i) else {
+                    continue;
+                };
                 let plate = l.plate_rect(i);
                 assert!(
                     plate.contains(doing.min) && plate.contains(doing.max),
