@@ -40,6 +40,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &args.pace,
         &args.pipeline,
         "Familiar: demo",
+        "The demo is over. Run `familiar` in a project to watch its Claude Code and Codex \
+         sessions live. Close the window (q) when you are done.",
     )
 }
 

@@ -92,6 +92,7 @@ pub fn replay_events(
     pace: &PaceArgs,
     pipeline_args: &PipelineArgs,
     title: &str,
+    end: &str,
 ) -> anyhow::Result<ExitCode> {
     let mut overrides = pipeline_args.overrides(input);
     if !pace.notify {
@@ -151,6 +152,12 @@ pub fn replay_events(
         if read?.events == 0 {
             return Err(Error::NoEvents { name }.into());
         }
+        if !front.stop.is_set() {
+            // The window stays on the last scene: it says the replay is over.
+            stage.tell_window(familiar_model::WindowFeed::Ended {
+                text: end.to_owned(),
+            });
+        }
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
     })
 }
@@ -165,6 +172,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Opened before any window: a missing file is said at once.
     let source = Recorded::open(&args.file)?;
     let title = format!("Familiar: {}", args.file.display());
+    let end = format!(
+        "The replay of {} is over. Close the window (q) when you are done.",
+        familiar_model::text::printable_line(&args.file.display().to_string())
+    );
     replay_events(
         source,
         &args.input,
@@ -172,5 +183,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &args.pace,
         &args.pipeline,
         &title,
+        &end,
     )
 }

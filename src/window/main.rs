@@ -158,6 +158,8 @@ fn read_feed(feed: &Sender<GameFeed>, close_with_feed: bool) {
         let item = match serde_json::from_str::<WindowFeed>(&line) {
             Ok(WindowFeed::Event(event)) => GameFeed::Event(event),
             Ok(WindowFeed::Action(action)) => GameFeed::Action(action),
+            Ok(WindowFeed::Waiting { looked_in }) => GameFeed::Waiting(looked_in),
+            Ok(WindowFeed::Ended { text }) => GameFeed::Ended(text),
             Err(err) => {
                 // Only `familiar` writes here: a bad line is a bug, not a reason to stop.
                 tracing::warn!("feed line {}: {err}", number + 1);

@@ -69,6 +69,10 @@ pub enum GameFeed {
     Action(Action),
     /// Close the window: the pipeline ended (Ctrl-C while watching live).
     Quit,
+    /// No session yet, and where the pipeline looks for one: said while the scene is empty.
+    Waiting(String),
+    /// The replay or the demo is over, and what to do next: said until the window closes.
+    Ended(String),
 }
 
 /// Take a screenshot from inside the game after some frames, save it, and quit.

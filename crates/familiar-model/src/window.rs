@@ -22,6 +22,11 @@ pub enum WindowFeed {
     Event(Event),
     /// An action from the scripts.
     Action(Action),
+    /// No session yet: where the pipeline looks for one (the window says it while its scene is
+    /// empty).
+    Waiting { looked_in: String },
+    /// The replay (or the demo) is over, and what to do next (shown until the window closes).
+    Ended { text: String },
 }
 
 /// One line from the window process.
@@ -65,7 +70,16 @@ mod tests {
             line: 12,
             event: EventKind::Bash,
         };
-        for item in [WindowFeed::Event(event), WindowFeed::Action(action)] {
+        for item in [
+            WindowFeed::Event(event),
+            WindowFeed::Action(action),
+            WindowFeed::Waiting {
+                looked_in: "~/.claude/projects/-home-u-app (for ~/app)".to_owned(),
+            },
+            WindowFeed::Ended {
+                text: "The demo is over.\nRun `familiar`.".to_owned(),
+            },
+        ] {
             let (line, back) = round_trip(&item);
             assert!(!line.contains('\n'), "one line: {line}");
             assert_eq!(back, item, "{line}");

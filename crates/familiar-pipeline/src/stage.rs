@@ -199,6 +199,16 @@ impl Stage {
         self.carry_out(Some(event))
     }
 
+    /// A word of the pipeline's own for the window, when there is one (where it looks for
+    /// sessions, the end of a replay).
+    pub fn tell_window(&mut self, item: WindowFeed) {
+        if let Some(game) = &self.game
+            && game.send(item).is_err()
+        {
+            self.game = None;
+        }
+    }
+
     /// One item of a source: an event through the scripts, or the model's clock.
     pub fn take(&mut self, item: &crate::source::Item) -> ControlFlow<()> {
         match item {

@@ -38,6 +38,16 @@ pub fn ingest(world: &mut World) {
             GameFeed::Quit => {
                 world.write_message(bevy::app::AppExit::Success);
             }
+            GameFeed::Waiting(looked_in) => {
+                if let Some(mut notice) = world.get_resource_mut::<super::Notice>() {
+                    notice.waiting = Some(looked_in);
+                }
+            }
+            GameFeed::Ended(text) => {
+                if let Some(mut notice) = world.get_resource_mut::<super::Notice>() {
+                    notice.ended = Some(text);
+                }
+            }
         }
     }
 }

@@ -35,8 +35,8 @@ pub use feed::ingest;
 pub use reactions::{AURA_SECS, Effects, SceneOfWork, WorldWeather, react};
 pub use state::{
     Activity, Animation, Bar, COMPANION_ENTER_SECS, COMPANION_LEAVE_SECS, Compaction, Companion,
-    FLOATER_SECS, Familiar, Floater, Focus, Hovered, LogStrip, Mana, ManaBand, Mark, Progress,
-    Quest, Selected, SessionInfo, Speech, tokens,
+    FLOATER_SECS, Familiar, Floater, Focus, Hovered, LogStrip, Mana, ManaBand, Mark, Notice,
+    Progress, Quest, Selected, SessionInfo, Speech, tokens,
 };
 pub use text::{codex_label, session_label};
 pub use tick::advance;
@@ -83,6 +83,7 @@ impl Plugin for GameLogicPlugin {
             .init_resource::<SceneOfWork>()
             .init_resource::<GameConfig>()
             .init_resource::<LogStrip>()
+            .init_resource::<Notice>()
             .init_resource::<Activity>()
             .init_resource::<Focus>()
             .init_resource::<Selected>()

@@ -289,6 +289,16 @@ pub struct Floater {
 
 pub const FLOATER_SECS: f32 = 1.8;
 
+/// What the pipeline says of its own, in the middle of the scene: where it looks while no
+/// session is there, and that a replay is over.
+#[derive(Resource, Debug, Clone, Default, PartialEq)]
+pub struct Notice {
+    /// Where the pipeline looks for sessions (shown while there is none).
+    pub waiting: Option<String>,
+    /// The end of a replay or the demo, and what to do next.
+    pub ended: Option<String>,
+}
+
 /// Custom `emit` actions and `log` lines, newest last.
 #[derive(Resource, Debug, Clone, Default)]
 pub struct LogStrip {

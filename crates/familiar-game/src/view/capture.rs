@@ -1,6 +1,6 @@
 //! The optional screenshot (`GameOptions::screenshot`): after some frames with the familiars on
-//! stage (or, playing a scene, after that many frames from the start), capture the window, save
-//! it, and quit.
+//! stage, or with no session yet once the window says where it looks (or, playing a scene,
+//! after that many frames from the start), capture the window, save it, and quit.
 
 use std::time::Duration;
 
@@ -23,6 +23,7 @@ pub(super) fn screenshot(
     mut commands: Commands,
     options: Res<Options>,
     familiars: Query<&Animation>,
+    notice: Res<crate::logic::Notice>,
     mut state: Local<ShotState>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -33,7 +34,8 @@ pub(super) fn screenshot(
     // Count frames once a familiar is on stage and past its entrance (a puff of smoke).
     // A scene counts every frame: its cues and clock make frame N the same picture each run.
     let on_stage = options.0.scene.is_some()
-        || (!familiars.is_empty() && familiars.iter().all(|a| a.0.current() != Anim::Enter));
+        || (!familiars.is_empty() && familiars.iter().all(|a| a.0.current() != Anim::Enter))
+        || (familiars.is_empty() && notice.waiting.is_some());
     if on_stage {
         state.frames += 1;
     }

@@ -24,7 +24,9 @@
 //! - `sky`: the sun or the moon, in the free sky the layout finds;
 //! - `scene_of_work`: the far hills dressed for the work going on (a library, a forge);
 //! - `effects`: the particles of bursts and think auras, the companions' mana bars;
-//! - `title`: the window's title, named after its sessions' projects.
+//! - `title`: the window's title, named after its sessions' projects;
+//! - `notice`: the pipeline's own word: where it looks while no session is there, the end of
+//!   a replay.
 //!
 //! This file holds what they share: the plugin, the marker components and the colours.
 
@@ -38,6 +40,7 @@ mod effects;
 mod hud;
 mod input;
 mod layout;
+mod notice;
 mod panel;
 mod pointer;
 mod power;
@@ -182,6 +185,7 @@ impl Plugin for ViewPlugin {
                     canvas::setup_canvas,
                     spawn::setup,
                     panel::spawn_panel,
+                    notice::spawn_notice,
                     wardrobe::setup,
                     backdrop::setup_world,
                 )
@@ -199,7 +203,7 @@ impl Plugin for ViewPlugin {
                         spawn::attach_companions,
                         spawn::attach_floaters,
                     ),
-                    title::name_window,
+                    (title::name_window, notice::draw_notice),
                     (
                         draw::place_familiars,
                         draw::draw_familiars,

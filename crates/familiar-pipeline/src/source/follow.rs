@@ -118,6 +118,9 @@ pub fn follow(
                                 "familiar: no Claude Code session yet in {looked_in}; \
                                  waiting for one to appear (`familiar demo` shows one meanwhile)"
                             );
+                            stage.tell_window(familiar_model::WindowFeed::Waiting {
+                                looked_in: looked_in.to_owned(),
+                            });
                             if let Some(sessions) = elsewhere() {
                                 eprintln!("familiar: {sessions}");
                             }
