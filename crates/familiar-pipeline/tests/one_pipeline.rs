@@ -8,7 +8,9 @@
 //!   (inotify; chunks cut lines anywhere).
 //!
 //! Both sides run the session model on the records' own time (`Clock::Recorded`), so its
-//! timers and the scripts' fire at the same places however fast the file is read.
+//! timers and the scripts' fire at the same places however fast the file is read. Each
+//! transcript is read where Claude Code would have written it: a session's file named after a
+//! session id, a subagent's under its session's folder.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -163,9 +165,30 @@ fn first_difference(got: &[Action], want: &[Action]) -> String {
     )
 }
 
+/// A copy of `path` in `dir`, placed as Claude Code would have written it: a session's file
+/// named after a session id (a fixture's name is not one), a subagent's file kept under its
+/// session's folder.
+fn placed(path: &Path, dir: &Path) -> PathBuf {
+    let fixtures = familiar_testkit::workspace_root().join("fixtures");
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
+    let copy = if name.starts_with("agent-") {
+        dir.join(path.strip_prefix(&fixtures).unwrap_or(Path::new(name)))
+    } else {
+        dir.join("0b9e2f1c-5d3a-4c8e-9f21-7a6b5c4d3e2f.jsonl")
+    };
+    std::fs::create_dir_all(copy.parent().expect("a parent")).expect("dirs");
+    std::fs::copy(path, &copy).expect("the copy");
+    copy
+}
+
 #[test]
 fn the_live_source_in_any_chunks_gives_the_actions_of_a_dry_run() {
-    for path in transcripts() {
+    for original in transcripts() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = placed(&original, dir.path());
         let want = recorded(&path);
         let mut runner = TestRunner::new(RunnerConfig {
             cases: 4,
@@ -179,7 +202,7 @@ fn the_live_source_in_any_chunks_gives_the_actions_of_a_dry_run() {
             Ok(())
         });
         if let Err(err) = result {
-            panic!("{}: {err}", path.display());
+            panic!("{}: {err}", original.display());
         }
     }
 }
@@ -217,21 +240,22 @@ fn the_real_tailer_following_appends_gives_the_actions_of_a_dry_run() {
         failure_persistence: None,
         ..RunnerConfig::default()
     });
-    let fixtures = familiar_testkit::workspace_root().join("fixtures");
-    for path in transcripts() {
+    for original in transcripts() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = placed(&original, dir.path());
         let want = recorded(&path);
         let chunks = proptest::collection::vec(1usize..20_000, 1..64);
         let relative = path
-            .strip_prefix(&fixtures)
+            .strip_prefix(dir.path())
             .map(Path::to_path_buf)
-            .unwrap_or_else(|_| PathBuf::from(path.file_name().expect("a name")));
+            .expect("inside the temp dir");
         let result = runner.run(&chunks, |chunks| {
             let got = tailed(&path, &relative, &chunks);
             prop_assert!(got == want, "{}", first_difference(&got, &want));
             Ok(())
         });
         if let Err(err) = result {
-            panic!("{}: {err}", path.display());
+            panic!("{}: {err}", original.display());
         }
     }
 }

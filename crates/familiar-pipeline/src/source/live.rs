@@ -269,19 +269,14 @@ impl CliStates {
     }
 }
 
-/// What discovery learnt from a transcript's place, in the model's terms. A name is taken
-/// for a session id only when it is shaped like one: a copy or a file given by hand under
-/// another name leaves its session to its records.
+/// What discovery learnt from a transcript's place, in the model's terms.
 pub fn file_info(info: &TranscriptInfo) -> FileInfo {
     FileInfo {
         kind: match info.kind {
             TranscriptKind::Session => FileKind::Session,
             TranscriptKind::Subagent => FileKind::Subagent,
         },
-        session_id: info
-            .session_id
-            .clone()
-            .filter(|id| familiar_tail::discovery::is_session_id(id)),
+        session_id: info.session_id.clone(),
         agent_id: info.agent_id.clone(),
         agent_type: info.agent_type.clone(),
     }

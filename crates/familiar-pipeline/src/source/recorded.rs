@@ -37,6 +37,21 @@ pub struct Recorded {
     streaming: bool,
 }
 
+/// What the place of a file given by hand says, as the tailer would tell the model: a
+/// subagent's file is its agent's; its name is its session's only when shaped like a session
+/// id (Claude Code names a session's file after it; a copy or a file named by hand says
+/// nothing of its session, and its records say it).
+fn place_of(path: &Path) -> FileInfo {
+    let Some(info) = familiar_tail::discovery::classify(path) else {
+        return FileInfo::unknown();
+    };
+    let mut info = super::live::file_info(&info);
+    info.session_id = info
+        .session_id
+        .filter(|id| familiar_tail::discovery::is_session_id(id));
+    info
+}
+
 /// What a read found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -69,8 +84,7 @@ impl Recorded {
             name,
             path: path.to_owned(),
             reader: Box::new(file),
-            info: familiar_tail::discovery::classify(path)
-                .map_or_else(FileInfo::unknown, |info| super::live::file_info(&info)),
+            info: place_of(path),
             streaming: false,
         })
     }
