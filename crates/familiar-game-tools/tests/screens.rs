@@ -1,6 +1,7 @@
 //! Screenshot tests: each scene of `familiar_game::scene` (every animation state, the approval
-//! wait, a three-session party with a companion, a 1M-token session, the rest after
-//! compaction) is played in a real window by `game-demo --scene NAME --screenshot PATH` (one
+//! wait, a three-session party with a companion, crowds of 5 and 10 sessions, a 1M-token
+//! session, the rest after compaction) is played in a real window by
+//! `game-demo --scene NAME --screenshot PATH` (one
 //! process per scene: winit allows one event loop per process) and compared with its
 //! reference image in `tests/screens/NAME.png`.
 //!
@@ -165,6 +166,8 @@ scenes!(
     compaction,
     approval,
     party,
+    crowd5,
+    crowd10,
     million,
     after_compaction,
 );

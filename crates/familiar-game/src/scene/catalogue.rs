@@ -24,6 +24,8 @@ pub const NAMES: &[&str] = &[
     "compaction",
     "approval",
     "party",
+    "crowd5",
+    "crowd10",
     "million",
     "after_compaction",
 ];
@@ -267,6 +269,8 @@ pub fn scene(name: &str) -> Option<Scene> {
             work.extend(tool(&mut c, EventKind::Bash, "cargo test", "attack"));
             build(name, vec![cue(1, open), cue(CUE, work)], CUE + 20)
         }
+        "crowd5" => crowd(name, 5),
+        "crowd10" => crowd(name, 10),
         "million" => {
             let mut s = Session::new("scene-1m", 640_000);
             s.limit = 1_000_000;
@@ -279,4 +283,119 @@ pub fn scene(name: &str) -> Option<Scene> {
         }
         _ => return None,
     })
+}
+
+/// The sessions of a crowd: each its own project, branch, quest and work.
+const CROWD: [(&str, &str, &str, &str, EventKind, &str, &str); 10] = [
+    (
+        "crowd-01",
+        "familiar",
+        "main",
+        "Fix the flaky parser test",
+        EventKind::Reading,
+        "/src/parser.rs",
+        "cast",
+    ),
+    (
+        "crowd-02",
+        "website",
+        "feature/hud",
+        "Add a dark theme",
+        EventKind::Writing,
+        "/src/theme.css",
+        "write",
+    ),
+    (
+        "crowd-03",
+        "infra",
+        "fix/ci",
+        "Why is CI red?",
+        EventKind::Bash,
+        "cargo test --workspace",
+        "attack",
+    ),
+    (
+        "crowd-04",
+        "api",
+        "main",
+        "Paginate the search endpoint",
+        EventKind::Reading,
+        "/src/search.rs",
+        "cast",
+    ),
+    (
+        "crowd-05",
+        "docs",
+        "guide",
+        "Write the install guide",
+        EventKind::Writing,
+        "/docs/install.md",
+        "write",
+    ),
+    (
+        "crowd-06",
+        "mobile",
+        "release/2.1",
+        "Bump the SDK",
+        EventKind::Bash,
+        "npm ci",
+        "attack",
+    ),
+    (
+        "crowd-07",
+        "data",
+        "etl",
+        "Speed up the nightly load",
+        EventKind::Reading,
+        "/etl/load.py",
+        "cast",
+    ),
+    (
+        "crowd-08",
+        "auth",
+        "main",
+        "Rotate the signing keys",
+        EventKind::Bash,
+        "make rotate",
+        "attack",
+    ),
+    (
+        "crowd-09",
+        "billing",
+        "fix/tax",
+        "Round tax per line",
+        EventKind::Writing,
+        "/src/tax.rs",
+        "write",
+    ),
+    (
+        "crowd-10",
+        "search",
+        "main",
+        "Index the new fields",
+        EventKind::Reading,
+        "/src/index.rs",
+        "cast",
+    ),
+];
+
+/// `count` sessions at once, each at its own work, one waiting for approval: what a window
+/// with many sessions must still say without a click.
+fn crowd(name: &'static str, count: usize) -> Scene {
+    let mut open = Vec::new();
+    let mut work = Vec::new();
+    for (index, &(id, project, branch, quest, kind, target, anim)) in
+        CROWD.iter().take(count).enumerate()
+    {
+        let mut s = Session::new(id, 20_000 + 18_000 * index as u64);
+        open.extend(s.opening(project, branch, quest));
+        if index == 2 {
+            let mut ev = s.event(EventKind::Status, Status::WaitingForApproval);
+            ev.previous_status = Some(Status::Working);
+            work.push(GameFeed::Event(ev));
+        } else {
+            work.extend(tool(&mut s, kind, target, anim));
+        }
+    }
+    build(name, vec![cue(1, open), cue(CUE, work)], CUE + 20)
 }
