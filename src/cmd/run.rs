@@ -19,13 +19,20 @@ use super::InputOptions;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub dry_run: DryRunArgs,
+}
+
+/// What `run` and `test` both read: the scripts, the transcript, the reading flags.
+#[derive(Debug, clap::Args)]
+pub struct DryRunArgs {
     /// Scripts, loaded and called in this order.
     #[arg(value_name = "SCRIPT", required = true)]
     pub scripts: Vec<PathBuf>,
     /// Transcript to replay through the scripts (`-` reads stdin).
     #[arg(long, value_name = "FILE")]
     pub input: PathBuf,
-    /// Let `run([...])` produce `run` actions (they are printed, never executed here).
+    /// Let `run([...])` produce `run` actions (they are printed, never executed).
     #[arg(long)]
     pub allow_run: bool,
     #[command(flatten)]
@@ -44,20 +51,23 @@ pub enum DryRun {
 /// session model and a dry-run [`Stage`]: actions printed as NDJSON when `print`, and handed
 /// to `on_actions` as they come when `collect`.
 pub fn dry_run(
-    scripts: &[PathBuf],
-    allow_run: bool,
-    input: &Path,
-    options: &InputOptions,
+    args: &DryRunArgs,
     print: bool,
     mut on_actions: Option<&mut dyn FnMut(Vec<Action>)>,
 ) -> anyhow::Result<DryRun> {
+    let DryRunArgs {
+        scripts,
+        input,
+        allow_run,
+        options,
+    } = args;
     let mut settings = settings::settings(&options.overrides())?;
     settings.scripts = scripts.to_vec();
-    settings.allow_run = allow_run;
+    settings.allow_run = *allow_run;
     let mut stage_options = StageOptions::dry_run(print);
     stage_options.collect = on_actions.is_some();
     // A pipe may be written live: its actions go out as they come.
-    stage_options.flush_each = input == Path::new("-");
+    stage_options.flush_each = input.as_path() == Path::new("-");
     let mut stage = match Stage::with_scripts(&settings, stage_options, false) {
         Ok(stage) => stage,
         Err(Error::Script(_)) => return Ok(DryRun::NotLoaded),
@@ -83,14 +93,7 @@ pub fn dry_run(
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let outcome = dry_run(
-        &args.scripts,
-        args.allow_run,
-        &args.input,
-        &args.options,
-        true,
-        None,
-    )?;
+    let outcome = dry_run(&args.dry_run, true, None)?;
     Ok(match outcome {
         DryRun::Ran { failures: 0 } => ExitCode::SUCCESS,
         DryRun::Ran { .. } | DryRun::NotLoaded => ExitCode::from(1),

@@ -18,28 +18,18 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use serde_json::{Map, Value};
 
-use super::InputOptions;
-use super::run::{DryRun, dry_run};
+use super::run::{DryRun, DryRunArgs, dry_run};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Scripts, loaded and called in this order.
-    #[arg(value_name = "SCRIPT", required = true)]
-    pub scripts: Vec<PathBuf>,
-    /// Transcript to replay through the scripts.
-    #[arg(long, value_name = "FILE")]
-    pub input: PathBuf,
+    #[command(flatten)]
+    pub dry_run: DryRunArgs,
     /// Expected actions, one JSON object per line.
     #[arg(long, value_name = "ACTIONS.jsonl")]
     pub expect: PathBuf,
     /// Write the produced actions to the expectation file instead of comparing.
     #[arg(long)]
     pub update: bool,
-    /// Let `run([...])` produce `run` actions.
-    #[arg(long)]
-    pub allow_run: bool,
-    #[command(flatten)]
-    pub options: InputOptions,
 }
 
 /// Fields `--update` leaves out: session state that changes with the normalizer, not the script.
@@ -60,14 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    let outcome = dry_run(
-        &args.scripts,
-        args.allow_run,
-        &args.input,
-        &args.options,
-        false,
-        Some(&mut keep),
-    )?;
+    let outcome = dry_run(&args.dry_run, false, Some(&mut keep))?;
     let failures = match outcome {
         DryRun::NotLoaded => return Ok(ExitCode::from(1)),
         DryRun::Ran { failures } => failures,

@@ -134,19 +134,26 @@ fn connect(path: &Path, timeout: Duration) -> io::Result<UnixStream> {
     Ok(UnixStream::from(OwnedFd::from(socket)))
 }
 
+/// Nothing is sent into a directory that is not the user's own: the directory of `path` is
+/// checked, and one that cannot be read means nobody is listening there.
+fn check_socket_dir(path: &Path) -> Result<(), HookError> {
+    let Some(dir) = parent(path) else {
+        return Ok(());
+    };
+    check_private_dir(dir).map_err(|err| match err {
+        HookError::Io { cause, .. } => HookError::NotListening {
+            path: path.to_owned(),
+            cause,
+        },
+        err => err,
+    })
+}
+
 /// Hand one hook message to the Familiar listening at `path`, all within `timeout` (connect
 /// and write). Nothing is sent into a directory that is not the user's own.
 pub fn send(path: &Path, message: &[u8], timeout: Duration) -> Result<(), HookError> {
     let deadline = Instant::now() + timeout;
-    if let Some(dir) = parent(path) {
-        check_private_dir(dir).map_err(|err| match err {
-            HookError::Io { cause: source, .. } => HookError::NotListening {
-                path: path.to_owned(),
-                cause: source,
-            },
-            err => err,
-        })?;
-    }
+    check_socket_dir(path)?;
     let mut stream = connect(path, timeout).map_err(|source| HookError::NotListening {
         path: path.to_owned(),
         cause: source,
@@ -170,15 +177,7 @@ pub fn send(path: &Path, message: &[u8], timeout: Duration) -> Result<(), HookEr
 /// Is a Familiar listening at `path`? Connects (within `timeout`) and closes without a
 /// message, which the listener takes as a probe and ignores.
 pub fn probe(path: &Path, timeout: Duration) -> Result<(), HookError> {
-    if let Some(dir) = parent(path) {
-        check_private_dir(dir).map_err(|err| match err {
-            HookError::Io { cause: source, .. } => HookError::NotListening {
-                path: path.to_owned(),
-                cause: source,
-            },
-            err => err,
-        })?;
-    }
+    check_socket_dir(path)?;
     connect(path, timeout)
         .map(drop)
         .map_err(|source| HookError::NotListening {

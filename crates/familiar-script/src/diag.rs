@@ -59,13 +59,7 @@ impl ScriptDiagnostic {
     pub fn warning(file: &str, source: &str, pos: Option<(usize, usize)>, message: String) -> Self {
         let mut diag = ScriptDiagnostic {
             severity: Severity::Warning,
-            file: file.to_owned(),
-            line: None,
-            col: None,
-            message,
-            runtime: None,
-            source_line: None,
-            notes: Vec::new(),
+            ..ScriptDiagnostic::plain_error(file, message)
         };
         if let Some((line, col)) = pos {
             diag.locate(source, line, col);
