@@ -279,6 +279,21 @@ pub fn mana_figures(mana: &Mana) -> String {
     }
 }
 
+/// The plate's first line whole: `familiar (fix/flaky-parser) · session 258c7280-ae70-…`
+/// (the id in full: `watch --session` takes any unique start of it).
+pub fn name_figures(project: Option<&str>, branch: Option<&str>, session: &str) -> String {
+    let place = match (project, branch) {
+        (Some(project), Some(branch)) => format!("{project} ({branch})"),
+        (Some(project), None) => project.to_owned(),
+        _ => String::new(),
+    };
+    match (place.is_empty(), session.is_empty()) {
+        (false, false) => format!("{place} · session {session}"),
+        (false, true) => place,
+        (true, _) => format!("session {session}"),
+    }
+}
+
 /// The XP bar's exact figures: `XP 123: level 5, 147 to level 6`.
 pub fn xp_figures(progress: &Progress) -> String {
     let level = progress.level.max(1);
@@ -449,5 +464,19 @@ mod tests {
         let lines = panel_lines(&d, Some("Fix the parser"), 30, 8);
         assert_eq!(lines[0], "Plan 4/8");
         assert!(lines.iter().all(|l| l.chars().count() <= 30));
+    }
+
+    #[test]
+    fn the_plates_first_line_whole_names_the_session() {
+        assert_eq!(
+            name_figures(
+                Some("familiar"),
+                Some("fix/flaky-parser"),
+                "258c7280-ae70-4798"
+            ),
+            "familiar (fix/flaky-parser) · session 258c7280-ae70-4798"
+        );
+        assert_eq!(name_figures(Some("app"), None, ""), "app");
+        assert_eq!(name_figures(None, None, "s1"), "session s1");
     }
 }

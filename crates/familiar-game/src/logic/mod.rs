@@ -28,8 +28,8 @@ use crossbeam_channel::Receiver;
 use crate::GameFeed;
 
 pub use doings::{
-    Deed, Doings, card_figures, grouped, mana_figures, panel_lines, plan_mark, shorten_end,
-    shorten_middle, status_figures, xp_figures,
+    Deed, Doings, card_figures, grouped, mana_figures, name_figures, panel_lines, plan_mark,
+    shorten_end, shorten_middle, status_figures, xp_figures,
 };
 pub use feed::ingest;
 pub use reactions::{AURA_SECS, Effects, SceneOfWork, WorldWeather, react};

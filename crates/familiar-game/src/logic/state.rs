@@ -337,6 +337,9 @@ pub struct Selected(pub Option<Entity>);
 pub enum Bar {
     Mana,
     Xp,
+    /// The plate's first line (its project and branch, cut to fit): the tooltip says them
+    /// whole, with the session's id.
+    Name,
 }
 
 /// The bar under the pointer, with its familiar.

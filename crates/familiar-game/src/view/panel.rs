@@ -11,7 +11,7 @@ use super::{HudVisible, PLATE_BG, PixelText, rgb, row, set_text, ui_text};
 use crate::font;
 use crate::logic::{
     Bar, Doings, Familiar, Focus, Hovered, Mana, Mark, Progress, Quest, Selected, SessionInfo,
-    card_figures, mana_figures, panel_lines, xp_figures,
+    card_figures, mana_figures, name_figures, panel_lines, xp_figures,
 };
 
 /// A typical character's width in the pixel font: the budget `logic::doings` cuts its lines
@@ -343,10 +343,18 @@ pub(super) fn draw_panel(
         .filter(|_| hud.0 && card.is_none())
         .and_then(|(e, bar)| {
             let i = order.iter().position(|x| *x == e)?;
-            let (_, mana, progress, ..) = familiars.get(e).ok()?;
+            let (familiar, mana, progress, _, info, ..) = familiars.get(e).ok()?;
             let (anchor, words) = match bar {
                 Bar::Mana => (l.mana_bar_rect(i), mana_figures(mana)),
                 Bar::Xp => (l.xp_bar_rect(i)?, xp_figures(progress)),
+                Bar::Name => (
+                    l.name_rect(i),
+                    name_figures(
+                        info.project.as_deref(),
+                        info.branch.as_deref(),
+                        &familiar.session,
+                    ),
+                ),
             };
             let width = font::width(&words) as f32 + 2.0 * PAD + 4.0;
             let r = l.tooltip_rect(anchor, width);

@@ -60,6 +60,7 @@ pub(super) fn point(
     let over = match hit {
         Hit::ManaBar(i) => order.get(i).map(|e| (*e, Bar::Mana)),
         Hit::XpBar(i) => order.get(i).map(|e| (*e, Bar::Xp)),
+        Hit::Name(i) => order.get(i).map(|e| (*e, Bar::Name)),
         _ => None,
     };
     if hovered.0 != over {
@@ -67,7 +68,9 @@ pub(super) fn point(
     }
     if at.0.is_some() && buttons.just_pressed(MouseButton::Left) {
         let want = match hit {
-            Hit::ManaBar(i) | Hit::XpBar(i) | Hit::Familiar(i) => order.get(i).copied(),
+            Hit::ManaBar(i) | Hit::XpBar(i) | Hit::Name(i) | Hit::Familiar(i) => {
+                order.get(i).copied()
+            }
             Hit::Card => selected.0,
             Hit::Nothing => None,
         };

@@ -85,6 +85,12 @@ fn hovering_a_bar_names_it_and_its_figures_are_exact() {
         app.world().resource::<Hovered>().0,
         Some((order[0], Bar::Xp))
     );
+    // The plate's first line, cut to fit, says itself whole on hover.
+    point_at(&mut app, l.name_rect(1).center());
+    assert_eq!(
+        app.world().resource::<Hovered>().0,
+        Some((order[1], Bar::Name))
+    );
     point_at(&mut app, Vec2::new(1.0, 318.0));
     assert_eq!(app.world().resource::<Hovered>().0, None);
     // Focused, the card covers the plates: no bar under the pointer.

@@ -99,6 +99,8 @@ pub enum Hit {
     ManaBar(usize),
     /// Its XP bar.
     XpBar(usize),
+    /// Its plate's first line (project and branch).
+    Name(usize),
     /// The familiar (its sprite or its plate).
     Familiar(usize),
     /// The focus card.
@@ -279,6 +281,17 @@ impl Layout {
         Rect::new(plate.min.x + PAD, top, plate.max.x - PAD, top + BAR_HEIGHT)
     }
 
+    /// The plate's first line: its project and branch (hovered, the tooltip says them whole).
+    pub fn name_rect(&self, index: usize) -> Rect {
+        let plate = self.plate_rect(index);
+        let bottom = if self.compact {
+            plate.min.y + 14.0
+        } else {
+            plate.min.y + 15.0
+        };
+        Rect::new(plate.min.x, plate.min.y, plate.max.x, bottom)
+    }
+
     /// Where the familiar's speech bubble may go: beside it when alone, else in its column
     /// under the plates. `None` when there is no room.
     pub fn bubble_rect(&self, index: usize) -> Option<Rect> {
@@ -428,6 +441,9 @@ impl Layout {
                 }
                 if self.xp_bar_rect(i).is_some_and(|r| r.contains(p)) {
                     return Hit::XpBar(i);
+                }
+                if self.name_rect(i).contains(p) {
+                    return Hit::Name(i);
                 }
                 if self.plate_rect(i).contains(p) {
                     return Hit::Familiar(i);

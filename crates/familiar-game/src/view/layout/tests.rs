@@ -270,7 +270,13 @@ fn the_pointer_finds_bars_plates_familiars_and_the_card() {
     let xp = l.xp_bar_rect(2).expect("full plates");
     assert_eq!(l.hit(xp.center(), false), Hit::XpBar(2));
     let plate = l.plate_rect(0);
-    assert_eq!(l.hit(plate.min + Vec2::splat(2.0), false), Hit::Familiar(0));
+    // The first line (project and branch, cut) has a tooltip of its own; the rest of the
+    // plate is the familiar's.
+    assert_eq!(l.hit(plate.min + Vec2::splat(2.0), false), Hit::Name(0));
+    assert_eq!(
+        l.hit(plate.min + Vec2::new(2.0, 20.0), false),
+        Hit::Familiar(0)
+    );
     assert_eq!(l.hit(l.sprite_rect(2).center(), false), Hit::Familiar(2));
     assert_eq!(l.hit(Vec2::new(2.0, 300.0), false), Hit::Nothing);
     // Focused, the card is over the plates.
