@@ -50,9 +50,9 @@ pub use logic::GameLogicPlugin;
 pub use probe::{Renderer, window_available};
 pub use progression::persist::{ProgressionPlugin, default_progress_path};
 pub use view::{
-    BAR_EMPTY, CANVAS, Canvas, DEFAULT_WINDOW, FocusPlugin, Hit, Layout, PLATE_BG, PixelText,
-    PointerAt, band_color, canvas_scale, canvas_size, canvas_to_window, cursor_to_canvas, layout,
-    set_text, ui_text, window_to_canvas, world_text,
+    BAR_EMPTY, CANVAS, Canvas, DEFAULT_WINDOW, FocusPlugin, Hit, Layout, MIN_WINDOW, PLATE_BG,
+    PixelText, PointerAt, band_color, canvas_for, canvas_scale, canvas_size, canvas_to_window,
+    cursor_to_canvas, layout, set_text, ui_text, window_to_canvas, world_text,
 };
 pub use window_memory::{WindowMemory, default_window_memory_path};
 
@@ -215,10 +215,17 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
     let mut window = Window {
         title: options.title.clone(),
         resolution: WindowResolution::new(DEFAULT_WINDOW.x, DEFAULT_WINDOW.y),
+        // Text at least 12 pixels high: the canvas at 2× at least.
+        resize_constraints: bevy::window::WindowResizeConstraints {
+            min_width: MIN_WINDOW.x as f32,
+            min_height: MIN_WINDOW.y as f32,
+            ..default()
+        },
         ..default()
     };
     if let Some(m) = &memory {
-        window.resolution = WindowResolution::new(m.width.max(160), m.height.max(120));
+        window.resolution =
+            WindowResolution::new(m.width.max(MIN_WINDOW.x), m.height.max(MIN_WINDOW.y));
         if let (Some(x), Some(y)) = (m.x, m.y) {
             window.position = WindowPosition::At(IVec2::new(x, y));
         }

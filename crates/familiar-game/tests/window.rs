@@ -1,6 +1,6 @@
 //! The real window: opens the game under X11 (Xvfb with Mesa's llvmpipe in CI), feeds it a
-//! known sequence, takes a screenshot from inside Bevy and checks pixels: the canvas at 1× in a
-//! wider window with dark bars, the mana bar's colour and fill at 50,000 of 200,000 tokens
+//! known sequence, takes a screenshot from inside Bevy and checks pixels: the canvas at 2×
+//! grown to fill a wider window (what whole canvas pixels leave is a dark bar), the mana bar's colour and fill at 50,000 of 200,000 tokens
 //! used, the familiar drawn where the layout puts it, the plate's text, the quest banner. The PNG stays at `<target dir>/screenshots/game.png` for a person to look at.
 //!
 //! Needs a display. With `DISPLAY` unset the test starts its own `Xvfb` (Debian package
@@ -91,13 +91,13 @@ fn the_window_shows_the_familiar_and_its_mana() {
     for item in feed {
         assert!(tx.send(item).is_ok());
     }
-    // A remembered window size the game must use (the default is 960x640): the 480x320
-    // canvas at 1x, with 16-pixel bars left and right.
+    // A remembered window size the game must use (the default is 960x640): a 512x330 canvas
+    // at 2x fills 1024x660 of it, the last column and row are bars.
     let memory = target.join("screenshots/window-memory.json");
     assert!(std::fs::create_dir_all(target.join("screenshots")).is_ok());
     let remembered = WindowMemory {
-        width: 512,
-        height: 320,
+        width: 1025,
+        height: 661,
         x: Some(10),
         y: Some(20),
     };
@@ -121,20 +121,21 @@ fn the_window_shows_the_familiar_and_its_mana() {
         .to_rgb8();
     assert_eq!(
         (img.width(), img.height()),
-        (512, 320),
+        (1025, 661),
         "the remembered window size"
     );
     let kept: Option<WindowMemory> = std::fs::read_to_string(&memory)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
-    assert_eq!(kept.map(|m| (m.width, m.height)), Some((512, 320)));
-    let window = Vec2::new(512.0, 320.0);
+    assert_eq!(kept.map(|m| (m.width, m.height)), Some((1025, 661)));
+    let window = Vec2::new(1025.0, 661.0);
+    assert_eq!(canvas_size(), Vec2::new(512.0, 330.0), "the canvas fills the window");
     // A canvas pixel's colour.
     let px = |x: f32, y: f32| -> Px {
         let w = canvas_to_window(window, Vec2::new(x, y));
         img.get_pixel(w.x as u32, w.y as u32).0
     };
-    for (x, y) in [(3, 160), (508, 10), (508, 310)] {
+    for (x, y) in [(1024, 160), (500, 660), (1024, 660)] {
         assert!(
             close(img.get_pixel(x, y).0, [8, 6, 16], 3),
             "the bar at {x},{y}: {:?}",

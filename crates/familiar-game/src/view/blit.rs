@@ -23,7 +23,7 @@ use bevy::render::texture::GpuImage;
 use bevy::render::view::ViewTarget;
 use bevy::render::{Render, RenderApp, RenderSystems};
 
-use super::canvas::{BARS, CANVAS, Canvas, canvas_origin, canvas_scale};
+use super::canvas::{BARS, Canvas, canvas_for, canvas_origin, canvas_scale};
 
 /// Marks the window's camera: its view gets the canvas.
 #[derive(Component, Clone, Copy, Default, ExtractComponent)]
@@ -136,7 +136,7 @@ fn blit_canvas(
     };
     let window = window.as_vec2();
     let origin = canvas_origin(window);
-    let size = (CANVAS * canvas_scale(window)).as_vec2();
+    let size = (canvas_for(window) * canvas_scale(window)).as_vec2();
     let mut pass = ctx
         .command_encoder()
         .begin_render_pass(&RenderPassDescriptor {

@@ -1,20 +1,31 @@
-//! The pixel-perfect canvas: the world and the HUD are drawn at one fixed low resolution,
-//! [`CANVAS`], into an offscreen image, which `blit` copies into the window scaled by the
-//! largest whole number that fits, centred, with dark bars around it, sampled nearest: crisp at
-//! any window size. Everything else in `view` works in canvas pixels (`layout` included); only
-//! this module knows the window (`blit` places the canvas with its functions). Mouse positions come back through [`cursor_to_canvas`].
+//! The pixel-perfect canvas: the world and the HUD are drawn at a low resolution into an
+//! offscreen image, which `blit` copies into the window scaled by a whole number, sampled
+//! nearest: crisp at any window size. The scale is the largest at which [`CANVAS`] (480×320,
+//! the least the layout is drawn for) fits; the canvas then grows to fill the window at that
+//! scale ([`canvas_for`]), so a 1280×800 window holds a 640×400 canvas at 2×, the layout using
+//! the room, and no more than a pixel or so of each side is left dark. The window is never
+//! smaller than [`MIN_WINDOW`] (2×: text at least 12 pixels high). Everything else in `view`
+//! works in canvas pixels (`layout` included); only this module knows the window (`blit` places
+//! the canvas with its functions). Mouse positions come back through [`cursor_to_canvas`].
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::camera::{ImageRenderTarget, RenderTarget};
 use bevy::image::ImageSampler;
 use bevy::prelude::*;
 use bevy::render::extract_resource::ExtractResource;
-use bevy::render::render_resource::TextureFormat;
+use bevy::render::render_resource::{Extent3d, TextureFormat};
 use bevy::ui::IsDefaultUiCamera;
+use bevy::window::PrimaryWindow;
 
 use super::blit::window_camera;
 
-/// The canvas, in pixels: what the art and the layout are drawn for.
+/// The least canvas, in pixels: what the art and the layout are drawn for at least.
 pub const CANVAS: UVec2 = UVec2::new(480, 320);
+
+/// The smallest window, in logical pixels: the least canvas at 2×, so the pixel font's
+/// capitals (7 canvas pixels) are never under 12 pixels high.
+pub const MIN_WINDOW: UVec2 = UVec2::new(CANVAS.x * 2, CANVAS.y * 2);
 
 /// The window's size when nothing is remembered: the canvas at 2×, which fits a 1366×768
 /// screen with its title bar and task bar.
@@ -37,23 +48,71 @@ pub struct Canvas {
     pub camera: Entity,
 }
 
-/// The canvas size as a `Vec2`, for the layout.
+/// The canvas's size now, packed (width in the high half): set by [`fit_canvas`] from the
+/// window, read by everything that lays the scene out.
+static CURRENT: AtomicU64 = AtomicU64::new(((CANVAS.x as u64) << 32) | CANVAS.y as u64);
+
+/// The canvas size as a `Vec2`, for the layout: the window's ([`canvas_for`]), or [`CANVAS`]
+/// before there is one.
 pub fn canvas_size() -> Vec2 {
-    CANVAS.as_vec2()
+    let packed = CURRENT.load(Ordering::Relaxed);
+    Vec2::new((packed >> 32) as f32, (packed & 0xffff_ffff) as f32)
 }
 
-/// Whole-number scale of the canvas in a window of `window` physical pixels (at least 1: a
-/// window smaller than the canvas shows its middle).
+fn set_canvas_size(size: UVec2) {
+    CURRENT.store(((size.x as u64) << 32) | size.y as u64, Ordering::Relaxed);
+}
+
+/// Whole-number scale of the canvas in a window of `window` physical pixels: the largest at
+/// which [`CANVAS`] fits (at least 1: a window smaller than it shows its middle).
 pub fn canvas_scale(window: Vec2) -> u32 {
     let fit = (window / CANVAS.as_vec2()).floor();
     (fit.x.min(fit.y) as u32).max(1)
 }
 
+/// The canvas for a window of `window` physical pixels: as much of the window as whole
+/// canvas pixels at [`canvas_scale`] cover, never less than [`CANVAS`].
+pub fn canvas_for(window: Vec2) -> UVec2 {
+    let scale = canvas_scale(window) as f32;
+    (window / scale).floor().as_uvec2().max(CANVAS)
+}
+
 /// The canvas's top-left corner in the window, in physical pixels (whole pixels, so the
 /// scaled pixels stay square).
 pub(super) fn canvas_origin(window: Vec2) -> Vec2 {
-    let size = (CANVAS * canvas_scale(window)).as_vec2();
+    let size = (canvas_for(window) * canvas_scale(window)).as_vec2();
     ((window - size) / 2.0).floor()
+}
+
+/// The canvas follows the window: when the window's size asks for another canvas, the
+/// canvas image is resized (the layout reads [`canvas_size`] every frame).
+pub(crate) fn fit_canvas(
+    windows: Query<&Window, With<PrimaryWindow>>,
+    canvas: Option<Res<Canvas>>,
+    mut images: ResMut<Assets<Image>>,
+) {
+    let (Ok(window), Some(canvas)) = (windows.single(), canvas) else {
+        return;
+    };
+    let physical = Vec2::new(
+        window.resolution.physical_width() as f32,
+        window.resolution.physical_height() as f32,
+    );
+    if physical.x < 1.0 || physical.y < 1.0 {
+        return;
+    }
+    let want = canvas_for(physical);
+    if canvas_size().as_uvec2() == want {
+        return;
+    }
+    if let Some(mut image) = images.get_mut(&canvas.image) {
+        image.resize(Extent3d {
+            width: want.x,
+            height: want.y,
+            depth_or_array_layers: 1,
+        });
+    }
+    set_canvas_size(want);
 }
 
 /// Where a point of the window (physical pixels from its top-left corner) falls on the
@@ -61,7 +120,8 @@ pub(super) fn canvas_origin(window: Vec2) -> Vec2 {
 /// `None` on the bars.
 pub fn window_to_canvas(window: Vec2, point: Vec2) -> Option<Vec2> {
     let p = (point - canvas_origin(window)) / canvas_scale(window) as f32;
-    let inside = p.x >= 0.0 && p.y >= 0.0 && p.x < CANVAS.x as f32 && p.y < CANVAS.y as f32;
+    let size = canvas_for(window).as_vec2();
+    let inside = p.x >= 0.0 && p.y >= 0.0 && p.x < size.x && p.y < size.y;
     inside.then_some(p)
 }
 
@@ -85,8 +145,8 @@ pub fn cursor_to_canvas(window: &Window) -> Option<Vec2> {
 /// Creates the canvas image, its camera (the default UI camera, so every UI node is drawn on
 /// the canvas), and the window's camera, which only copies the canvas into the window (`blit`).
 pub(crate) fn setup_canvas(mut commands: Commands, mut images: ResMut<Assets<Image>>) {
-    let mut image =
-        Image::new_target_texture(CANVAS.x, CANVAS.y, TextureFormat::Bgra8UnormSrgb, None);
+    let size = canvas_size().as_uvec2();
+    let mut image = Image::new_target_texture(size.x, size.y, TextureFormat::Bgra8UnormSrgb, None);
     image.sampler = ImageSampler::nearest();
     let image = images.add(image);
     let camera = commands
@@ -116,36 +176,47 @@ mod tests {
         assert_eq!(canvas_scale(Vec2::new(1366.0, 768.0)), 2);
         assert_eq!(canvas_scale(Vec2::new(1920.0, 1080.0)), 3);
         assert_eq!(canvas_scale(Vec2::new(200.0, 100.0)), 1);
-        // 1000×700 holds 2× (960×640) with bars of 20 and 30 pixels.
+        // 1000×700 holds a 500×350 canvas at 2×: it fills the window.
+        assert_eq!(canvas_for(Vec2::new(1000.0, 700.0)), UVec2::new(500, 350));
+        assert_eq!(canvas_origin(Vec2::new(1000.0, 700.0)), Vec2::ZERO);
+        // 1280×800 (issue 27: the scene sat in wide black bars) holds 640×400 at 2×.
+        assert_eq!(canvas_for(Vec2::new(1280.0, 800.0)), UVec2::new(640, 400));
+        assert_eq!(canvas_for(Vec2::new(1920.0, 1080.0)), UVec2::new(640, 360));
+        // What whole canvas pixels leave is split on a whole pixel.
+        assert_eq!(canvas_origin(Vec2::new(961.0, 641.0)), Vec2::new(0.0, 0.0));
         assert_eq!(
-            canvas_origin(Vec2::new(1000.0, 700.0)),
-            Vec2::new(20.0, 30.0)
+            canvas_origin(Vec2::new(1921.0, 1082.0)),
+            Vec2::new(0.0, 1.0)
         );
-        // An odd margin is split on a whole pixel.
-        assert_eq!(canvas_origin(Vec2::new(961.0, 640.0)), Vec2::new(0.0, 0.0));
+        // Never less than the least canvas: a small window shows its middle.
+        assert_eq!(canvas_for(Vec2::new(200.0, 100.0)), CANVAS);
     }
 
     #[test]
     fn window_points_map_back_to_canvas_pixels() {
+        // 1000×700: a 500×350 canvas at 2×, filling the window.
         let window = Vec2::new(1000.0, 700.0);
+        assert_eq!(window_to_canvas(window, Vec2::ZERO), Some(Vec2::ZERO));
         assert_eq!(
-            window_to_canvas(window, Vec2::new(20.0, 30.0)),
-            Some(Vec2::ZERO)
-        );
-        assert_eq!(
-            window_to_canvas(window, Vec2::new(21.0, 31.0)),
+            window_to_canvas(window, Vec2::new(1.0, 1.0)),
             Some(Vec2::new(0.5, 0.5))
         );
         assert_eq!(
-            window_to_canvas(window, Vec2::new(20.0 + 959.0, 30.0 + 639.0)),
-            Some(Vec2::new(479.5, 319.5))
+            window_to_canvas(window, Vec2::new(999.0, 699.0)),
+            Some(Vec2::new(499.5, 349.5))
         );
-        // The bars are not the canvas.
-        assert_eq!(window_to_canvas(window, Vec2::new(10.0, 300.0)), None);
-        assert_eq!(window_to_canvas(window, Vec2::new(500.0, 690.0)), None);
+        assert_eq!(window_to_canvas(window, Vec2::new(1000.0, 10.0)), None);
         assert_eq!(
-            canvas_to_window(window, Vec2::new(479.0, 319.0)),
-            Vec2::new(20.0 + 958.0, 30.0 + 638.0)
+            canvas_to_window(window, Vec2::new(499.0, 349.0)),
+            Vec2::new(998.0, 698.0)
+        );
+        // What whole canvas pixels leave is no canvas: 1921×1082 at 3× (a 640×360 canvas,
+        // one row above and one below).
+        let window = Vec2::new(1921.0, 1082.0);
+        assert_eq!(window_to_canvas(window, Vec2::new(5.0, 0.5)), None);
+        assert_eq!(
+            window_to_canvas(window, Vec2::new(3.0, 1.0)),
+            Some(Vec2::new(1.0, 0.0))
         );
         // At 1× the window is the canvas.
         let p = Vec2::new(123.0, 45.0);

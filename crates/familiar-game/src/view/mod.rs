@@ -59,8 +59,8 @@ use crate::logic::{Familiar, LogicSet, ManaBand};
 
 pub use bridge::add_feed_bridge;
 pub use canvas::{
-    CANVAS, Canvas, DEFAULT_WINDOW, canvas_scale, canvas_size, canvas_to_window, cursor_to_canvas,
-    window_to_canvas,
+    CANVAS, Canvas, DEFAULT_WINDOW, MIN_WINDOW, canvas_for, canvas_scale, canvas_size,
+    canvas_to_window, cursor_to_canvas, window_to_canvas,
 };
 pub use layout::{Hit, Layout, layout};
 pub use pointer::{FocusPlugin, PointerAt};
@@ -191,6 +191,7 @@ impl Plugin for ViewPlugin {
                 )
                     .chain(),
             )
+            .add_systems(First, canvas::fit_canvas)
             .add_systems(
                 PostUpdate,
                 text::show_pixel_text.before(bevy::ui::UiSystems::Prepare),
