@@ -129,7 +129,11 @@ fn the_window_shows_the_familiar_and_its_mana() {
         .and_then(|t| serde_json::from_str(&t).ok());
     assert_eq!(kept.map(|m| (m.width, m.height)), Some((1025, 661)));
     let window = Vec2::new(1025.0, 661.0);
-    assert_eq!(canvas_size(), Vec2::new(512.0, 330.0), "the canvas fills the window");
+    assert_eq!(
+        canvas_size(),
+        Vec2::new(512.0, 330.0),
+        "the canvas fills the window"
+    );
     // A canvas pixel's colour.
     let px = |x: f32, y: f32| -> Px {
         let w = canvas_to_window(window, Vec2::new(x, y));
