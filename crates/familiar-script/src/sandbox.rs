@@ -71,6 +71,30 @@ pub(crate) fn configure(engine: &mut Engine, limits: &Limits, root: &ImportRoot)
         .set_strict_variables(true);
     // `eval` would compile text at run time, outside every check made at load.
     engine.disable_symbol("eval");
+    // A handler returns at once and reads no clock: waiting would stall every event, hook
+    // and reload (the call limit counts operations, not time asleep), and time is what
+    // Familiar hands the scripts (`ev.ts_secs`, timers), the same in a dry run as live.
+    engine.register_fn("sleep", |_: rhai::INT| -> Result<(), Box<EvalAltResult>> {
+        Err(unavailable(
+            "sleep",
+            "a handler must return at once; `after(ms, name)` calls back later",
+        ))
+    });
+    engine.register_fn(
+        "sleep",
+        |_: rhai::FLOAT| -> Result<(), Box<EvalAltResult>> {
+            Err(unavailable(
+                "sleep",
+                "a handler must return at once; `after(ms, name)` calls back later",
+            ))
+        },
+    );
+    engine.register_fn("timestamp", || -> Result<(), Box<EvalAltResult>> {
+        Err(unavailable(
+            "timestamp",
+            "scripts read time from their events (`ev.ts_secs`) and timers",
+        ))
+    });
     engine.set_module_resolver(SandboxResolver { root: root.clone() });
 }
 
@@ -83,7 +107,13 @@ pub(crate) struct ImportRoot(Arc<Mutex<RootState>>);
 struct RootState {
     dir: Option<PathBuf>,
     imported: Vec<PathBuf>,
+    /// The modules being loaded now, outermost first: a module met again on its own way in
+    /// is an import cycle (which would recurse until the stack overflows).
+    loading: Vec<PathBuf>,
 }
+
+/// Modules loading one inside another at most (a chain this deep is a mistake, not a design).
+const MAX_IMPORT_DEPTH: usize = 16;
 
 impl ImportRoot {
     /// Start (`Some`) or end (`None`) a compile; returns the files imported since the start.
@@ -103,10 +133,46 @@ impl ImportRoot {
             state.imported.push(file);
         }
     }
+
+    /// `file` starts loading; `Err` names the cycle (or the depth) that forbids it.
+    fn enter(&self, file: &Path) -> Result<(), String> {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let name = |path: &Path| {
+            path.file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        if let Some(at) = state.loading.iter().position(|f| f == file) {
+            let chain: Vec<String> = state.loading[at..]
+                .iter()
+                .map(|f| name(f))
+                .chain([name(file)])
+                .collect();
+            return Err(format!("an import cycle: {}", chain.join(" → ")));
+        }
+        if state.loading.len() >= MAX_IMPORT_DEPTH {
+            return Err(format!("imports nested more than {MAX_IMPORT_DEPTH} deep"));
+        }
+        state.loading.push(file.to_owned());
+        Ok(())
+    }
+
+    /// `file` finished loading (well or not).
+    fn leave(&self, file: &Path) {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = state.loading.iter().rposition(|f| f == file) {
+            state.loading.remove(at);
+        }
+    }
 }
 
 struct SandboxResolver {
     root: ImportRoot,
+}
+
+/// The error of a function scripts may not call.
+fn unavailable(name: &str, why: &str) -> Box<EvalAltResult> {
+    format!("`{name}` is not available to scripts: {why}").into()
 }
 
 fn not_found(path: &str, why: &str, pos: Position) -> Box<EvalAltResult> {
@@ -117,8 +183,13 @@ fn not_found(path: &str, why: &str, pos: Position) -> Box<EvalAltResult> {
 }
 
 impl SandboxResolver {
-    /// The resolver for `path` if it names a file inside the root, else the reason why not.
-    fn checked(&self, path: &str, pos: Position) -> Result<FileModuleResolver, Box<EvalAltResult>> {
+    /// The resolver for `path` if it names a file inside the root, with that file's canonical
+    /// path, else the reason why not.
+    fn checked(
+        &self,
+        path: &str,
+        pos: Position,
+    ) -> Result<(FileModuleResolver, PathBuf), Box<EvalAltResult>> {
         let Some(root) = self.root.get() else {
             return Err(not_found(
                 path,
@@ -147,10 +218,32 @@ impl SandboxResolver {
         if !canonical_file.starts_with(&canonical_root) {
             return Err(not_found(path, "outside the script's directory", pos));
         }
-        self.root.record(canonical_file);
+        self.root.record(canonical_file.clone());
         let mut inner = FileModuleResolver::new_with_path(root);
         inner.enable_cache(false);
-        Ok(inner)
+        Ok((inner, canonical_file))
+    }
+
+    /// Load `file` with `load`, unless that closes an import cycle: then the chain is the
+    /// error, where a recursion would have overflowed the stack.
+    fn guarded<T>(
+        &self,
+        file: &Path,
+        path: &str,
+        pos: Position,
+        load: impl FnOnce() -> Result<T, Box<EvalAltResult>>,
+    ) -> Result<T, Box<EvalAltResult>> {
+        // Not a "module not found": Rhai would take that for a resolver passing the path on,
+        // and say only "Module not found", without the chain.
+        self.root.enter(file).map_err(|why| {
+            Box::new(EvalAltResult::ErrorRuntime(
+                format!("cannot import {path}: {why}").into(),
+                pos,
+            ))
+        })?;
+        let loaded = load();
+        self.root.leave(file);
+        loaded
     }
 }
 
@@ -162,7 +255,10 @@ impl ModuleResolver for SandboxResolver {
         path: &str,
         pos: Position,
     ) -> Result<Shared<Module>, Box<EvalAltResult>> {
-        self.checked(path, pos)?.resolve(engine, source, path, pos)
+        let (inner, file) = self.checked(path, pos)?;
+        self.guarded(&file, path, pos, || {
+            inner.resolve(engine, source, path, pos)
+        })
     }
 
     fn resolve_ast(
@@ -173,7 +269,19 @@ impl ModuleResolver for SandboxResolver {
         pos: Position,
     ) -> Option<Result<AST, Box<EvalAltResult>>> {
         match self.checked(path, pos) {
-            Ok(inner) => inner.resolve_ast(engine, source, path, pos),
+            Ok((inner, file)) => {
+                let mut unresolved = false;
+                let loaded = self.guarded(&file, path, pos, || {
+                    match inner.resolve_ast(engine, source, path, pos) {
+                        Some(result) => result,
+                        None => {
+                            unresolved = true;
+                            Err(not_found(path, "not resolved", pos))
+                        }
+                    }
+                });
+                (!unresolved).then_some(loaded)
+            }
             Err(err) => Some(Err(err)),
         }
     }

@@ -159,3 +159,77 @@ fn scripts_from_text_cannot_import() {
         )
     );
 }
+
+/// Issue 28: a module that imported itself, or two that imported each other, recursed until
+/// the stack overflowed (a segmentation fault, no message). Now the load fails with the cycle
+/// named, at the import that closes it.
+#[test]
+fn an_import_cycle_is_a_load_error_that_names_it() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    write(
+        dir.path(),
+        "lib.rhai",
+        "import \"lib\" as me;\nexport const x = 1;\n",
+    );
+    write(
+        dir.path(),
+        "a.rhai",
+        "fn on_prompt(ev) { import \"lib\" as l; }\n",
+    );
+    let err = load_error(&dir.path().join("a.rhai"));
+    assert!(
+        err.contains("an import cycle: lib.rhai → lib.rhai"),
+        "{err}"
+    );
+    write(
+        dir.path(),
+        "c.rhai",
+        "import \"b\" as b;\nexport const x = 1;\n",
+    );
+    write(
+        dir.path(),
+        "b.rhai",
+        "import \"c\" as c;\nexport const y = 2;\n",
+    );
+    write(
+        dir.path(),
+        "d.rhai",
+        "fn on_prompt(ev) { import \"c\" as l; }\n",
+    );
+    let err = load_error(&dir.path().join("d.rhai"));
+    assert!(
+        err.contains("an import cycle: c.rhai → b.rhai → c.rhai"),
+        "{err}"
+    );
+}
+
+/// Issue 28: `sleep` stalled every event, hook and reload (the call limit counts operations,
+/// not time asleep), and `timestamp` read the machine's clock. Both fail at once, saying why.
+#[test]
+fn scripts_cannot_sleep_or_read_the_clock() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    write(
+        dir.path(),
+        "s.rhai",
+        "fn on_text(ev) { sleep(3); }\nfn on_prompt(ev) { let t = timestamp(); }\n",
+    );
+    let (mut host, _) = host();
+    host.load_file(&dir.path().join("s.rhai"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = std::time::Instant::now();
+    let (_, diags) = run(&mut host, &ev(EventKind::Text, 1));
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.contains("`sleep` is not available to scripts")),
+        "{diags:?}"
+    );
+    let (_, diags) = run(&mut host, &ev(EventKind::Prompt, 2));
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.contains("`timestamp` is not available to scripts")),
+        "{diags:?}"
+    );
+}
