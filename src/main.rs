@@ -100,7 +100,10 @@ enum Command {
 fn parse_cli() -> Cli {
     use clap::{CommandFactory as _, FromArgMatches as _};
     let mut command = Cli::command();
-    let matches = command.clone().get_matches();
+    let matches = command
+        .clone()
+        .try_get_matches()
+        .unwrap_or_else(|err| exit_for(err));
     if let Some((name, _)) = matches.subcommand() {
         let given = matches.ids().find(|id| {
             !matches!(id.as_str(), "verbose" | "quiet")
@@ -118,7 +121,29 @@ fn parse_cli() -> Cli {
                 .exit();
         }
     }
-    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+    Cli::from_arg_matches(&matches).unwrap_or_else(|err| exit_for(err))
+}
+
+/// Exit as clap does for `err` (help and version on stdout with status 0, usage errors on
+/// stderr with 2), except that help or version that could not be written (a full disk,
+/// `/dev/full`) is an error, said once, with status 1; a closed pipe (`| head`) is not.
+fn exit_for(err: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    use std::io::Write as _;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        let written = err.print().and_then(|()| std::io::stdout().flush());
+        match written {
+            Err(cause) if cause.kind() != std::io::ErrorKind::BrokenPipe => {
+                cmd::style::error(format_args!("cannot write to stdout: {cause}"));
+                std::process::exit(1);
+            }
+            _ => std::process::exit(0),
+        }
+    }
+    err.exit()
 }
 
 fn main() -> ExitCode {

@@ -1,5 +1,5 @@
-//! Output at the edges: with stdout on `/dev/full`, `check`, `doctor`, `completions`, `man`
-//! and `hook install` fail with one line and exit 1 (no panic); with stdout a pipe nobody
+//! Output at the edges: with stdout on `/dev/full`, `check`, `doctor`, `completions`, `man`,
+//! `hook install`, `--help` and `--version` fail with one line and exit 1 (no panic); with stdout a pipe nobody
 //! reads (`| head -1` after it left), each ends quietly with exit 0. An error's whole chain,
 //! as the binary prints it, names each cause once.
 
@@ -12,6 +12,8 @@ fn commands(dir: &Path) -> Vec<Vec<String>> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/default.rhai");
     let settings = dir.join("settings.json");
     vec![
+        vec!["--help".into()],
+        vec!["--version".into()],
         vec!["check".into(), script.display().to_string()],
         vec!["doctor".into()],
         vec!["completions".into(), "bash".into()],
