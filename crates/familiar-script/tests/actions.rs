@@ -303,6 +303,28 @@ fn run_is_refused_without_permission_with_a_located_warning() {
     assert_eq!((actions.len(), diags.len()), (0, 0));
 }
 
+/// Issue 28: the warning printed the whole argv, 16 MiB of it on stderr. It shows the start
+/// and how long the argv was.
+#[test]
+fn a_refused_runs_warning_shows_a_huge_argv_cut() {
+    let (mut host, _) = host_with(false);
+    host.load_source(
+        "big.rhai",
+        "fn on_bash(ev) { let s = \"x\"; s.pad(1000000, \"x\"); run([\"echo\", s]); }",
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (_, diags) = host.handle_event(&bash_event());
+    let rendered: Vec<String> = diags.iter().map(ToString::to_string).collect();
+    assert_eq!(rendered.len(), 1, "{rendered:?}");
+    assert!(rendered[0].len() < 1_000, "{} bytes", rendered[0].len());
+    assert!(
+        rendered[0].contains("… (1000011 characters)) refused"),
+        "{}",
+        &rendered[0][..300.min(rendered[0].len())]
+    );
+}
+
 #[test]
 fn run_with_permission_keeps_argv_exactly() {
     let (mut host, _) = host_with(true);

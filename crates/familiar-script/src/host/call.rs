@@ -328,6 +328,21 @@ pub(super) fn reset_deep_state(script: &mut Script, max: usize) -> Option<String
     deep.into_iter().next()
 }
 
+/// Characters of a refused `run`'s argv shown in its warning: enough to know it, never a
+/// screenful (an argv may hold a 16 MiB string).
+const SHOWN_ARGV: usize = 200;
+
+/// The argv as JSON, cut after [`SHOWN_ARGV`] characters (`…` and how long it was).
+fn shown_argv(argv: &[String]) -> String {
+    let json = serde_json::to_string(argv).unwrap_or_default();
+    let count = json.chars().count();
+    if count <= SHOWN_ARGV {
+        return json;
+    }
+    let cut: String = json.chars().take(SHOWN_ARGV).collect();
+    format!("{cut}… ({count} characters)")
+}
+
 /// Warn about `run` calls refused during one handler call, once per call site.
 fn report_refusals(
     script: &mut Script,
@@ -345,7 +360,7 @@ fn report_refusals(
             pos.line().map(|l| (l, pos.position().unwrap_or(1))),
             format!(
                 "run({}) refused: running programs is not allowed (use --allow-run)",
-                serde_json::to_string(&refusal.argv).unwrap_or_default()
+                shown_argv(&refusal.argv)
             ),
         );
         diag.runtime = Some(RuntimeContext {
