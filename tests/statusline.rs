@@ -195,3 +195,43 @@ fn statusline_falls_back_to_the_transcript_when_the_cli_has_no_figures() {
         .stdout("mana ? left of 1M · no transcript yet\n")
         .run();
 }
+
+/// Issue 28: a `transcript_path` naming a FIFO hung the status line (and Claude Code waiting
+/// on it). It is refused at once, in one line.
+#[test]
+fn statusline_refuses_a_transcript_that_is_not_a_regular_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("fifo.jsonl");
+    let made = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("a path");
+    // SAFETY: a NUL-terminated path and a mode.
+    assert_eq!(unsafe { libc::mkfifo(made.as_ptr(), 0o600) }, 0);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("statusline")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("familiar runs");
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(input(&fifo, None).as_bytes())
+            .expect("the input");
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().expect("waits").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("statusline hangs on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        format!("familiar: reading {}: not a regular file\n", fifo.display())
+    );
+}

@@ -131,8 +131,21 @@ struct Tail {
 }
 
 fn read_tail(path: &std::path::Path) -> io::Result<Tail> {
-    let mut file = File::open(path)?;
-    let len = file.metadata()?.len();
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Opened without blocking (a FIFO would wait for a writer for ever: Claude Code would
+    // wait on its status line), then read only if it is a regular file.
+    let mut file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let len = meta.len();
     let start = len.saturating_sub(TAIL_BYTES);
     file.seek(SeekFrom::Start(start))?;
     let mut bytes = Vec::with_capacity((len - start) as usize);
