@@ -593,3 +593,42 @@ fn the_hook_does_not_hang_on_a_stopped_familiar_with_a_full_backlog() {
     };
     assert!(status.success());
 }
+
+/// Issue 28: `familiar hook` waited as long as its input stayed open (`(echo '{}'; sleep 30) |
+/// familiar hook` took 30 s), and Claude Code waits for its hooks. It reads for a second at
+/// most, then goes on with what it has.
+#[test]
+fn a_hook_whose_input_stays_open_returns_within_its_deadline() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("hook")
+        .env("FAMILIAR_SOCKET", "/nonexistent/familiar-test/hook.sock")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("familiar runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    {
+        use std::io::Write as _;
+        stdin.write_all(b"{}\n").expect("the input");
+    }
+    let started = std::time::Instant::now();
+    // The write end stays open (as `sleep 30` would keep it) while the hook runs.
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the hook is still waiting for its input");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(stdin);
+    assert!(status.success(), "{status}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -27,6 +27,10 @@ const BACKUPS_KEPT: usize = 5;
 /// How long `familiar hook` may take to hand its message over, all told.
 const SEND_DEADLINE: Duration = Duration::from_millis(300);
 
+/// How long it waits for its input: Claude Code writes it at once and closes the pipe; a
+/// writer that keeps it open must not hold the hook (nor Claude Code, which waits for it).
+const READ_DEADLINE: Duration = Duration::from_secs(1);
+
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
@@ -108,15 +112,14 @@ const INPUT_LIMIT: u64 = 64 << 20;
 /// longer than the socket takes ([`MAX_MESSAGE`]: a `PreToolUse` or `PostToolUseFailure` of a
 /// large `Write`) goes as the fields Familiar reads, instead of cut short and unreadable.
 fn forward() {
-    let mut message = Vec::new();
-    if let Err(err) = io::stdin()
-        .lock()
-        .take(INPUT_LIMIT)
-        .read_to_end(&mut message)
-    {
-        tracing::debug!("cannot read the hook input: {err}");
-        return;
-    }
+    let message = match read_input(READ_DEADLINE) {
+        Ok(message) => message,
+        Err(err) => {
+            tracing::debug!("cannot read the hook input: {err}");
+            return;
+        }
+    };
+    let mut message = message;
     if message.len() > MAX_MESSAGE {
         match familiar_hook::HookInput::parse(&message).and_then(|input| serde_json::to_vec(&input))
         {
@@ -129,6 +132,56 @@ fn forward() {
     match sent {
         Ok(()) => tracing::debug!("hook input handed to the running Familiar"),
         Err(err) => tracing::debug!("{err}"),
+    }
+}
+
+/// Stdin to its end, [`INPUT_LIMIT`] bytes at most, within `deadline`: what came by then is
+/// the input (an error when it ran out before the end).
+fn read_input(deadline: Duration) -> io::Result<Vec<u8>> {
+    use std::os::fd::AsRawFd as _;
+    let until = std::time::Instant::now() + deadline;
+    let stdin = io::stdin();
+    let mut lock = stdin.lock();
+    let fd = lock.as_raw_fd();
+    let mut message = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("no end of input within {deadline:?}"),
+            ));
+        }
+        let mut poll = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let millis = i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1);
+        // SAFETY: one valid pollfd for the call's duration.
+        let ready = unsafe { libc::poll(&mut poll, 1, millis) };
+        if ready < 0 {
+            let err = io::Error::last_os_error();
+            if err.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(err);
+        }
+        if ready == 0 {
+            continue;
+        }
+        let room = usize::try_from(INPUT_LIMIT).unwrap_or(usize::MAX) - message.len();
+        let want = chunk.len().min(room);
+        if want == 0 {
+            return Ok(message);
+        }
+        match lock.read(&mut chunk[..want]) {
+            Ok(0) => return Ok(message),
+            Ok(n) => message.extend_from_slice(&chunk[..n]),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
     }
 }
 
