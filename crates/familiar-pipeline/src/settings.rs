@@ -98,6 +98,7 @@ pub fn model_config(
         },
         // The source says (a recorded source sets it).
         recorded_clock: false,
+        latest_record_time: Some(latest_time()),
     }
 }
 
@@ -112,4 +113,11 @@ pub fn configured_model() -> Option<String> {
         value.get("model")?.as_str().map(str::to_owned)
     });
     from_settings.or_else(|| std::env::var("ANTHROPIC_MODEL").ok())
+}
+
+/// The latest time a record or an event may tell the clocks: a day from now. Later is a
+/// record's mistake (the year 9999, a machine's wrong clock), which would otherwise hold the
+/// session timers and the scripts' until then.
+pub fn latest_time() -> std::time::SystemTime {
+    std::time::SystemTime::now() + std::time::Duration::from_secs(86_400)
 }

@@ -112,6 +112,10 @@ impl Stage {
             allow_run: settings.allow_run,
             clock: options.clock,
             store_dir: options.store_dir,
+            latest_time: crate::settings::latest_time()
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()
+                .map(|since| since.as_secs_f64()),
             ..HostConfig::default()
         });
         let shipped_scripts: &[(&str, &str)] = if shipped {

@@ -90,12 +90,18 @@ pub(crate) struct Timers {
     /// Latest time seen (seconds since the epoch), from `tick` and from events' timestamps.
     now: Option<f64>,
     seq: u64,
+    /// Times past this are ignored ([`crate::HostConfig::latest_time`]).
+    pub latest: Option<f64>,
 }
 
 impl Timers {
-    /// Move the timers' time forward (never back: one late record cannot rewind it).
+    /// Move the timers' time forward (never back: one late record cannot rewind it; nor past
+    /// the latest time there may be: one record from the future cannot hold every timer).
     pub fn advance(&mut self, secs: f64) {
-        if secs.is_finite() && self.now.is_none_or(|now| secs > now) {
+        if secs.is_finite()
+            && self.latest.is_none_or(|latest| secs <= latest)
+            && self.now.is_none_or(|now| secs > now)
+        {
             self.now = Some(secs);
         }
     }

@@ -25,6 +25,9 @@ pub struct ModelConfig {
     /// For a transcript read after the fact (a replay, a dry run), whose timers must fire
     /// where they fired when it was written; live, ticks tell the wall clock instead.
     pub recorded_clock: bool,
+    /// On the records' clock, the latest time a record may set: one dated later (the year
+    /// 9999, a wrong clock) is the record's mistake and moves no clock. `None`: no bound.
+    pub latest_record_time: Option<SystemTime>,
 }
 
 /// What the model knows of a session beyond its files.
@@ -150,6 +153,10 @@ impl SessionModel {
                 })
                 .and_then(parse_timestamp)
             && self.now.is_none_or(|now| at > now)
+            && self
+                .config
+                .latest_record_time
+                .is_none_or(|latest| at <= latest)
         {
             // Timers due before this record fire before its events.
             self.tick(at, out);

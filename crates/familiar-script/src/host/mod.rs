@@ -123,6 +123,7 @@ impl ScriptHost {
     pub fn new(config: HostConfig) -> ScriptHost {
         let shared = Shared::default();
         shared.lock().allow_run = config.allow_run;
+        shared.lock().timers.latest = config.latest_time;
         let root = ImportRoot::default();
         let mut engine = Engine::new();
         sandbox::configure(&mut engine, &config.limits, &root);

@@ -20,6 +20,10 @@ pub struct HostConfig {
     /// Where each script's `store` is saved (`<dir>/<script name>.json`, see
     /// [`crate::store`]); `None` keeps stores in memory only (dry runs, tests, the demo).
     pub store_dir: Option<PathBuf>,
+    /// The latest time the timers may be told (seconds since the epoch): a later one, from a
+    /// record dated in the future (the year 9999, a wrong clock), is the record's mistake, not
+    /// the present, and would hold every later timer until then. `None`: no bound.
+    pub latest_time: Option<f64>,
 }
 
 impl Default for HostConfig {
@@ -29,6 +33,7 @@ impl Default for HostConfig {
             allow_run: false,
             clock: Arc::new(SystemClock::new()),
             store_dir: None,
+            latest_time: None,
         }
     }
 }
