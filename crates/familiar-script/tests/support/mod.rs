@@ -29,6 +29,7 @@ pub fn host_with(allow_run: bool) -> (ScriptHost, ManualClock) {
         clock: Arc::new(clock.clone()),
         limits: test_limits(),
         store_dir: None,
+        latest_time: None,
     });
     (host, clock)
 }
