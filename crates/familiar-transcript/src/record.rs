@@ -198,12 +198,23 @@ pub struct Block<'a> {
     pub is_error: Option<bool>,
 }
 
+/// The largest token count believed: a count above it (`2^63 - 1`, a wrong field) is no
+/// count at all, as if missing, and cannot pin a context window or a cost at absurd values.
+pub const MAX_TOKENS: u64 = 1 << 30;
+
+/// Token counts of one API message. Each count is read leniently: one that is not an
+/// unsigned integer up to [`MAX_TOKENS`] (`-1`, `1.5`, `"12"`, `1e400`) is that count
+/// missing, never the record dropped.
 #[derive(Debug, Default, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct Usage {
+    #[serde(deserialize_with = "lenient_count")]
     pub input_tokens: Option<u64>,
+    #[serde(deserialize_with = "lenient_count")]
     pub output_tokens: Option<u64>,
+    #[serde(deserialize_with = "lenient_count")]
     pub cache_read_input_tokens: Option<u64>,
+    #[serde(deserialize_with = "lenient_count")]
     pub cache_creation_input_tokens: Option<u64>,
     pub cache_creation: Option<CacheCreation>,
 }
@@ -211,8 +222,23 @@ pub struct Usage {
 #[derive(Debug, Default, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct CacheCreation {
+    #[serde(deserialize_with = "lenient_count")]
     pub ephemeral_5m_input_tokens: Option<u64>,
+    #[serde(deserialize_with = "lenient_count")]
     pub ephemeral_1h_input_tokens: Option<u64>,
+}
+
+/// A token count: an unsigned integer up to [`MAX_TOKENS`], anything else none. Read from
+/// the value's own text, so no number (`1e400`, out of every range) can fail the record.
+fn lenient_count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let raw = Box::<RawValue>::deserialize(deserializer)?;
+    let text = raw.get();
+    Ok(
+        (!text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| text.parse::<u64>().ok())
+            .flatten()
+            .filter(|n| *n <= MAX_TOKENS),
+    )
 }
 
 impl Usage {

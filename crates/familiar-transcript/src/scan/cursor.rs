@@ -276,12 +276,13 @@ impl<'a> Cursor<'a> {
         if !digits.iter().all(u8::is_ascii_digit) {
             return None;
         }
+        // Past `MAX_TOKENS` a count is none, as serde's lenient reading has it.
         digits
             .iter()
             .try_fold(0u64, |n, &digit| {
                 n.checked_mul(10)?.checked_add(u64::from(digit - b'0'))
             })
-            .map(Some)
+            .map(|n| Some(n).filter(|n| *n <= crate::record::MAX_TOKENS))
     }
 }
 
