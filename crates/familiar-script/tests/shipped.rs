@@ -405,3 +405,49 @@ fn built_in_copies_load_from_text_without_warnings() {
         vec!["default.rhai", "notify-errors.rhai"]
     );
 }
+
+/// Issue 28: a store holding `level: 3000000` stopped `familiar watch` from starting (the
+/// level curve overflowed while `default.rhai` loaded), and `xp: "abc"` became `"abc33333"`.
+/// An odd store is a fresh start: the script loads, and the XP counts from 0.
+#[test]
+fn default_starts_afresh_from_an_odd_store() {
+    for odd in [
+        "store.level = 3000000;",
+        "store.xp = \"abc\"; store.level = \"x\";",
+        "store.xp = -7; store.level = -1;",
+        "store.xp = 1e300;",
+    ] {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let config = || HostConfig {
+            clock: Arc::new(EventClock::new()),
+            store_dir: Some(dir.path().to_path_buf()),
+            ..HostConfig::default()
+        };
+        // A script of the same name leaves the odd store behind.
+        let mut writer = ScriptHost::new(config());
+        writer
+            .load_source("default.rhai", odd, None)
+            .unwrap_or_else(|e| panic!("{odd}: {e}"));
+        drop(writer);
+        let mut host = ScriptHost::new(config());
+        host.load_file(&scripts_dir().join("default.rhai"))
+            .unwrap_or_else(|e| panic!("{odd}: {e}"));
+        let mut reading = Event::new(EventKind::Reading, 1);
+        reading.session = Some("s".into());
+        let mut actions = Vec::new();
+        let mut diagnostics = Vec::new();
+        host.handle(&reading, &mut actions, &mut diagnostics);
+        assert!(diagnostics.is_empty(), "{odd}: {diagnostics:?}");
+        assert!(
+            actions
+                .iter()
+                .any(|a| matches!(a.kind, ActionKind::Xp { amount: 1 })),
+            "{odd}: {actions:?}"
+        );
+        drop(host);
+        let saved =
+            std::fs::read_to_string(dir.path().join("default.rhai.json")).unwrap_or_default();
+        assert!(saved.contains("\"xp\": 1"), "{odd}: {saved}");
+        assert!(saved.contains("\"level\": 1"), "{odd}: {saved}");
+    }
+}

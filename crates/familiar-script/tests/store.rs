@@ -296,3 +296,23 @@ fn the_store_is_not_listed_as_script_state() {
         "{warnings:?}"
     );
 }
+
+/// Issue 28: a store changed by the last events of a burst was saved only at a later event
+/// or a clean exit, so a crash (`kill -9`) a few seconds later lost it. A tick (the watcher's
+/// clock, four times a second) saves it within a second.
+#[test]
+fn a_burst_is_saved_within_a_second_without_another_event() {
+    let dir = tempdir();
+    let mut host = host_in(Some(dir.path()));
+    assert!(load(&mut host, COUNTER).is_empty());
+    // The first event is saved at once; the next two come within the second after it.
+    events(&mut host, 3);
+    let saved = || std::fs::read_to_string(store_file(dir.path())).unwrap_or_default();
+    assert!(saved().contains("\"count\": 1"), "{}", saved());
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (actions, diagnostics) = host.tick(std::time::SystemTime::now());
+    assert!(actions.is_empty() && diagnostics.is_empty());
+    assert!(saved().contains("\"count\": 3"), "{}", saved());
+    // Nothing of the host is dropped yet: the tick saved it, not an exit.
+    drop(host);
+}

@@ -153,6 +153,9 @@ impl ScriptHost {
         if !fired.is_empty() {
             self.on_big_stack(|host| host.fire(fired, now, &mut actions, &mut diagnostics));
         }
+        // A store changed by the last events of a burst is saved within a second of it, not
+        // at some later event (a crash meanwhile lost it all).
+        self.save_stores_soon();
         (actions, diagnostics)
     }
 

@@ -217,6 +217,15 @@ impl ScriptHost {
         }
     }
 
+    /// Save the stores that changed, each at most once a second (a store kept in memory only
+    /// costs nothing).
+    pub fn save_stores_soon(&mut self) {
+        for script in &mut self.scripts {
+            let value = script.compiled.scope.get(store::STORE);
+            script.store.save_soon(value, &script.name);
+        }
+    }
+
     /// Runtime errors so far, per script and handler (including repeats not re-reported).
     pub fn error_counts(&self) -> Vec<ErrorCount> {
         self.scripts
