@@ -76,8 +76,9 @@ pub fn read_head_until(path: &Path, enough: &mut dyn FnMut(&Head) -> bool) -> io
     }
 }
 
-/// Every `*.jsonl` under `root` (the root itself only when not `recursive`), depth-limited,
-/// not following directory symlinks. Unreadable directories go to `on_error`.
+/// Every `*.jsonl` under `root` (the root itself only when not `recursive`), depth-limited.
+/// A symlink to a directory is followed (a project's sessions kept on another disk): the
+/// depth limit bounds a link that loops. Unreadable directories go to `on_error`.
 pub fn walk(
     root: &Path,
     recursive: bool,
@@ -106,7 +107,9 @@ fn walk_at(
     let mut subdirs = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        let is_dir = entry
+            .file_type()
+            .is_ok_and(|kind| kind.is_dir() || (kind.is_symlink() && entry.path().is_dir()));
         if is_dir {
             if depth_left > 0 {
                 subdirs.push(entry.path());

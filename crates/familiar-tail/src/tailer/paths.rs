@@ -36,8 +36,12 @@ impl Tailer {
             self.poll_file_checking(path, names_changed);
             return;
         }
-        match fs::symlink_metadata(path) {
-            Ok(meta) if meta.is_dir() => {
+        // A symlink to a directory counts as the directory (a project's sessions kept on
+        // another disk); a symlinked file is looked at as the files are.
+        let is_dir = fs::symlink_metadata(path)
+            .map(|meta| meta.is_dir() || (meta.file_type().is_symlink() && path.is_dir()));
+        match is_dir {
+            Ok(true) => {
                 if self
                     .roots
                     .iter()
@@ -49,7 +53,7 @@ impl Tailer {
                     self.scan(path, true, Found::Later);
                 }
             }
-            Ok(_) => {
+            Ok(false) => {
                 if name.ends_with(b".jsonl") {
                     self.consider(path, Found::Later);
                 }

@@ -118,7 +118,14 @@ impl InotifyWatcher {
     }
 
     fn add(&mut self, dir: &Path, depth_left: Option<usize>) -> io::Result<()> {
-        let wd = self.inotify.watches().add(dir, MASK)?;
+        // A symlinked directory (a project's sessions on another disk) is watched through
+        // the link; any other path is never followed.
+        let mask = if is_symlink(dir) {
+            MASK & !WatchMask::DONT_FOLLOW
+        } else {
+            MASK
+        };
+        let wd = self.inotify.watches().add(dir, mask)?;
         let id = wd.get_watch_descriptor_id();
         // The same directory (inode) again: one descriptor, the deepest watch wins.
         let depth_left = match self.dirs.get(&id) {
@@ -149,8 +156,11 @@ impl InotifyWatcher {
             return; // gone again, or unreadable: the scan reports that
         };
         for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                let path = entry.path();
+            let path = entry.path();
+            if entry
+                .file_type()
+                .is_ok_and(|kind| kind.is_dir() || (kind.is_symlink() && path.is_dir()))
+            {
                 match self.add(&path, Some(depth - 1)) {
                     Ok(()) => self.add_below(&path, depth - 1),
                     Err(err) if err.kind() == io::ErrorKind::NotFound => {}
@@ -201,6 +211,17 @@ impl InotifyWatcher {
                     Some(name) => dir.path.join(name),
                     None => dir.path.clone(),
                 };
+                // A symlink to a directory made or moved in is a directory to watch too.
+                let linked_dir = !event.mask.contains(EventMask::ISDIR)
+                    && event.name.is_some()
+                    && event
+                        .mask
+                        .intersects(EventMask::CREATE | EventMask::MOVED_TO)
+                    && is_symlink(&path)
+                    && path.is_dir();
+                if linked_dir && let Some(depth) = dir.depth_left.filter(|&depth| depth > 0) {
+                    new_dirs.push((path.clone(), depth - 1));
+                }
                 if event.mask.contains(EventMask::ISDIR) && event.name.is_some() {
                     if event
                         .mask
@@ -229,4 +250,9 @@ impl InotifyWatcher {
         }
         true
     }
+}
+
+/// Is `path` a symlink (not followed)?
+fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
 }

@@ -244,3 +244,54 @@ fn a_file_named_at_run_time_is_followed_with_its_subagents_its_old_lines_as_back
         assert_eq!(stream.lines.first().map(|l| l.number), Some(51), "{mode}");
     }
 }
+
+/// Issue 28: a project directory that is a symlink (sessions kept on another disk) was
+/// ignored in silence. Its transcripts are found and followed like any other's.
+#[test]
+fn a_symlinked_project_directory_is_followed() {
+    for poll in [false, true] {
+        let env = Env::new();
+        let elsewhere = env.tmp.path().join("elsewhere/app-sessions");
+        fs::create_dir_all(&elsewhere).expect("mkdir");
+        let projects = env.config.join("projects");
+        fs::create_dir_all(&projects).expect("mkdir");
+        let link = projects.join(familiar_tail::discovery::dash_encode(Path::new(
+            "/home/u/app",
+        )));
+        std::os::unix::fs::symlink(&elsewhere, &link).expect("symlink");
+        let bytes = real(SLASH);
+        let file = link.join(format!("{}.jsonl", session_of(&bytes)));
+        fs::write(&file, &bytes).expect("write");
+        let mut config = env.tailer_config(vec![Selector::All]);
+        config.from_start = true;
+        if poll {
+            config.mode = poll_mode();
+        }
+        let handle = start(config);
+        append(&file, &marker("linked"));
+        let messages = until_marker(&handle, "linked");
+        let stream = stream_of(&messages, &file);
+        assert_same_lines(
+            &stream.lines_of_generation(1),
+            &lines_of(&bytes),
+            &format!("through the symlink (poll {poll})"),
+        );
+        // A symlinked project made while running appears too.
+        let later = env.tmp.path().join("elsewhere/lib-sessions");
+        fs::create_dir_all(&later).expect("mkdir");
+        let link = projects.join(familiar_tail::discovery::dash_encode(Path::new(
+            "/home/u/lib",
+        )));
+        std::os::unix::fs::symlink(&later, &link).expect("symlink");
+        let file = link.join("0b9e2f1c-5d3a-4c8e-9f21-7a6b5c4d3e2f.jsonl");
+        append(&file, &bytes);
+        append(&file, &marker("linked-later"));
+        let messages = until_marker(&handle, "linked-later");
+        let stream = stream_of(&messages, &file);
+        assert_same_lines(
+            &stream.lines_of_generation(1),
+            &lines_of(&bytes),
+            &format!("through a new symlink (poll {poll})"),
+        );
+    }
+}
