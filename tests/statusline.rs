@@ -219,14 +219,11 @@ fn statusline_refuses_a_transcript_that_is_not_a_regular_file() {
             .write_all(input(&fifo, None).as_bytes())
             .expect("the input");
     }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while child.try_wait().expect("waits").is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("statusline hangs on a FIFO");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    common::wait_within(
+        &mut child,
+        std::time::Duration::from_secs(10),
+        "statusline on a FIFO",
+    );
     let out = child.wait_with_output().expect("output");
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -294,3 +294,23 @@ pub fn agent_cli(agent: &str, command: &str, override_var: &str) -> PathBuf {
     );
     bin
 }
+
+/// Waits for `child` at most `limit` (a hang guard, never a timing test): its exit status, or
+/// a panic naming `what` after killing it.
+pub fn wait_within(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    what: &str,
+) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("waits for the child") {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what}: still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -115,17 +115,11 @@ fn the_hook_does_not_hang_on_a_stopped_familiar_with_a_full_backlog() {
             .expect("input");
     }
     // A hang guard only: the hook gives up after 300 ms.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("familiar hook hangs on a stopped Familiar");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::wait_within(
+        &mut child,
+        Duration::from_secs(20),
+        "familiar hook on a stopped Familiar",
+    );
     assert!(status.success());
 }
 
@@ -149,16 +143,11 @@ fn a_hook_whose_input_stays_open_returns_within_its_deadline() {
     }
     let started = std::time::Instant::now();
     // The write end stays open (as `sleep 30` would keep it) while the hook runs.
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waits") {
-            break status;
-        }
-        if started.elapsed() > std::time::Duration::from_secs(10) {
-            let _ = child.kill();
-            panic!("the hook is still waiting for its input");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let status = common::wait_within(
+        &mut child,
+        Duration::from_secs(10),
+        "familiar hook with its input left open",
+    );
     drop(stdin);
     assert!(status.success(), "{status}");
     assert!(
