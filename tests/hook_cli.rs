@@ -470,3 +470,77 @@ fn on_a_terminal(args: &str, answer: &str) -> String {
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
 }
+
+#[test]
+fn install_asks_on_a_terminal_and_writes_only_on_yes() {
+    let (_dir, claude) = claude_dir(Some("{}\n"));
+    let settings = claude.join("settings.json");
+    let args = format!("hook install --settings '{}'", settings.display());
+    let shown = on_a_terminal(&args, "n\n");
+    assert!(shown.contains("? [y/N] "), "{shown}");
+    assert!(shown.contains("is as it was"), "{shown}");
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{}\n");
+    let shown = on_a_terminal(&args, "y\n");
+    assert!(
+        shown.contains("undo with `familiar hook uninstall`"),
+        "{shown}"
+    );
+    assert!(
+        std::fs::read_to_string(&settings)
+            .expect("read")
+            .contains(" hook\"")
+    );
+}
+
+/// Issue 28: `hook install` wrote over a change another program made to `settings.json`
+/// while the user read the diff at the y/N prompt. It reads the file again after the answer
+/// and refuses when it changed, leaving that change alone.
+#[test]
+fn install_refuses_when_the_file_changed_at_its_prompt() {
+    use std::io::{Read as _, Write as _};
+    let (_dir, claude) = claude_dir(Some("{}\n"));
+    let settings = claude.join("settings.json");
+    let command = format!(
+        "{} hook install --settings '{}'",
+        env!("CARGO_BIN_EXE_familiar"),
+        settings.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut shown = Vec::new();
+    let mut byte = [0u8; 1];
+    // Up to the prompt: the diff was read against `{}`.
+    while !text(&shown).contains("? [y/N] ") {
+        match stdout.read(&mut byte) {
+            Ok(1) => shown.push(byte[0]),
+            _ => panic!("no prompt: {}", text(&shown)),
+        }
+    }
+    std::fs::write(&settings, "{\"model\": \"opus\"}\n").expect("another program writes");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"y\n")
+        .expect("answer typed");
+    let mut rest = String::new();
+    let _ = stdout.read_to_string(&mut rest);
+    let status = child.wait().expect("script ends");
+    assert!(!status.success() || rest.contains("changed"), "{rest}");
+    assert!(
+        rest.contains("changed while the change was shown; not written"),
+        "{rest}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&settings).expect("read"),
+        "{\"model\": \"opus\"}\n",
+        "the other program's change stays"
+    );
+    assert!(backups(&claude).is_empty(), "{:?}", backups(&claude));
+}

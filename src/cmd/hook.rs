@@ -266,6 +266,18 @@ fn edit_settings(
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
+    // Another program (an editor, Claude Code itself) may have written the file while the
+    // user read the change: what was shown is no longer what would be written over.
+    let now = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => None,
+        Err(err) => return Err(err).with_context(|| format!("cannot read {shown}")),
+    };
+    anyhow::ensure!(
+        now == current,
+        "{shown} changed while the change was shown; not written (run the command again to \
+         see the change against it)"
+    );
     let backup = match (&current, &result.after) {
         (Some(_), Some(_)) => Some(backup(&path)?),
         _ => None,
@@ -477,8 +489,9 @@ fn backup(path: &Path) -> anyhow::Result<PathBuf> {
     Ok(backup)
 }
 
-/// Write through a temp file in the same directory and rename, so Claude Code never reads a
-/// half-written settings file; the old file's permissions are kept.
+/// Write through a temp file in the same directory, flushed to disk, and rename, so Claude
+/// Code never reads a half-written settings file (nor an empty one after a crash); the old
+/// file's permissions are kept. A failed write (a full disk) leaves no temp file behind.
 fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     if let Some(dir) = dir {
@@ -490,9 +503,24 @@ fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
     ));
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let written = std::fs::File::create(&tmp).and_then(|mut file| {
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    });
+    if let Err(err) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(err).with_context(|| format!("cannot write {}", tmp.display()));
+    }
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(&tmp, meta.permissions());
     }
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+    if let Err(err) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(err).with_context(|| format!("cannot replace {}", path.display()));
+    }
+    // The rename itself is on disk once its directory is.
+    if let Some(dir) = dir {
+        let _ = std::fs::File::open(dir).and_then(|dir| dir.sync_all());
+    }
+    Ok(())
 }

@@ -45,27 +45,6 @@ fn socket_left_behind_after_term_int_or_hup_is_gone_and_a_stale_one_is_taken_ove
 }
 
 #[test]
-fn install_asks_on_a_terminal_and_writes_only_on_yes() {
-    let (_dir, claude) = claude_dir(Some("{}\n"));
-    let settings = claude.join("settings.json");
-    let args = format!("hook install --settings '{}'", settings.display());
-    let shown = on_a_terminal(&args, "n\n");
-    assert!(shown.contains("? [y/N] "), "{shown}");
-    assert!(shown.contains("is as it was"), "{shown}");
-    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{}\n");
-    let shown = on_a_terminal(&args, "y\n");
-    assert!(
-        shown.contains("undo with `familiar hook uninstall`"),
-        "{shown}"
-    );
-    assert!(
-        std::fs::read_to_string(&settings)
-            .expect("read")
-            .contains(" hook\"")
-    );
-}
-
-#[test]
 fn the_hook_does_not_hang_on_a_stopped_familiar_with_a_full_backlog() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let socket = tmp.path().join("run/hook.sock");
