@@ -152,7 +152,9 @@ pub fn status_line_command(exe: &Path) -> String {
     exe_command(exe, "statusline")
 }
 
-/// Is `command` one that `install` wrote (`…/familiar SUBCOMMAND`, quoted or not)?
+/// Is `command` one that `install` wrote: `…/familiar SUBCOMMAND` exactly as
+/// [`exe_command`] writes it (a plain path, or one single-quoted path), and nothing else? A
+/// user's own command that merely ends so (`notify-send done; ~/bin/familiar hook`) is not.
 fn is_ours(command: &str, subcommand: &str) -> bool {
     let Some(program) = command
         .trim()
@@ -161,8 +163,24 @@ fn is_ours(command: &str, subcommand: &str) -> bool {
     else {
         return false;
     };
-    let program = program.trim().trim_matches('\'');
-    Path::new(program)
+    let path = if let Some(quoted) = program.strip_prefix('\'') {
+        // One single-quoted word, its own quotes written as `'\''`.
+        let Some(inner) = quoted.strip_suffix('\'') else {
+            return false;
+        };
+        if inner.replace(r"'\''", "").contains('\'') {
+            return false;
+        }
+        inner.replace(r"'\''", "'")
+    } else if program
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+~".contains(c))
+    {
+        program.to_owned()
+    } else {
+        return false;
+    };
+    Path::new(&path)
         .file_name()
         .is_some_and(|name| name == "familiar")
 }

@@ -411,6 +411,33 @@ fn commands_are_quoted_for_the_shell_when_needed() {
     );
 }
 
+/// Issue 28: uninstall removed a user's own hook that merely ended in `familiar hook`. Only
+/// the commands install writes (one path, plain or single-quoted, then the subcommand) are
+/// Familiar's.
+#[test]
+fn uninstall_leaves_a_users_hook_that_only_ends_like_ours() {
+    let users = r#"{
+  "hooks": {
+    "Stop": [
+      { "matcher": "", "hooks": [{ "type": "command", "command": "notify-send done; ~/bin/familiar hook" }] },
+      { "matcher": "", "hooks": [{ "type": "command", "command": "echo 'x' familiar hook" }] },
+      { "matcher": "", "hooks": [{ "type": "command", "command": "'/a b/familiar' hook" }] }
+    ]
+  }
+}
+"#;
+    let undone = uninstall(users, &[]).expect("uninstalls");
+    let after = undone.after.expect("a file");
+    assert!(
+        after.contains("notify-send done; ~/bin/familiar hook"),
+        "{after}"
+    );
+    assert!(after.contains("echo 'x' familiar hook"), "{after}");
+    // The one install would have written (a quoted path) goes.
+    assert!(!after.contains("'/a b/familiar' hook"), "{after}");
+    assert_eq!(undone.changes.len(), 1, "{:?}", undone.changes);
+}
+
 // ---- property: install then uninstall (with no backup) is the identity ----
 
 /// Whitespace and comments between tokens, as a user might write them.
