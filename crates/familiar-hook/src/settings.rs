@@ -252,7 +252,7 @@ fn group_commands<'v>(group: &'v Value<'_>) -> Vec<&'v str> {
 }
 
 /// What of Familiar's `text` holds (nothing for an empty file).
-pub fn installed(text: &str) -> Result<Installed, SettingsError> {
+fn installed_plain(text: &str) -> Result<Installed, SettingsError> {
     let mut found = Installed::default();
     let Some(root) = parse(text)? else {
         return Ok(found);
@@ -288,7 +288,7 @@ pub fn installed(text: &str) -> Result<Installed, SettingsError> {
 
 /// Add what `plan` names where it is not there yet. `text` is the current file (`None` when
 /// there is none).
-pub fn install(text: Option<&str>, plan: &Plan) -> Result<SettingsEdit, SettingsError> {
+fn install_plain(text: Option<&str>, plan: &Plan) -> Result<SettingsEdit, SettingsError> {
     let mut doc = match text {
         None => "{}\n".to_owned(),
         Some(text) if text.trim().is_empty() => "{}\n".to_owned(),
@@ -390,8 +390,8 @@ fn add_hook(doc: &str, event: &str, command: &str) -> Result<Option<String>, Set
 /// them, that one comes back byte for byte, and when it is exactly what `install` makes of no
 /// file, the result is no file (`after: None`). Otherwise Familiar's entries are spliced out
 /// (with the groups, event lists and `hooks` object they leave empty) and the rest stays.
-pub fn uninstall(text: &str, originals: &[&str]) -> Result<SettingsEdit, SettingsError> {
-    let found = installed(text)?;
+fn uninstall_plain(text: &str, originals: &[&str]) -> Result<SettingsEdit, SettingsError> {
+    let found = installed_plain(text)?;
     if found.is_empty() {
         return Ok(SettingsEdit::unchanged(Some(text)));
     }
@@ -480,4 +480,81 @@ fn splice_one(doc: &str) -> Result<Option<String>, SettingsError> {
         return Ok(Some(jsonedit::remove(doc, &root_container, index)));
     }
     Ok(None)
+}
+
+/// How a settings file is written, kept through an edit: a byte-order mark in front (some
+/// Windows editors write one), and CRLF line ends (when every line ends so). The edits work
+/// on the file without them; what they add gets the file's own line ends.
+#[derive(Debug, Clone, Copy)]
+struct Form {
+    bom: bool,
+    crlf: bool,
+}
+
+impl Form {
+    /// The form of `text`, and `text` without it.
+    fn of(text: &str) -> (Form, std::borrow::Cow<'_, str>) {
+        let body = text.strip_prefix('\u{feff}');
+        let bom = body.is_some();
+        let body = body.unwrap_or(text);
+        let crlf = body.contains("\r\n") && !body.replace("\r\n", "").contains('\n');
+        let plain = if crlf {
+            std::borrow::Cow::Owned(body.replace("\r\n", "\n"))
+        } else {
+            std::borrow::Cow::Borrowed(body)
+        };
+        (Form { bom, crlf }, plain)
+    }
+
+    /// `text` (edited without the form) in the form again.
+    fn restore(self, text: String) -> String {
+        let text = if self.crlf {
+            text.replace('\n', "\r\n")
+        } else {
+            text
+        };
+        if self.bom {
+            format!("\u{feff}{text}")
+        } else {
+            text
+        }
+    }
+}
+
+/// What of Familiar's is in `text` (a settings file, its form kept: [`Form`]).
+pub fn installed(text: &str) -> Result<Installed, SettingsError> {
+    installed_plain(&Form::of(text).1)
+}
+
+/// Add what `plan` names where it is not there yet. `text` is the current file (`None` when
+/// there is none); a byte-order mark and CRLF line ends are kept, and added lines end as the
+/// file's do.
+pub fn install(text: Option<&str>, plan: &Plan) -> Result<SettingsEdit, SettingsError> {
+    let Some(text) = text else {
+        return install_plain(None, plan);
+    };
+    let (form, plain) = Form::of(text);
+    let edit = install_plain(Some(&plain), plan)?;
+    Ok(SettingsEdit {
+        before: Some(text.to_owned()),
+        after: edit.after.map(|after| form.restore(after)),
+        changes: edit.changes,
+    })
+}
+
+/// Remove what `install` added (see [`uninstall_plain`]), the file's form kept: given the
+/// original (`originals`, the backups), its very bytes come back.
+pub fn uninstall(text: &str, originals: &[&str]) -> Result<SettingsEdit, SettingsError> {
+    let (form, plain) = Form::of(text);
+    let originals: Vec<std::borrow::Cow<'_, str>> = originals
+        .iter()
+        .map(|original| Form::of(original).1)
+        .collect();
+    let originals: Vec<&str> = originals.iter().map(|o| o.as_ref()).collect();
+    let edit = uninstall_plain(&plain, &originals)?;
+    Ok(SettingsEdit {
+        before: Some(text.to_owned()),
+        after: edit.after.map(|after| form.restore(after)),
+        changes: edit.changes,
+    })
 }

@@ -438,6 +438,37 @@ fn uninstall_leaves_a_users_hook_that_only_ends_like_ours() {
     assert_eq!(undone.changes.len(), 1, "{:?}", undone.changes);
 }
 
+/// Issue 28: a file with a byte-order mark was refused as a syntax error, and in a CRLF file
+/// the inserted lines ended in LF. Both are kept, and uninstall gives the bytes back.
+#[test]
+fn a_byte_order_mark_and_crlf_line_ends_are_kept() {
+    let crlf = USERS_FILE.replace('\n', "\r\n");
+    for original in [
+        format!("\u{feff}{USERS_FILE}"),
+        crlf.clone(),
+        format!("\u{feff}{crlf}"),
+    ] {
+        let after = install(Some(&original), &everything())
+            .expect("installs")
+            .after
+            .expect("a file");
+        assert_eq!(
+            after.starts_with('\u{feff}'),
+            original.starts_with('\u{feff}'),
+            "{after:?}"
+        );
+        if original.contains("\r\n") {
+            assert!(
+                !after.replace("\r\n", "").contains('\n'),
+                "a line ends in LF alone: {after:?}"
+            );
+        }
+        assert!(installed(&after).expect("reads").all_hooks());
+        let undone = uninstall(&after, &[]).expect("uninstalls");
+        assert_eq!(undone.after.as_deref(), Some(original.as_str()));
+    }
+}
+
 // ---- property: install then uninstall (with no backup) is the identity ----
 
 /// Whitespace and comments between tokens, as a user might write them.
