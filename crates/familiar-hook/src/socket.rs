@@ -104,7 +104,8 @@ pub fn check_private_dir(dir: &Path) -> Result<(), HookError> {
     Ok(())
 }
 
-/// Create `dir` 0700 when it is missing (its parents as usual), then verify it.
+/// Create `dir` 0700 when it is missing (missing parents 0700 too: a runtime dir made here,
+/// once deleted, is the user's alone again), then verify it.
 fn private_dir(dir: &Path) -> Result<(), HookError> {
     let io_err = |source| HookError::Io {
         path: dir.to_owned(),
@@ -113,7 +114,11 @@ fn private_dir(dir: &Path) -> Result<(), HookError> {
     if let Some(parent) = dir.parent()
         && !parent.as_os_str().is_empty()
     {
-        std::fs::create_dir_all(parent).map_err(io_err)?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)
+            .map_err(io_err)?;
     }
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {
         Ok(()) => {}

@@ -260,3 +260,22 @@ fn send_does_not_hang_on_a_stopped_listener_with_a_full_backlog() {
         "{result:?}"
     );
 }
+
+/// Issue 28: a runtime dir that did not exist (deleted while running, or never made) was
+/// created with the umask's mode. Every directory made for the socket is the user's alone.
+#[test]
+fn missing_directories_on_the_way_to_the_socket_are_made_private() {
+    let dir = private_tempdir();
+    let runtime = dir.path().join("run-user/1000");
+    let path = runtime.join("familiar/hook.sock");
+    let listener = HookListener::bind(&path).expect("binds");
+    for made in [
+        dir.path().join("run-user"),
+        runtime.clone(),
+        runtime.join("familiar"),
+    ] {
+        let mode = std::fs::metadata(&made).expect("made").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", made.display());
+    }
+    drop(listener);
+}
