@@ -154,15 +154,31 @@ fn check_socket_dir(path: &Path) -> Result<(), HookError> {
     })
 }
 
+/// How often a refused connection is tried again within the deadline.
+const RETRY_EVERY: Duration = Duration::from_millis(20);
+
 /// Hand one hook message to the Familiar listening at `path`, all within `timeout` (connect
 /// and write). Nothing is sent into a directory that is not the user's own.
 pub fn send(path: &Path, message: &[u8], timeout: Duration) -> Result<(), HookError> {
     let deadline = Instant::now() + timeout;
     check_socket_dir(path)?;
-    let mut stream = connect(path, timeout).map_err(|source| HookError::NotListening {
-        path: path.to_owned(),
-        cause: source,
-    })?;
+    // A refused connection is a Familiar between two lives (a socket left behind, taken over
+    // in a moment): tried again until the deadline, so the hook is not dropped meanwhile.
+    let mut stream = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match connect(path, left.max(Duration::from_millis(1))) {
+            Ok(stream) => break stream,
+            Err(err) if err.kind() == io::ErrorKind::ConnectionRefused && left > RETRY_EVERY => {
+                std::thread::sleep(RETRY_EVERY);
+            }
+            Err(cause) => {
+                return Err(HookError::NotListening {
+                    path: path.to_owned(),
+                    cause,
+                });
+            }
+        }
+    };
     let io_err = |source| HookError::Io {
         path: path.to_owned(),
         cause: source,

@@ -279,3 +279,34 @@ fn missing_directories_on_the_way_to_the_socket_are_made_private() {
     }
     drop(listener);
 }
+
+/// Issue 28: a hook sent while Familiar was between two lives (its old socket left behind,
+/// a new one taking it over) was dropped at the first refusal. A refused connection is tried
+/// again within the hook's deadline.
+#[test]
+fn a_hook_refused_for_a_moment_gets_through_within_its_deadline() {
+    let dir = private_tempdir();
+    let path = dir.path().join("hook.sock");
+    // The old Familiar's socket: there, but nobody answers (connecting is refused).
+    drop(std::os::unix::net::UnixListener::bind(&path).expect("bind"));
+    let starting = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(150));
+            listen(&path)
+        })
+    };
+    send(&path, STOP, Duration::from_secs(5)).expect("sent once the new Familiar listens");
+    let (_guard, rx) = starting.join().expect("the new Familiar starts");
+    let got = rx.recv_timeout(HANG).expect("the hook arrives");
+    assert_eq!(got.hook_event_name.as_deref(), Some("Stop"));
+    // Nobody coming: still refused, within the deadline.
+    let gone = dir.path().join("gone.sock");
+    drop(std::os::unix::net::UnixListener::bind(&gone).expect("bind"));
+    let started = std::time::Instant::now();
+    assert!(matches!(
+        send(&gone, STOP, Duration::from_millis(200)),
+        Err(HookError::NotListening { .. })
+    ));
+    assert!(started.elapsed() < HANG);
+}
