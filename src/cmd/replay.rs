@@ -124,7 +124,6 @@ pub fn replay_events(
                 game: front.game,
                 clock: Arc::new(EventClock::new()),
                 hot_reload: false,
-                timers_from_events: true,
                 store_dir: None,
                 audio,
                 carry_out: true,

@@ -175,7 +175,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 game: front.game.clone(),
                 clock: Arc::new(familiar_script::SystemClock::new()),
                 hot_reload: true,
-                timers_from_events: true,
                 store_dir: familiar_script::store::default_dir(),
                 audio,
                 carry_out: true,

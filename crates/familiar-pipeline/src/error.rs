@@ -40,15 +40,3 @@ pub enum Error {
     #[error("the game window stopped ({0})")]
     Window(String),
 }
-
-impl Error {
-    /// Does this error mean the reader of our stdout went away (`| head`)?
-    pub fn is_broken_pipe(&self) -> bool {
-        match self {
-            Error::Read { cause, .. } | Error::Output(cause) => {
-                cause.kind() == io::ErrorKind::BrokenPipe
-            }
-            _ => false,
-        }
-    }
-}

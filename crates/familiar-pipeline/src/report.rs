@@ -171,11 +171,6 @@ impl SkippedLines {
         })
     }
 
-    /// How many lines were skipped so far.
-    pub fn count(&self) -> u64 {
-        self.count
-    }
-
     /// The closing count, when some lines were not told one by one.
     pub fn summary(&self) -> Option<String> {
         (self.count > REPORTED_SKIPS).then(|| {

@@ -14,7 +14,7 @@ use crate::Error;
 
 /// Load the config file (`FAMILIAR_CONFIG` or `~/.config/familiar/config.toml`); an invalid
 /// file is an error naming its line, never a silent default.
-pub fn load_config() -> Result<Loaded, Error> {
+fn load_config() -> Result<Loaded, Error> {
     familiar_config::load().map_err(Error::Config)
 }
 

@@ -29,10 +29,6 @@ pub struct StageOptions {
     pub clock: Arc<dyn familiar_script::Clock>,
     /// Recompile script files when they change on disk.
     pub hot_reload: bool,
-    /// Fire script timers at each event's own time too, not only at the session model's
-    /// clock ([`Stage::tick`]): every source does, so a timer fires at the same place among
-    /// the events whatever the source; off, only the clock's ticks fire them.
-    pub timers_from_events: bool,
     /// Where scripts' `store` maps are kept between runs (live only: a replay must not count
     /// twice); `None` keeps them in memory.
     pub store_dir: Option<std::path::PathBuf>,
@@ -60,7 +56,6 @@ impl StageOptions {
             game: None,
             clock: Arc::new(familiar_script::EventClock::new()),
             hot_reload: false,
-            timers_from_events: true,
             store_dir: None,
             audio: None,
             carry_out: false,
@@ -79,7 +74,6 @@ pub struct Stage {
     game: Option<Sender<WindowFeed>>,
     print_events: bool,
     print_actions: bool,
-    timers_from_events: bool,
     /// Why stdout could not be written (other than a closed pipe, which ends quietly).
     output_error: Option<io::Error>,
     out: io::BufWriter<io::Stdout>,
@@ -173,7 +167,6 @@ impl Stage {
             game: options.game,
             print_events: options.print_events,
             print_actions: options.print_actions,
-            timers_from_events: options.timers_from_events,
             output_error: None,
             out: io::BufWriter::with_capacity(1 << 16, io::stdout()),
             watcher,
@@ -188,8 +181,9 @@ impl Stage {
     /// (the pipeline should end) — a failing notification or game never stops it.
     pub fn on_event(&mut self, event: &Event) -> ControlFlow<()> {
         self.reload_changed();
-        if self.timers_from_events
-            && self.host.has_timers()
+        // The scripts' timers due by the event's own time fire before it, from every source
+        // alike (a timer lands at the same place among the events, live or not).
+        if self.host.has_timers()
             && let Some(now) = event.ts.as_deref().and_then(parse_timestamp)
             && self.tick(now).is_break()
         {

@@ -71,6 +71,15 @@ pub(super) fn draw_notice(
     mut boxes: Query<(&mut Node, &mut Visibility), With<NoticeBox>>,
     mut texts: Query<&mut PixelText, With<NoticeText>>,
 ) {
+    // Nearly always nothing to say: keep the box hidden without laying the scene out.
+    if notice.waiting.is_none() && notice.ended.is_none() {
+        for (_, mut vis) in &mut boxes {
+            if *vis != Visibility::Hidden {
+                *vis = Visibility::Hidden;
+            }
+        }
+        return;
+    }
     let (order, l) = super::row(&all);
     let want = notice_text(&notice, order.len());
     for (mut node, mut vis) in &mut boxes {

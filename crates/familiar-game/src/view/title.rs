@@ -22,18 +22,26 @@ pub fn window_title<'a>(base: &str, projects: impl IntoIterator<Item = &'a str>)
     }
 }
 
-/// Names the window after its sessions' projects whenever they change.
+/// Names the window after its sessions' projects whenever they change (a session came,
+/// went, or told its project), not every frame.
 pub fn name_window(
     options: Res<Options>,
-    sessions: Query<&SessionInfo>,
+    sessions: Query<Ref<SessionInfo>>,
+    mut seen: Local<Option<usize>>,
     mut windows: Query<&mut Window, With<PrimaryWindow>>,
 ) {
+    let count = sessions.iter().count();
+    if *seen == Some(count) && !sessions.iter().any(|info| info.is_changed()) {
+        return;
+    }
+    *seen = Some(count);
     let Ok(mut window) = windows.single_mut() else {
         return;
     };
+    let infos: Vec<Ref<SessionInfo>> = sessions.iter().collect();
     let title = window_title(
         &options.0.title,
-        sessions.iter().filter_map(|info| info.project.as_deref()),
+        infos.iter().filter_map(|info| info.project.as_deref()),
     );
     if window.title != title {
         window.title = title;

@@ -170,7 +170,7 @@ impl Recorded {
     }
 
     /// Every line through a fresh session model, on this thread; `on_item` may stop it.
-    pub fn feed(
+    fn feed(
         self,
         config: ModelConfig,
         on_item: &mut dyn FnMut(Item) -> ControlFlow<()>,
