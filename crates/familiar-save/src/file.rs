@@ -48,10 +48,64 @@ impl LoadError {
     }
 }
 
+/// The largest save file [`load`] reads (a store or a progression is a few kilobytes; one
+/// past this is damage or an attack, set aside like a corrupt one).
+pub const MAX_SAVE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads the whole of `path` if it is a regular file (through symlinks) of at most `max`
+/// bytes. Anything else is refused before it is read from: a FIFO would block the reader for
+/// ever, a device such as `/dev/zero` would fill memory. A file that grows past `max` while
+/// it is read is refused too (`ErrorKind::FileTooLarge`); not a regular file is
+/// `ErrorKind::InvalidInput`.
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let not_regular = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a device or a directory is never read)",
+        )
+    };
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("larger than the {} bytes read at most", max),
+        )
+    };
+    // Stat before opening: opening a FIFO for reading waits for a writer.
+    let before = std::fs::metadata(path)?;
+    if !before.is_file() {
+        return Err(not_regular());
+    }
+    if before.len() > max {
+        return Err(too_large());
+    }
+    let file = std::fs::File::open(path)?;
+    // The path may have been swapped between the two looks: trust only the open file.
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(before.len()).unwrap_or(0));
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 /// Reads the value saved at `path`: `Ok(None)` when there is no file yet. A file that cannot
-/// be decoded is renamed aside (see [`format::set_aside_path`]) and reported.
+/// be decoded, or that is larger than [`MAX_SAVE_BYTES`], is renamed aside (see
+/// [`format::set_aside_path`]) and reported; one that is not a regular file (a FIFO, a
+/// device) is not read, not moved, and not saved over.
 pub fn load<T: Versioned>(path: &Path) -> Result<Option<T>, LoadError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match read_regular(path, MAX_SAVE_BYTES) {
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+            return set_aside(
+                path,
+                Rejected::TooLarge {
+                    max: MAX_SAVE_BYTES,
+                },
+            );
+        }
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(cause) => {
@@ -61,10 +115,14 @@ pub fn load<T: Versioned>(path: &Path) -> Result<Option<T>, LoadError> {
             });
         }
     };
-    let problem = match format::decode::<T>(&bytes) {
-        Ok(value) => return Ok(Some(value)),
-        Err(problem) => problem,
-    };
+    match format::decode::<T>(&bytes) {
+        Ok(value) => Ok(Some(value)),
+        Err(problem) => set_aside(path, problem),
+    }
+}
+
+/// Renames the rejected file at `path` aside, and says so.
+fn set_aside<T>(path: &Path, problem: Rejected) -> Result<Option<T>, LoadError> {
     let Some(moved) = format::set_aside_path(path, &problem, |p| {
         // A dangling symlink is taken too: never rename over anything.
         p.symlink_metadata().is_ok()
@@ -272,6 +330,65 @@ mod tests {
         assert!(matches!(err, Some(LoadError::Read { .. })), "{err:?}");
         assert!(err.is_some_and(|e| !e.may_save()));
         assert!(path.is_dir());
+    }
+
+    /// `load` on another thread, with a deadline: a FIFO must not block it.
+    fn load_within_a_second(path: &Path) -> Option<Result<Option<Note>, LoadError>> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = path.to_owned();
+        std::thread::spawn(move || {
+            let _ = tx.send(load::<Note>(&path));
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(1)).ok()
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_is_refused_at_once_and_left_alone() {
+        let dir = dir();
+        let fifo = dir.path().join("note.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let err = load_within_a_second(&fifo).and_then(Result::err);
+        let message = err.as_ref().map(ToString::to_string).unwrap_or_default();
+        assert!(message.contains("not a regular file"), "{message}");
+        assert!(err.is_some_and(|e| !e.may_save()));
+
+        // A symlink to /dev/zero would fill memory if it were read.
+        let zero = dir.path().join("zero.json");
+        assert!(std::os::unix::fs::symlink("/dev/zero", &zero).is_ok());
+        let err = load_within_a_second(&zero).and_then(Result::err);
+        assert!(matches!(err, Some(LoadError::Read { .. })), "{err:?}");
+        assert_eq!(
+            familiar_testkit::file_names(dir.path()),
+            ["note.json", "zero.json"]
+        );
+    }
+
+    #[test]
+    fn a_huge_file_is_set_aside_unread() {
+        let dir = dir();
+        let path = dir.path().join("note.json");
+        // Sparse: 1 GiB on paper, nothing on disk.
+        let made = std::fs::File::create(&path).and_then(|f| f.set_len(1 << 30));
+        assert!(made.is_ok());
+        let err = load::<Note>(&path).err();
+        let message = err.as_ref().map(ToString::to_string).unwrap_or_default();
+        assert!(message.contains("larger than 16777216 bytes"), "{message}");
+        assert!(err.is_some_and(|e| e.may_save()));
+        assert_eq!(
+            familiar_testkit::file_names(dir.path()),
+            ["note.json.large"]
+        );
+    }
+
+    #[test]
+    fn read_regular_stops_at_the_limit() {
+        let dir = dir();
+        let path = dir.path().join("text");
+        assert!(std::fs::write(&path, "12345").is_ok());
+        assert_eq!(read_regular(&path, 5).ok(), Some(b"12345".to_vec()));
+        let err = read_regular(&path, 4).err().map(|e| e.kind());
+        assert_eq!(err, Some(std::io::ErrorKind::FileTooLarge));
     }
 
     #[test]

@@ -44,6 +44,9 @@ pub enum Rejected {
     /// An older version this Familiar cannot read.
     #[error("its format version {found} is too old to read ({reason})")]
     Old { found: u64, reason: String },
+    /// Far larger than any save file Familiar writes.
+    #[error("it is larger than {max} bytes, far more than Familiar ever saves")]
+    TooLarge { max: u64 },
 }
 
 impl Rejected {
@@ -53,6 +56,7 @@ impl Rejected {
             Rejected::Corrupt(_) => "corrupt",
             Rejected::Newer { .. } => "newer",
             Rejected::Old { .. } => "old",
+            Rejected::TooLarge { .. } => "large",
         }
     }
 }

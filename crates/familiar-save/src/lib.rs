@@ -11,5 +11,7 @@
 pub mod file;
 pub mod format;
 
-pub use file::{FailureGate, LoadError, SaveError, data_dir, load, save};
+pub use file::{
+    FailureGate, LoadError, MAX_SAVE_BYTES, SaveError, data_dir, load, read_regular, save,
+};
 pub use format::{Rejected, Versioned, decode, encode, set_aside_path};
