@@ -11,6 +11,7 @@
 //! `file:3:5: error: message` is what editors' quickfix and `grep` read, and Rhai gives a
 //! position, not a span, so their underlines and labels would have nothing more to show.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use anstyle::{AnsiColor, Style};
@@ -379,32 +380,51 @@ fn split_pos(pos: Position) -> Option<(usize, usize)> {
     Some((line, pos.position().unwrap_or(1)))
 }
 
-/// Position of the name in `fn name(` (1-based line, column), found in the text because Rhai's
-/// public function metadata carries no position.
-pub(crate) fn find_fn(source: &str, name: &str) -> Option<(usize, usize)> {
-    for (index, line) in source.lines().enumerate() {
-        let mut rest = line;
+/// Where a function's name stands in the text: 1-based line and column, and its byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FnAt {
+    pub line: usize,
+    pub col: usize,
+    pub byte: usize,
+}
+
+/// Every `fn name(` in the text, each name at its first place, in one pass (Rhai's public
+/// function metadata carries no position). Loading looks up every function here instead of
+/// searching the text once per function, which made loading grow with the square of its size.
+pub(crate) fn fn_positions(source: &str) -> HashMap<&str, FnAt> {
+    let mut found = HashMap::new();
+    let mut line_start = 0;
+    for (index, line) in source.split_inclusive('\n').enumerate() {
         let mut offset = 0;
-        while let Some(at) = rest.find("fn ") {
-            let before_ok = offset + at == 0
-                || !line[..offset + at]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_alphanumeric() || c == '_');
-            let after = rest[at + 3..].trim_start();
-            let name_start = offset + at + 3 + (rest[at + 3..].len() - after.len());
-            if before_ok
-                && let Some(tail) = after.strip_prefix(name)
-                && tail.trim_start().starts_with('(')
-            {
-                let col = line[..name_start].chars().count() + 1;
-                return Some((index + 1, col));
+        while let Some(at) = line[offset..].find("fn ") {
+            let fn_at = offset + at;
+            offset = fn_at + 3;
+            let before_ok = !line[..fn_at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
+            let after = line[offset..].trim_start();
+            let name_start = line.len() - after.len();
+            let name_len = after
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let name = &after[..name_len];
+            if before_ok && !name.is_empty() && after[name_len..].trim_start().starts_with('(') {
+                found.entry(name).or_insert(FnAt {
+                    line: index + 1,
+                    col: line[..name_start].chars().count() + 1,
+                    byte: line_start + name_start,
+                });
             }
-            offset += at + 3;
-            rest = &line[offset..];
         }
+        line_start += line.len();
     }
-    None
+    found
+}
+
+/// Position of the name in `fn name(` (1-based line, column); see [`fn_positions`].
+pub(crate) fn find_fn(source: &str, name: &str) -> Option<(usize, usize)> {
+    fn_positions(source).get(name).map(|at| (at.line, at.col))
 }
 
 #[cfg(test)]
@@ -418,5 +438,9 @@ mod tests {
         assert_eq!(find_fn(src, "helper"), Some((5, 7)));
         assert_eq!(find_fn(src, "on_error"), None);
         assert_eq!(find_fn(src, "on_event"), None);
+        assert_eq!(find_fn(src, "on_error2"), Some((6, 4)));
+        let at = super::fn_positions(src);
+        assert_eq!(&src[at["helper"].byte..][..6], "helper");
+        assert_eq!(at.len(), 3);
     }
 }

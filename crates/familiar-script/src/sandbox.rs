@@ -37,6 +37,12 @@ pub struct Limits {
     /// Nesting of arrays and maps kept in state or emitted (`a = [a]` in a loop): deeper data
     /// would overflow the stack of whatever walks it next (dropping it, printing it as JSON).
     pub max_data_depth: usize,
+    /// Bytes in one script or module file. Rhai's compiler looks each variable use up among
+    /// every function defined so far, so its time grows with size × functions: these two
+    /// bounds keep a load (and a hot reload, which holds the pipeline) well under a second.
+    pub max_script_bytes: usize,
+    /// Functions defined in one script.
+    pub max_functions: usize,
 }
 
 impl Default for Limits {
@@ -55,6 +61,9 @@ impl Default for Limits {
             max_call_time: Duration::from_millis(500),
             // serde_json reads at most 128 levels: whatever a script emits can be read back.
             max_data_depth: 128,
+            // The shipped scripts are 4 KiB and a dozen functions.
+            max_script_bytes: 256 * 1024,
+            max_functions: 1000,
         }
     }
 }
@@ -95,7 +104,10 @@ pub(crate) fn configure(engine: &mut Engine, limits: &Limits, root: &ImportRoot)
             "scripts read time from their events (`ev.ts_secs`) and timers",
         ))
     });
-    engine.set_module_resolver(SandboxResolver { root: root.clone() });
+    engine.set_module_resolver(SandboxResolver {
+        root: root.clone(),
+        max_bytes: limits.max_script_bytes as u64,
+    });
 }
 
 /// The directory imports may read from, set by the host around each compile, and the files
@@ -168,6 +180,8 @@ impl ImportRoot {
 
 struct SandboxResolver {
     root: ImportRoot,
+    /// A module file's size at most ([`Limits::max_script_bytes`]).
+    max_bytes: u64,
 }
 
 /// The error of a function scripts may not call.
@@ -217,6 +231,19 @@ impl SandboxResolver {
         };
         if !canonical_file.starts_with(&canonical_root) {
             return Err(not_found(path, "outside the script's directory", pos));
+        }
+        // Rhai's resolver reads the file whole: a FIFO would block the load, a device fill
+        // memory. (The file's size is checked again when it is compiled.)
+        match canonical_file.metadata() {
+            Ok(meta) if !meta.is_file() => {
+                return Err(not_found(path, "not a regular file", pos));
+            }
+            Ok(meta) if meta.len() > self.max_bytes => {
+                let why = format!("larger than {} bytes", self.max_bytes);
+                return Err(not_found(path, &why, pos));
+            }
+            Ok(_) => {}
+            Err(_) => return Err(not_found(path, "no such file", pos)),
         }
         self.root.record(canonical_file.clone());
         let mut inner = FileModuleResolver::new_with_path(root);

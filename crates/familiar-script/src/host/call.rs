@@ -296,7 +296,7 @@ impl Call<'_> {
             err,
             self.context(handler),
             self.limits,
-            &|module| module_text(dir.as_deref(), module),
+            &|module| module_text(dir.as_deref(), module, self.limits),
         );
         // Rhai functions cannot see the caller's variables: only handlers, called by the host
         // with the script's scope, see state. Say so when a helper trips over it.

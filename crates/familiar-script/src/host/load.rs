@@ -13,7 +13,8 @@ use super::{
     Compiled, LoadReport, Script, ScriptError, ScriptHost, TOP_LEVEL, kind_index, known_handlers,
 };
 use crate::bounded;
-use crate::diag::{RuntimeContext, ScriptDiagnostic, find_fn};
+use crate::diag::{RuntimeContext, ScriptDiagnostic, fn_positions};
+use crate::sandbox::Limits;
 use crate::store::{STORE, Store};
 
 impl ScriptHost {
@@ -24,7 +25,7 @@ impl ScriptHost {
 
     /// Load a script file and append it to the call order. Imports resolve inside its directory.
     pub fn load_file(&mut self, path: &Path) -> Result<LoadReport, ScriptError> {
-        let source = read(path)?;
+        let source = read(path, &self.limits)?;
         let name = file_name(path);
         self.add(&name, source, Some(path))
     }
@@ -98,7 +99,7 @@ impl ScriptHost {
             .iter()
             .position(|s| s.path.as_deref().is_some_and(|p| same_file(p, path)))
             .ok_or_else(|| ScriptError::NotLoaded(path.to_path_buf()))?;
-        let source = read(path)?;
+        let source = read(path, &self.limits)?;
         let id = self.scripts[index].id;
         let name = self.scripts[index].name.clone();
         // The store outlives the reload: the new version starts with the old one's.
@@ -177,11 +178,19 @@ impl ScriptHost {
                 d.to_path_buf()
             }
         });
-        let module_source = |module: &str| module_text(dir.as_deref(), module);
+        let limits = &self.limits;
+        let module_source = |module: &str| module_text(dir.as_deref(), module, limits);
         let top_level = RuntimeContext {
             handler: TOP_LEVEL.into(),
             event: None,
         };
+
+        // Compiling takes time in size × functions (see `Limits::max_script_bytes`): count
+        // them in the text before paying for it.
+        let positions = fn_positions(&source);
+        if let Some(too_big) = too_big(&source, positions.len(), &self.limits) {
+            return Err(load_error(ScriptDiagnostic::plain_error(name, too_big)));
+        }
 
         // Pass 1, lenient: functions may use script-level variables that do not exist yet.
         // Imports are resolved now, inside the script's directory, and embedded in the AST.
@@ -251,8 +260,15 @@ impl ScriptHost {
                 )
             })
             .collect();
+        if let Some(too_big) = too_big(&source, functions.len(), &self.limits) {
+            return Err(load_error(ScriptDiagnostic::plain_error(name, too_big)));
+        }
         // Rhai keeps functions in a hash map; list them in source order.
-        functions.sort_by_key(|(fname, _)| find_fn(&source, fname).unwrap_or((usize::MAX, 0)));
+        functions.sort_by_key(|(fname, _)| {
+            positions
+                .get(fname.as_str())
+                .map_or((usize::MAX, 0), |at| (at.line, at.col))
+        });
         let has = |fname: &str, arity: usize| {
             functions
                 .iter()
@@ -298,7 +314,7 @@ impl ScriptHost {
             .compile_with_scope(&scope, &source)
             .map_err(|err| load_error(ScriptDiagnostic::from_parse(name, &source, &err)))?;
 
-        let mut warnings = handler_warnings(name, &source, &functions);
+        let mut warnings = handler_warnings(name, &source, &functions, &positions);
         for (line, col) in top_level_imports(&source) {
             warnings.push(ScriptDiagnostic::warning(
                 name,
@@ -391,6 +407,7 @@ impl ScriptHost {
             &source,
             &helper_names,
             &visible,
+            &positions,
         ));
         let report = LoadReport {
             script: name.to_owned(),
@@ -429,14 +446,18 @@ fn find_import(source: &str, message: &str) -> Option<(u16, u16)> {
     })
 }
 
-pub(super) fn module_text(dir: Option<&Path>, module: &str) -> Option<(String, String)> {
+pub(super) fn module_text(
+    dir: Option<&Path>,
+    module: &str,
+    limits: &Limits,
+) -> Option<(String, String)> {
     let mut path = if Path::new(module).is_absolute() {
         PathBuf::from(module)
     } else {
         dir?.join(module)
     };
     path.set_extension("rhai");
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = read(&path, limits).ok()?;
     Some((file_name(&path), text))
 }
 
@@ -448,11 +469,39 @@ fn current_store(scope: &Scope) -> Map {
         .unwrap_or_default()
 }
 
-fn read(path: &Path) -> Result<String, ScriptError> {
-    std::fs::read_to_string(path).map_err(|cause| ScriptError::Io {
+/// A script's text, from a regular file of bounded size only: a FIFO would block the
+/// pipeline, a symlink to `/dev/zero` fill memory.
+fn read(path: &Path, limits: &Limits) -> Result<String, ScriptError> {
+    let io = |cause| ScriptError::Io {
         path: path.to_path_buf(),
         cause,
+    };
+    let bytes = familiar_save::read_regular(path, limits.max_script_bytes as u64).map_err(io)?;
+    String::from_utf8(bytes).map_err(|_| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
     })
+}
+
+/// Why a script is refused before compiling, if it is: too long, or too many functions.
+fn too_big(source: &str, functions: usize, limits: &Limits) -> Option<String> {
+    if source.len() > limits.max_script_bytes {
+        Some(format!(
+            "the script is {} bytes long, more than the {} a script may have; split it into \
+             modules",
+            source.len(),
+            limits.max_script_bytes
+        ))
+    } else if functions > limits.max_functions {
+        Some(format!(
+            "the script defines {functions} functions, more than the {} a script may have",
+            limits.max_functions
+        ))
+    } else {
+        None
+    }
 }
 
 fn file_name(path: &Path) -> String {

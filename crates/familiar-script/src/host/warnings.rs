@@ -1,18 +1,22 @@
 //! Load-time warnings found in a script's text: near-miss handler names, wrong arities,
 //! top-level imports and helper functions that use state. Part of [`crate::host`].
 
-use rhai::{Engine, ParseErrorType};
+use std::collections::HashMap;
+
+use rhai::{Engine, ParseErrorType, Position};
 
 use super::known_handlers;
-use crate::diag::{ScriptDiagnostic, find_fn};
+use crate::diag::{FnAt, ScriptDiagnostic};
 
 /// Near-miss handler names and wrong arities.
 pub(super) fn handler_warnings(
     file: &str,
     source: &str,
     functions: &[(String, Vec<String>)],
+    positions: &HashMap<&str, FnAt>,
 ) -> Vec<ScriptDiagnostic> {
     let known = known_handlers();
+    let find_fn = |name: &str| positions.get(name).map(|at| (at.line, at.col));
     let mut warnings = Vec::new();
     for (fname, params) in functions {
         if let Some((_, arity)) = known.iter().find(|(k, _)| k == fname) {
@@ -29,7 +33,7 @@ pub(super) fn handler_warnings(
                     warnings.push(ScriptDiagnostic::warning(
                         file,
                         source,
-                        find_fn(source, fname),
+                        find_fn(fname),
                         format!(
                             "handler `{fname}` takes {expected} but is defined with {}; \
                              it will never be called",
@@ -58,7 +62,7 @@ pub(super) fn handler_warnings(
         warnings.push(ScriptDiagnostic::warning(
             file,
             source,
-            find_fn(source, fname),
+            find_fn(fname),
             message,
         ));
     }
@@ -84,22 +88,27 @@ pub(super) fn top_level_imports(source: &str) -> Vec<(usize, usize)> {
 
 /// Helper functions (not handlers) that use a script-level variable: Rhai functions see only
 /// their parameters, so such a helper compiles but fails with "Variable not found" when it
-/// runs. Each helper is compiled on its own, in strict mode and without the state, from the
-/// script's text with everything else blanked out (so positions stay those of the file); the
-/// first variable it cannot see is reported if it is a state variable or constant.
+/// runs. Each helper's own text is compiled on its own, in strict mode and without the state,
+/// its positions shifted to stay those of the file; the first variable it cannot see is
+/// reported if it is a state variable or constant. (Compiling each helper's text alone, not
+/// the whole file with the rest blanked, keeps loading linear in the script's size.)
 pub(super) fn helpers_using_state(
     engine: &Engine,
     file: &str,
     source: &str,
     helpers: &[String],
     state: &[String],
+    positions: &HashMap<&str, FnAt>,
 ) -> Vec<ScriptDiagnostic> {
     let mut warnings = Vec::new();
     for helper in helpers {
-        let Some(masked) = only_function(source, helper) else {
+        let Some(at) = positions.get(helper.as_str()) else {
             continue;
         };
-        let Err(err) = engine.compile(&masked) else {
+        let Some((text, first_line)) = only_function(source, at) else {
+            continue;
+        };
+        let Err(err) = engine.compile(&text) else {
             continue;
         };
         let ParseErrorType::VariableUndefined(var) = &*err.0 else {
@@ -108,7 +117,7 @@ pub(super) fn helpers_using_state(
         if !state.contains(var) {
             continue;
         }
-        let pos = err.1.line().map(|l| (l, err.1.position().unwrap_or(1)));
+        let pos = shifted(err.1, first_line);
         warnings.push(ScriptDiagnostic::warning(
             file,
             source,
@@ -123,32 +132,24 @@ pub(super) fn helpers_using_state(
     warnings
 }
 
-/// `source` with every character outside `fn name(...) { ... }` replaced by a space (line
-/// breaks kept), or `None` if the function's extent cannot be found in the text.
-fn only_function(source: &str, name: &str) -> Option<String> {
-    let (line, col) = find_fn(source, name)?;
-    let line_start: usize = source
-        .split_inclusive('\n')
-        .take(line - 1)
-        .map(str::len)
-        .sum();
-    let line_text = &source[line_start..];
-    let name_at = line_start + line_text.char_indices().nth(col - 1)?.0;
-    let fn_at = source[..name_at].rfind("fn")?;
-    let open = name_at + source[name_at..].find('{')?;
+/// The text of `fn name(...) { ... }` alone, led by spaces so that its first line's columns
+/// are the file's, with the file's line it starts on; `None` if its extent cannot be found.
+fn only_function(source: &str, at: &FnAt) -> Option<(String, usize)> {
+    let fn_at = source[..at.byte].rfind("fn")?;
+    let open = at.byte + source[at.byte..].find('{')?;
     let close = block_end(source.as_bytes(), open)?;
-    Some(
-        source
-            .char_indices()
-            .map(|(i, c)| {
-                if (fn_at..=close).contains(&i) || c == '\n' {
-                    c
-                } else {
-                    ' '
-                }
-            })
-            .collect(),
-    )
+    let line_start = source[..fn_at].rfind('\n').map_or(0, |n| n + 1);
+    let indent = source[line_start..fn_at].chars().count();
+    let first_line = at.line - source[fn_at..at.byte].matches('\n').count();
+    let mut text = " ".repeat(indent);
+    text.push_str(&source[fn_at..=close]);
+    Some((text, first_line))
+}
+
+/// A position in a function's own text, as the file's (1-based line and column).
+fn shifted(pos: Position, first_line: usize) -> Option<(usize, usize)> {
+    let line = pos.line()?;
+    Some((line + first_line - 1, pos.position().unwrap_or(1)))
 }
 
 /// Index of the `}` closing the `{` at `open`, skipping strings, characters and comments
