@@ -11,6 +11,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use familiar_model::{ActionKind, Urgency};
+
+use crate::bounded::Shape;
 use rhai::{
     Array, Dynamic, Engine, EvalAltResult, FLOAT, INT, ImmutableString, Map, NativeCallContext,
     Position,
@@ -43,13 +45,112 @@ pub(crate) struct Refusal {
     pub argv: Vec<String>,
 }
 
+/// The actions one handler call queued, bounded: at most [`crate::Limits::max_actions`], and
+/// their text together at most the string limit, so a loop of `say(big)` holds one call's
+/// worth, not the memory of every iteration (the per-value limits did not see the queue).
+#[derive(Debug, Default)]
+pub(crate) struct ActionQueue {
+    actions: Vec<ActionKind>,
+    bytes: usize,
+    /// The bounds (actions, bytes); 0 means none.
+    pub max: (usize, usize),
+    /// `print` and `debug` lines dropped over the bounds: they cannot fail the call, so the
+    /// host reports them after it.
+    pub dropped: usize,
+}
+
+impl ActionQueue {
+    /// Queue `action`, or say which bound it would pass.
+    pub fn push(&mut self, action: ActionKind) -> Result<(), String> {
+        let bytes = self.room_for(action.name(), text_bytes(&action))?;
+        self.bytes = bytes;
+        self.actions.push(action);
+        Ok(())
+    }
+
+    /// The queue's text once `bytes` more are added, if one more action fits.
+    fn room_for(&self, name: &str, bytes: usize) -> Result<usize, String> {
+        let (max_actions, max_bytes) = self.max;
+        if max_actions > 0 && self.actions.len() >= max_actions {
+            return Err(format!(
+                "{name}: more than {max_actions} actions in one call"
+            ));
+        }
+        let bytes = self.bytes.saturating_add(bytes);
+        if max_bytes > 0 && bytes > max_bytes {
+            return Err(format!(
+                "{name}: the actions of one call would hold more than {max_bytes} bytes of text"
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Queue a `print` or `debug` line, or count it as dropped (before copying it).
+    pub fn push_log(&mut self, text: &str) {
+        match self.room_for("log", text.len()) {
+            Ok(bytes) => {
+                self.bytes = bytes;
+                self.actions.push(ActionKind::Log {
+                    text: text.to_owned(),
+                });
+            }
+            Err(_) => self.dropped += 1,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.actions.len()
+    }
+
+    /// The queued actions, emptying the queue (and its count) for the next call.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, ActionKind> {
+        self.bytes = 0;
+        self.actions.drain(..)
+    }
+
+    pub fn clear(&mut self) {
+        self.bytes = 0;
+        self.dropped = 0;
+        self.actions.clear();
+    }
+}
+
+/// The text an action carries (what its copies downstream cost).
+fn text_bytes(action: &ActionKind) -> usize {
+    match action {
+        ActionKind::Animate { name } | ActionKind::Sound { name } => name.len(),
+        ActionKind::Say { text } | ActionKind::Quest { text } | ActionKind::Log { text } => {
+            text.len()
+        }
+        ActionKind::Notify { title, body, .. } => title.len() + body.len(),
+        ActionKind::CompanionSpawn { id, kind } => id.len() + kind.len(),
+        ActionKind::CompanionLeave { id } => id.len(),
+        ActionKind::Emit { name, data } => name.len() + data.iter().map(json_bytes).sum::<usize>(),
+        ActionKind::Run { argv } => argv.iter().map(String::len).sum(),
+        ActionKind::Xp { .. } | ActionKind::Rest => 0,
+    }
+}
+
+/// The text of an entry of emitted JSON, as [`crate::bounded::measure`] counts it.
+fn json_bytes((key, value): (&String, &serde_json::Value)) -> usize {
+    fn value_bytes(value: &serde_json::Value) -> usize {
+        match value {
+            serde_json::Value::String(text) => text.len(),
+            serde_json::Value::Array(items) => items.iter().map(|v| 16 + value_bytes(v)).sum(),
+            serde_json::Value::Object(map) => map.iter().map(json_bytes).sum(),
+            _ => 16,
+        }
+    }
+    16 + key.len() + value_bytes(value)
+}
+
 /// What the action functions write and the host reads, behind one mutex.
 #[derive(Debug, Default)]
 pub(crate) struct HostState {
-    pub queue: Vec<ActionKind>,
+    pub queue: ActionQueue,
     pub refusals: Vec<Refusal>,
-    /// Last time each `(script id, key)` passed `once_per`.
-    pub once: HashMap<(usize, String), f64>,
+    /// Last time each key passed `once_per`, by script id.
+    pub once: HashMap<usize, HashMap<String, f64>>,
     /// The script whose handler is running (keys of `once_per` are per script).
     pub script_id: usize,
     /// The time of the event being handled.
@@ -63,6 +164,16 @@ pub(crate) struct HostState {
     pub timers: crate::timers::Timers,
     /// Per-session state of each script (`ev.state`), by (script id, session id).
     pub session_state: HashMap<(usize, Option<String>), Map>,
+    /// The bounds of what is kept between calls, from [`crate::Limits`].
+    pub bounds: KeptBounds,
+}
+
+/// Bounds on what scripts keep between calls besides their variables (see [`crate::Limits`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct KeptBounds {
+    pub session_state_bytes: usize,
+    pub once_keys: usize,
+    pub once_key_bytes: usize,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -76,8 +187,8 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn push(&self, action: ActionKind) {
-        self.lock().queue.push(action);
+    fn push(&self, action: ActionKind) -> RhaiResult<()> {
+        self.lock().queue.push(action).map_err(runtime_error)
     }
 }
 
@@ -119,12 +230,25 @@ fn argv_of(array: Array) -> RhaiResult<Vec<String>> {
 
 /// Rhai maps and values to JSON, for `emit(name, map)`. Too deep a value is refused: the sinks
 /// walk it recursively.
-fn json_map(map: Map, max_depth: usize) -> RhaiResult<serde_json::Map<String, serde_json::Value>> {
+fn json_map(
+    map: Map,
+    max_depth: usize,
+    max_bytes: usize,
+) -> RhaiResult<serde_json::Map<String, serde_json::Value>> {
     let map = Dynamic::from_map(map);
-    if crate::bounded::too_deep(&map, max_depth) {
-        return Err(runtime_error(format!(
-            "emit: data nested more than {max_depth} levels deep"
-        )));
+    // Measured before it is copied into JSON.
+    match crate::bounded::measure(&map, max_depth, max_bytes) {
+        Shape::Fits(_) => {}
+        Shape::TooDeep => {
+            return Err(runtime_error(format!(
+                "emit: data nested more than {max_depth} levels deep"
+            )));
+        }
+        Shape::TooLarge => {
+            return Err(runtime_error(format!(
+                "emit: the actions of one call would hold more than {max_bytes} bytes of text"
+            )));
+        }
     }
     let value: serde_json::Value = rhai::serde::from_dynamic(&map)
         .map_err(|err| runtime_error(format!("emit: data cannot be converted to JSON: {err}")))?;
@@ -138,7 +262,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     macro_rules! text_action {
         ($name:literal, $variant:ident, $field:ident) => {{
             let s = shared.clone();
-            engine.register_fn($name, move |value: ImmutableString| {
+            engine.register_fn($name, move |value: ImmutableString| -> RhaiResult<()> {
                 s.push(ActionKind::$variant {
                     $field: value.to_string(),
                 })
@@ -155,7 +279,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     let s = shared.clone();
     engine.register_fn(
         "notify",
-        move |title: ImmutableString, body: ImmutableString| {
+        move |title: ImmutableString, body: ImmutableString| -> RhaiResult<()> {
             s.push(ActionKind::Notify {
                 title: title.to_string(),
                 body: body.to_string(),
@@ -175,18 +299,21 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
                 title: title.to_string(),
                 body: body.to_string(),
                 urgency,
-            });
-            Ok(())
+            })
         },
     );
     let s = shared.clone();
-    engine.register_fn("xp", move |amount: INT| s.push(ActionKind::Xp { amount }));
+    engine.register_fn("xp", move |amount: INT| -> RhaiResult<()> {
+        s.push(ActionKind::Xp { amount })
+    });
     let s = shared.clone();
-    engine.register_fn("rest", move || s.push(ActionKind::Rest));
+    engine.register_fn("rest", move || -> RhaiResult<()> {
+        s.push(ActionKind::Rest)
+    });
     let s = shared.clone();
     engine.register_fn(
         "companion_spawn",
-        move |id: ImmutableString, kind: ImmutableString| {
+        move |id: ImmutableString, kind: ImmutableString| -> RhaiResult<()> {
             s.push(ActionKind::CompanionSpawn {
                 id: id.to_string(),
                 kind: kind.to_string(),
@@ -197,12 +324,20 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     engine.register_fn(
         "emit",
         move |name: ImmutableString, data: Map| -> RhaiResult<()> {
-            let data = json_map(data, max_depth)?;
+            let max_bytes = s.lock().queue.max.1;
+            let data = json_map(
+                data,
+                max_depth,
+                if max_bytes == 0 {
+                    usize::MAX
+                } else {
+                    max_bytes
+                },
+            )?;
             s.push(ActionKind::Emit {
                 name: name.to_string(),
                 data,
-            });
-            Ok(())
+            })
         },
     );
     let s = shared.clone();
@@ -212,7 +347,10 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
             let argv = argv_of(argv)?;
             let mut state = s.lock();
             if state.allow_run {
-                state.queue.push(ActionKind::Run { argv });
+                state
+                    .queue
+                    .push(ActionKind::Run { argv })
+                    .map_err(runtime_error)?;
             } else {
                 state.refusals.push(Refusal {
                     position: ctx.call_position(),
@@ -224,21 +362,43 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     );
 
     let s = shared.clone();
-    let once = move |key: ImmutableString, seconds: FLOAT| -> bool {
+    let once = move |key: ImmutableString, seconds: FLOAT| -> RhaiResult<bool> {
         let mut state = s.lock();
+        let bounds = state.bounds;
+        if key.len() > bounds.once_key_bytes {
+            return Err(runtime_error(format!(
+                "once_per: a key of {} bytes, longer than the {} a key may have",
+                key.len(),
+                bounds.once_key_bytes
+            )));
+        }
         let now = state.now;
-        let entry = (state.script_id, key.to_string());
-        match state.once.get(&entry) {
-            Some(last) if now - last < seconds => false,
-            _ => {
-                state.once.insert(entry, now);
-                true
+        let script = state.script_id;
+        let kept = state.once.entry(script).or_default();
+        let full = kept.len() >= bounds.once_keys;
+        match kept.get_mut(key.as_str()) {
+            Some(last) if now - *last < seconds => Ok(false),
+            Some(last) => {
+                *last = now;
+                Ok(true)
+            }
+            None if full => Err(runtime_error(format!(
+                "once_per: more than {} distinct keys kept by one script; use fewer keys (one \
+                 per session, not one per event)",
+                bounds.once_keys
+            ))),
+            None => {
+                kept.insert(key.to_string(), now);
+                Ok(true)
             }
         }
     };
     let once_int = once.clone();
     engine.register_fn("once_per", once);
-    engine.register_fn("once_per", move |key: ImmutableString, seconds: INT| {
-        once_int(key, seconds as FLOAT)
-    });
+    engine.register_fn(
+        "once_per",
+        move |key: ImmutableString, seconds: INT| -> RhaiResult<bool> {
+            once_int(key, seconds as FLOAT)
+        },
+    );
 }

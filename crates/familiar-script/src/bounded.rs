@@ -8,7 +8,7 @@
 //! the limit. [`crate::host`] calls [`register`] once; [`crate::script_event`] and `actions`
 //! use [`check_json`] and [`too_deep`] for `ev.raw`, `emit` and the state kept between calls.
 
-use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, ImmutableString, Position};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, ImmutableString, Map, Position};
 
 use crate::sandbox::Limits;
 
@@ -144,6 +144,7 @@ pub(crate) fn register(engine: &mut Engine, limits: &Limits) {
         }
         Ok(s.chars().map(Dynamic::from_char).collect())
     });
+    register_growing(engine, limits);
     let json_limits = limits.clone();
     engine.register_fn(
         "parse_json",
@@ -157,6 +158,66 @@ pub(crate) fn register(engine: &mut Engine, limits: &Limits) {
             })
         },
     );
+}
+
+/// `replace` and `to_json`, which Rhai checks only after building a result that can be far
+/// larger than the limit (a 16 MiB string with every character replaced by a longer one; a
+/// map holding one long string many times): here the result's size is known first.
+fn register_growing(engine: &mut Engine, limits: &Limits) {
+    let max = limit(limits.max_string_size);
+    let depth = limits.max_data_depth;
+    fn replaced(s: &str, find: &str, sub: &str, max: usize) -> RhaiResult<ImmutableString> {
+        if find.is_empty() || sub.len() <= find.len() {
+            return Ok(s.replace(find, sub).into());
+        }
+        let count = s.matches(find).count();
+        let grown = count.saturating_mul(sub.len() - find.len());
+        if s.len().saturating_add(grown) > max {
+            return Err(string_too_large());
+        }
+        Ok(s.replace(find, sub).into())
+    }
+    engine.register_fn(
+        "replace",
+        move |s: &mut ImmutableString, find: ImmutableString, sub: ImmutableString| {
+            *s = replaced(s, &find, &sub, max)?;
+            Ok::<(), Box<EvalAltResult>>(())
+        },
+    );
+    engine.register_fn(
+        "replace",
+        move |s: &mut ImmutableString, find: ImmutableString, sub: char| {
+            *s = replaced(s, &find, sub.encode_utf8(&mut [0; 4]), max)?;
+            Ok::<(), Box<EvalAltResult>>(())
+        },
+    );
+    engine.register_fn(
+        "replace",
+        move |s: &mut ImmutableString, find: char, sub: ImmutableString| {
+            *s = replaced(s, find.encode_utf8(&mut [0; 4]), &sub, max)?;
+            Ok::<(), Box<EvalAltResult>>(())
+        },
+    );
+    engine.register_fn(
+        "replace",
+        move |s: &mut ImmutableString, find: char, sub: char| {
+            let (mut a, mut b) = ([0; 4], [0; 4]);
+            *s = replaced(s, find.encode_utf8(&mut a), sub.encode_utf8(&mut b), max)?;
+            Ok::<(), Box<EvalAltResult>>(())
+        },
+    );
+    engine.register_fn("to_json", move |map: &mut Map| -> RhaiResult<String> {
+        // Quotes and escapes are not counted: Rhai's own check after building catches the
+        // rest, with the transient memory in proportion to the limit.
+        match measure(&Dynamic::from_map(map.clone()), depth, max) {
+            Shape::Fits(_) => Ok(rhai::format_map_as_json(map)),
+            Shape::TooDeep => Err(Box::new(EvalAltResult::ErrorRuntime(
+                format!("to_json: data nested more than {depth} levels deep").into(),
+                Position::NONE,
+            ))),
+            Shape::TooLarge => Err(string_too_large()),
+        }
+    });
 }
 
 /// Refuse JSON text whose parsed value would pass the limits, before parsing it: the strings
@@ -190,6 +251,79 @@ pub(crate) fn check_json(text: &str, limits: &Limits) -> RhaiResult<()> {
         return Err(array_too_large());
     }
     Ok(())
+}
+
+/// How a value measures against the limits (see [`measure`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Within both bounds, with its size in bytes.
+    Fits(usize),
+    /// Nested deeper than the depth bound.
+    TooDeep,
+    /// Larger than the size bound.
+    TooLarge,
+}
+
+/// Bytes counted for a value that is not a string, a blob, an array or a map.
+const SCALAR_BYTES: usize = 16;
+
+/// A value's size as the limits count it: the bytes of its strings and blobs and map keys, and
+/// [`SCALAR_BYTES`] for every other value (an element, a number). A string reached twice counts
+/// twice, as it would when printed, saved or sent. Nesting is counted as by [`too_deep`]. The
+/// walk stops as soon as it passes `max_bytes` or `max_depth`, so it costs at most the bounds,
+/// whatever the data (a map of 100,000 references to one 16 MiB string is not summed whole).
+pub(crate) fn measure(value: &Dynamic, max_depth: usize, max_bytes: usize) -> Shape {
+    fn walk(value: &Dynamic, depth: usize, bounds: (usize, usize), total: &mut usize) -> Shape {
+        let (max_depth, max_bytes) = bounds;
+        let add = |total: &mut usize, n: usize| {
+            *total = total.saturating_add(n);
+            *total > max_bytes
+        };
+        if let Ok(array) = value.as_array_ref() {
+            if depth > max_depth {
+                return Shape::TooDeep;
+            }
+            for item in array.iter() {
+                if add(total, SCALAR_BYTES) {
+                    return Shape::TooLarge;
+                }
+                let shape = walk(item, depth + 1, bounds, total);
+                if shape != Shape::Fits(0) {
+                    return shape;
+                }
+            }
+        } else if let Ok(map) = value.as_map_ref() {
+            if depth > max_depth {
+                return Shape::TooDeep;
+            }
+            for (key, item) in map.iter() {
+                if add(total, key.len() + SCALAR_BYTES) {
+                    return Shape::TooLarge;
+                }
+                let shape = walk(item, depth + 1, bounds, total);
+                if shape != Shape::Fits(0) {
+                    return shape;
+                }
+            }
+        } else if let Ok(text) = value.as_immutable_string_ref() {
+            if add(total, text.len()) {
+                return Shape::TooLarge;
+            }
+        } else if let Ok(blob) = value.as_blob_ref() {
+            if add(total, blob.len()) {
+                return Shape::TooLarge;
+            }
+        } else if add(total, SCALAR_BYTES) {
+            return Shape::TooLarge;
+        }
+        // (`Fits(0)` is the walk's "go on"; the total is the caller's.)
+        Shape::Fits(0)
+    }
+    let mut total = 0;
+    match walk(value, 1, (max_depth, max_bytes), &mut total) {
+        Shape::Fits(_) => Shape::Fits(total),
+        other => other,
+    }
 }
 
 /// Whether `value` nests arrays and maps more than `max` levels deep (`[]` is one level).

@@ -43,6 +43,16 @@ pub struct Limits {
     pub max_script_bytes: usize,
     /// Functions defined in one script.
     pub max_functions: usize,
+    /// Actions queued by one call (their text together is bounded by `max_string_size`).
+    pub max_actions: usize,
+    /// Bytes held by one script's state variables together (`store` included), counted as
+    /// [`crate::bounded`] measures them; past it the largest is reset to `()`.
+    pub max_state_bytes: usize,
+    /// Bytes of one session's `ev.state` map.
+    pub max_session_state_bytes: usize,
+    /// Distinct `once_per` keys one script keeps, and the longest key.
+    pub max_once_keys: usize,
+    pub max_once_key_bytes: usize,
 }
 
 impl Default for Limits {
@@ -64,6 +74,12 @@ impl Default for Limits {
             // The shipped scripts are 4 KiB and a dozen functions.
             max_script_bytes: 256 * 1024,
             max_functions: 1000,
+            max_actions: 1000,
+            max_state_bytes: 16 * 1024 * 1024,
+            // As the store, which is saved.
+            max_session_state_bytes: 1024 * 1024,
+            max_once_keys: 10_000,
+            max_once_key_bytes: 1024,
         }
     }
 }

@@ -7,7 +7,7 @@
 //! reference count, and `ev.raw` (the original JSON record) is parsed only when a script asks,
 //! once per event. [`crate::host`] builds one [`ScriptEvent`] per event.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use rhai::{Dynamic, Engine, EvalAltResult, INT, ImmutableString, Map, Position};
@@ -28,7 +28,14 @@ struct Inner {
     /// The parsed record, or why it is over the limits (as Rhai's size error text).
     raw: OnceLock<Result<Dynamic, &'static str>>,
     limits: Limits,
+    /// Long text fields already handed to the script, by the address of their text: read
+    /// again, they are the same shared string, not a new copy (`for i in 0..100 { m[i] =
+    /// ev.text }` held a hundred copies of a 16 MiB prompt).
+    shared_texts: Mutex<Vec<(usize, ImmutableString)>>,
 }
+
+/// Text fields at least this long are shared between reads; shorter ones cost less to copy.
+const SHARED_TEXT_BYTES: usize = 4096;
 
 impl ScriptEvent {
     /// The event as scripts see it under the default [`Limits`].
@@ -81,6 +88,7 @@ impl ScriptEvent {
                 event,
                 raw: OnceLock::new(),
                 limits: limits.clone(),
+                shared_texts: Mutex::default(),
             }),
         }
     }
@@ -170,6 +178,7 @@ impl ScriptEvent {
                 event,
                 raw: OnceLock::new(),
                 limits: limits.clone(),
+                shared_texts: Mutex::default(),
             }),
         }
     }
@@ -179,9 +188,24 @@ impl ScriptEvent {
     }
 
     fn text(&self, value: &Option<String>) -> Dynamic {
-        value.as_deref().map_or(Dynamic::UNIT, |text| {
-            Dynamic::from(ImmutableString::from(text))
-        })
+        let Some(text) = value.as_deref() else {
+            return Dynamic::UNIT;
+        };
+        if text.len() < SHARED_TEXT_BYTES {
+            return Dynamic::from(ImmutableString::from(text));
+        }
+        let key = text.as_ptr() as usize;
+        let mut shared = self
+            .inner
+            .shared_texts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, known)) = shared.iter().find(|(k, _)| *k == key) {
+            return Dynamic::from(known.clone());
+        }
+        let string = ImmutableString::from(text);
+        shared.push((key, string.clone()));
+        Dynamic::from(string)
     }
 
     fn raw(&self) -> Result<Dynamic, Box<EvalAltResult>> {

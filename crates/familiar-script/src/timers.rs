@@ -17,6 +17,7 @@ use familiar_model::{Action, ActionKind, Event, EventKind, Status};
 use rhai::{Dynamic, Engine, EvalAltResult, FLOAT, INT, ImmutableString, Map, Position};
 
 use crate::actions::Shared;
+use crate::bounded::Shape;
 
 type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
 
@@ -226,10 +227,19 @@ pub(crate) fn set_session_state(
     map: Map,
     max_depth: usize,
 ) -> RhaiResult<()> {
-    if crate::bounded::too_deep(&Dynamic::from_map(map.clone()), max_depth) {
-        return Err(runtime_error(format!(
-            "state: data nested more than {max_depth} levels deep"
-        )));
+    let max_bytes = shared.lock().bounds.session_state_bytes;
+    match crate::bounded::measure(&Dynamic::from_map(map.clone()), max_depth, max_bytes) {
+        Shape::Fits(_) => {}
+        Shape::TooDeep => {
+            return Err(runtime_error(format!(
+                "state: data nested more than {max_depth} levels deep"
+            )));
+        }
+        Shape::TooLarge => {
+            return Err(runtime_error(format!(
+                "state: more than the {max_bytes} bytes a session's state may hold"
+            )));
+        }
     }
     let mut state = shared.lock();
     let key = (state.script_id, session.clone());

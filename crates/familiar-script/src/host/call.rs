@@ -12,7 +12,7 @@ use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult};
 use super::load::module_text;
 use super::{Script, ScriptHost, kind_index};
 use crate::actions::Shared;
-use crate::bounded;
+use crate::bounded::{self, Shape};
 use crate::diag::{RuntimeContext, ScriptDiagnostic, Severity, find_fn};
 use crate::sandbox::Limits;
 use crate::script_event::ScriptEvent;
@@ -114,7 +114,7 @@ impl ScriptHost {
                 );
             }
             let mut state = self.shared.lock();
-            for kind in state.queue.drain(..) {
+            for kind in state.queue.drain() {
                 actions.push(origin.action(kind, &script.name));
             }
             drop(state);
@@ -197,7 +197,7 @@ impl ScriptHost {
             };
             call.handler(script, "on_timer", &arg, diagnostics);
             let mut state = self.shared.lock();
-            for kind in state.queue.drain(..) {
+            for kind in state.queue.drain() {
                 actions.push(origin.action(kind, &script.name));
             }
             state.origin = None;
@@ -239,26 +239,36 @@ impl Call<'_> {
             handler,
             (arg.clone(),),
         );
-        self.shared.lock().deadline = None;
+        let dropped_logs = {
+            let mut state = self.shared.lock();
+            state.deadline = None;
+            std::mem::take(&mut state.queue.dropped)
+        };
         let context = (self.origin.kind, self.origin.line);
         report_refusals(script, self.shared, handler, context, diagnostics);
         let error = match result {
             Err(err) => Some(self.diagnostic(script, handler, &err)),
-            Ok(_) => reset_deep_state(script, self.limits.max_data_depth).map(|var| {
-                let mut diag = ScriptDiagnostic::warning(
-                    &script.name,
-                    &script.compiled.source,
-                    find_fn(&script.compiled.source, handler),
-                    format!(
-                        "state variable `{var}` holds data nested more than {} levels deep; \
-                         it is reset to ()",
-                        self.limits.max_data_depth
-                    ),
-                );
-                diag.severity = Severity::Error;
-                diag.runtime = Some(self.context(handler));
-                diag
-            }),
+            Ok(_) => reset_oversized_state(script, self.limits)
+                .or_else(|| {
+                    (dropped_logs > 0).then(|| {
+                        format!(
+                            "{dropped_logs} print/debug line(s) dropped: the actions of one \
+                             call may hold at most {} actions and {} bytes of text",
+                            self.limits.max_actions, self.limits.max_string_size
+                        )
+                    })
+                })
+                .map(|message| {
+                    let mut diag = ScriptDiagnostic::warning(
+                        &script.name,
+                        &script.compiled.source,
+                        find_fn(&script.compiled.source, handler),
+                        message,
+                    );
+                    diag.severity = Severity::Error;
+                    diag.runtime = Some(self.context(handler));
+                    diag
+                }),
         };
         let Some(diag) = error else { return };
         *script.errors.entry(handler.to_owned()).or_insert(0) += 1;
@@ -287,7 +297,7 @@ impl Call<'_> {
         err: &EvalAltResult,
     ) -> ScriptDiagnostic {
         // A failed call can leave deep data in state as well.
-        reset_deep_state(script, self.limits.max_data_depth);
+        reset_oversized_state(script, self.limits);
         let compiled = &script.compiled;
         let dir = compiled.dir.clone();
         let mut diag = ScriptDiagnostic::from_eval(
@@ -316,19 +326,63 @@ impl Call<'_> {
 /// Reset the first state variable nested deeper than `max` to `()`, returning its name. Data
 /// that deep would overflow the stack of the next walk over it outside a handler call (a
 /// reload drops the old state on the caller's stack).
-pub(super) fn reset_deep_state(script: &mut Script, max: usize) -> Option<String> {
+pub(super) fn reset_oversized_state(script: &mut Script, limits: &Limits) -> Option<String> {
     let scope = &mut script.compiled.scope;
-    let deep: Vec<String> = scope
-        .iter_raw()
-        .filter(|(_, constant, value)| !constant && bounded::too_deep(value, max))
-        .map(|(name, ..)| name.to_owned())
-        .collect();
-    for name in &deep {
-        if let Some(value) = scope.get_mut(name) {
-            *value = Dynamic::UNIT;
+    let (max_depth, max_bytes) = (limits.max_data_depth, limits.max_state_bytes);
+    let mut deep: Vec<String> = Vec::new();
+    let mut sizes: Vec<(String, usize)> = Vec::new();
+    for (name, constant, value) in scope.iter_raw() {
+        if constant {
+            continue;
+        }
+        match bounded::measure(value, max_depth, max_bytes) {
+            Shape::TooDeep => deep.push(name.to_owned()),
+            Shape::TooLarge => sizes.push((name.to_owned(), usize::MAX)),
+            Shape::Fits(bytes) => sizes.push((name.to_owned(), bytes)),
         }
     }
-    deep.into_iter().next()
+    let mut total = sizes
+        .iter()
+        .fold(0usize, |sum, (_, b)| sum.saturating_add(*b));
+    if deep.is_empty() && total <= max_bytes {
+        return None;
+    }
+    // What is too deep goes, then the largest until the rest fits.
+    sizes.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
+    let mut large = Vec::new();
+    for (name, bytes) in sizes {
+        if total <= max_bytes {
+            break;
+        }
+        total = total.saturating_sub(bytes);
+        large.push(name);
+    }
+    for name in deep.iter().chain(&large) {
+        // `store` is Familiar's own map: emptied, never `()` (the script would fail on it).
+        let reset = if name == STORE {
+            Dynamic::from_map(rhai::Map::new())
+        } else {
+            Dynamic::UNIT
+        };
+        if let Some(value) = scope.get_mut(name) {
+            *value = reset;
+        }
+    }
+    let shown = |name: &str| if name == STORE { "#{}" } else { "()" };
+    if let Some(name) = deep.first() {
+        return Some(format!(
+            "state variable `{name}` holds data nested more than {max_depth} levels deep; it \
+             is reset to {}",
+            shown(name)
+        ));
+    }
+    large.first().map(|name| {
+        format!(
+            "state variable `{name}` grew past the {max_bytes} bytes a script's state may \
+             hold; it is reset to {}",
+            shown(name)
+        )
+    })
 }
 
 /// Characters of a refused `run`'s argv shown in its warning: enough to know it, never a

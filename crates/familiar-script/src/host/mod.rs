@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use std::time::Instant;
 
-use familiar_model::{ActionKind, EventKind};
+use familiar_model::EventKind;
 use rhai::{AST, Dynamic, Engine, Scope};
 
 use crate::actions::{self, Shared};
@@ -144,17 +144,19 @@ impl ScriptHost {
         });
         // `print` and `debug` become `log` actions, so they show in dry runs like any action.
         let s = shared.clone();
-        engine.on_print(move |text| {
-            s.lock().queue.push(ActionKind::Log {
-                text: text.to_owned(),
-            })
-        });
+        engine.on_print(move |text| s.lock().queue.push_log(text));
         let s = shared.clone();
-        engine.on_debug(move |text, _source, _pos| {
-            s.lock().queue.push(ActionKind::Log {
-                text: text.to_owned(),
-            })
-        });
+        engine.on_debug(move |text, _source, _pos| s.lock().queue.push_log(text));
+        {
+            let limits = &config.limits;
+            let mut state = shared.lock();
+            state.queue.max = (limits.max_actions, limits.max_string_size);
+            state.bounds = crate::actions::KeptBounds {
+                session_state_bytes: limits.max_session_state_bytes,
+                once_keys: limits.max_once_keys,
+                once_key_bytes: limits.max_once_key_bytes,
+            };
+        }
         ScriptHost {
             engine,
             shared,

@@ -1,0 +1,149 @@
+//! Memory stays bounded over a whole run, not only per value (issue 28): what a call queues
+//! (`say`, `notify`, `emit`, `print` of a 16 MiB string in a loop), what `replace` and
+//! `to_json` build, and what scripts keep between calls (`once_per` keys, state variables,
+//! `ev.state`) all have bounds with a clear error. Measured with a counting allocator, exact
+//! and independent of timing; the cases run one after the other in one test (the counter is
+//! process-wide).
+
+mod support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use familiar_model::EventKind;
+use support::{ev, loaded, run};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is to the system allocator.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded as is to the system allocator.
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const MIB: usize = 1024 * 1024;
+const MB: usize = 1_000_000;
+
+const HOSTILE: &str = r#"
+let all = [];
+fn on_prompt(ev) { let s = ev.text; loop { say(s); } }
+fn on_text(ev) { let s = ev.text; loop { notify(s, s); } }
+fn on_bash(ev) { let s = ev.text; loop { emit("big", #{ s: s }); } }
+fn on_reading(ev) { let s = ev.text; for i in 0..100 { print(s); } }
+fn on_writing(ev) { let s = ev.text; s.replace("a", "aaaaaaaaaa"); }
+fn on_tool(ev) { let m = #{}; for i in 0..100 { m[`${i}`] = ev.text; } let j = m.to_json(); }
+fn on_thinking(ev) { for i in 0..20000 { once_per(`${ev.line}-${i}`, 60); } }
+fn on_error(ev) { once_per(ev.text, 60); }
+fn on_success(ev) { all.push(ev.text); }
+fn on_subagent_start(ev) { ev.state.big = ev.text; }
+"#;
+
+/// Run one event of `kind` with `text`; the diagnostics, and the call's peak in bytes.
+fn call(
+    host: &mut familiar_script::ScriptHost,
+    kind: EventKind,
+    line: u64,
+    text: String,
+) -> (Vec<String>, usize) {
+    let mut event = ev(kind, line);
+    event.text = Some(text);
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let (_, diags) = run(host, &event);
+    (diags, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+}
+
+#[test]
+fn actions_string_results_and_kept_state_stay_bounded_over_a_run() {
+    let (mut host, _) = loaded(HOSTILE);
+    let start = CURRENT.load(Ordering::Relaxed);
+    let big = "a".repeat(16 * MIB);
+    let cases = [
+        (
+            EventKind::Prompt,
+            "say: the actions of one call would hold more than 16777216",
+        ),
+        (
+            EventKind::Text,
+            "notify: the actions of one call would hold more than 16777216",
+        ),
+        (
+            EventKind::Bash,
+            "emit: the actions of one call would hold more than 16777216",
+        ),
+        (
+            EventKind::Reading,
+            "print/debug line(s) dropped: the actions of one call may hold",
+        ),
+        (EventKind::Writing, "Length of string too large"),
+        (
+            EventKind::Error,
+            "once_per: a key of 16777216 bytes, longer than the 1024",
+        ),
+    ];
+    for (line, (kind, expected)) in (1..).zip(cases) {
+        let (diags, peak) = call(&mut host, kind, line, big.clone());
+        assert!(
+            diags.len() == 1 && diags[0].contains(expected),
+            "{kind:?}: {diags:?}"
+        );
+        assert!(peak < 100 * MB, "{kind:?}: peak {} MB", peak / MB);
+    }
+
+    // to_json of a map holding one 1 MiB string a hundred times: 100 MiB if built.
+    let (diags, peak) = call(&mut host, EventKind::Tool, 7, "a".repeat(MIB));
+    assert!(
+        diags.len() == 1 && diags[0].contains("Length of string too large"),
+        "{diags:?}"
+    );
+    assert!(peak < 40 * MB, "to_json: peak {} MB", peak / MB);
+
+    let (diags, _) = call(&mut host, EventKind::Thinking, 8, String::new());
+    assert!(
+        diags.len() == 1
+            && diags[0].contains("once_per: more than 10000 distinct keys kept by one script"),
+        "{diags:?}"
+    );
+
+    // A state variable kept growing by 1 MiB an event is reset past 16 MiB, once said.
+    let mut said = Vec::new();
+    for line in 10..60 {
+        let (diags, _) = call(&mut host, EventKind::Success, line, "b".repeat(MIB));
+        said.extend(diags);
+    }
+    assert!(
+        said.iter()
+            .any(|d| d.contains("state variable `all` grew past the 16777216 bytes")),
+        "{said:?}"
+    );
+
+    let (diags, _) = call(&mut host, EventKind::SubagentStart, 70, "c".repeat(2 * MIB));
+    assert!(
+        diags.len() == 1
+            && diags[0].contains("state: more than the 1048576 bytes a session's state may hold"),
+        "{diags:?}"
+    );
+
+    // What the run keeps: the state bound and the once_per keys, far from the gigabyte a
+    // hostile script used to keep.
+    let kept = CURRENT.load(Ordering::Relaxed).saturating_sub(start);
+    assert!(kept < 40 * MB, "kept {} MB", kept / MB);
+}
