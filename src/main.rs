@@ -146,10 +146,31 @@ fn exit_for(err: clap::Error) -> ! {
     err.exit()
 }
 
+/// The commands that follow every session of a project hold a descriptor per transcript: the
+/// common soft limit of 1,024 is raised to the hard limit (past that, the tailer closes idle
+/// files between reads).
+fn raise_open_file_limit() {
+    match familiar_tail::descriptors::raise_limit() {
+        Ok((before, after)) if before != after => {
+            tracing::debug!("open-file limit raised from {before} to {after}");
+        }
+        Ok(_) => {}
+        Err(err) => tracing::debug!("open-file limit not raised: {err}"),
+    }
+}
+
 fn main() -> ExitCode {
     configure_allocator();
     let cli = parse_cli();
     cmd::init_logging(i8::try_from(cli.verbose).unwrap_or(i8::MAX), cli.quiet);
+    if matches!(
+        cli.command,
+        None | Some(
+            Command::Watch(_) | Command::Sessions(_) | Command::Stats(_) | Command::Events(_)
+        )
+    ) {
+        raise_open_file_limit();
+    }
     let result = match cli.command {
         Some(Command::Events(args)) => cmd::events::run(args),
         Some(Command::Watch(args)) => cmd::watch::run(args),

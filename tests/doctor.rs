@@ -62,7 +62,22 @@ fn normalized(out: &[u8], home: &Path) -> String {
         .with_file_name("familiar-window")
         .display()
         .to_string();
+    // The open-file limits are the machine's (inherited from this test).
+    let limit = familiar_tail::descriptors::open_file_limit().expect("getrlimit");
+    let shown = |n: Option<u64>| n.map_or("unlimited".to_owned(), |n| n.to_string());
     String::from_utf8_lossy(out)
+        .replace(
+            &format!("may hold {} files open", shown(limit.hard)),
+            "may hold [HARD] files open",
+        )
+        // Said only where the soft limit is below the hard one.
+        .replace(
+            &format!(
+                " (it raises its soft limit, {}, to that when it starts)",
+                shown(limit.soft)
+            ),
+            "",
+        )
         .replace(&home_text, "[HOME]")
         .replace(&encode(home), "[HOME-ENCODED]")
         .replace(&window, "[BIN]/familiar-window")

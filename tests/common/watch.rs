@@ -185,21 +185,50 @@ pub struct Watch {
 impl Watch {
     /// Start watching with stdout read line by line ([`Watch::lines_until`]).
     pub fn start(config: &Path, cwd: &Path, args: &[&str]) -> Watch {
-        Watch::spawn(config, cwd, args, None, true)
+        Watch::spawn(config, cwd, args, None, true, None)
+    }
+
+    /// Start with at most `limit` open files, soft and hard (so Familiar cannot raise it).
+    pub fn start_with_open_files(config: &Path, cwd: &Path, args: &[&str], limit: u64) -> Watch {
+        Watch::spawn(config, cwd, args, None, true, Some(limit))
     }
 
     /// Start on a session bus at `address` (notifications on).
     pub fn start_on_bus(config: &Path, cwd: &Path, args: &[&str], address: &str) -> Watch {
-        Watch::spawn(config, cwd, args, Some(address), true)
+        Watch::spawn(config, cwd, args, Some(address), true, None)
     }
 
     /// Start with stdout left to the test ([`Watch::take_stdout`]).
     pub fn start_raw(config: &Path, cwd: &Path, args: &[&str]) -> Watch {
-        Watch::spawn(config, cwd, args, None, false)
+        Watch::spawn(config, cwd, args, None, false, None)
     }
 
-    fn spawn(config: &Path, cwd: &Path, args: &[&str], bus: Option<&str>, read: bool) -> Watch {
+    fn spawn(
+        config: &Path,
+        cwd: &Path,
+        args: &[&str],
+        bus: Option<&str>,
+        read: bool,
+        open_files: Option<u64>,
+    ) -> Watch {
         let mut command = Command::new(env!("CARGO_BIN_EXE_familiar"));
+        if let Some(limit) = open_files {
+            use std::os::unix::process::CommandExt as _;
+            let limit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
         command
             .args(["-v", "watch", "--headless", "--events"])
             .args(args)

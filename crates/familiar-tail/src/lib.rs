@@ -35,6 +35,7 @@
 //! - A file renamed to another `*.jsonl` name that is followed is a new path to the tailer:
 //!   it is read from its start (Claude Code does not rename transcripts).
 
+pub mod descriptors;
 pub mod discovery;
 pub mod file;
 pub mod message;

@@ -102,6 +102,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     checks.push(check_display());
     checks.push(check_window());
     check_hooks(&mut checks);
+    checks.push(check_open_files());
     // Written with `?`: a closed pipe ends quietly (main.rs), a full disk is an error.
     let mut out = std::io::stdout().lock();
     out.write_all(render(&checks, settings.as_ref(), Paint::stdout()).as_bytes())?;
@@ -112,6 +113,51 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Descriptors held at most (one per followed transcript) against how many transcripts
+/// there are: `familiar watch --all` follows every one.
+fn check_open_files() -> Check {
+    let what = "open files";
+    let Ok(limit) = familiar_tail::descriptors::open_file_limit() else {
+        return Check::ok(what, "the open-file limit cannot be read");
+    };
+    // Familiar raises its soft limit to the hard one when it starts following.
+    let usable = limit.hard;
+    let mut transcripts = 0u64;
+    let roots = [
+        familiar_tail::discovery::config_dir().map(|dir| dir.join("projects")),
+        familiar_tail::discovery::codex_home().map(|dir| dir.join("sessions")),
+    ];
+    for root in roots.into_iter().flatten() {
+        familiar_tail::discovery::walk(&root, true, &mut |_| transcripts += 1, &mut |_, _| {});
+    }
+    let shown = usable.map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
+    // Room for the rest of the process (sockets, the window's pipe, scripts, sounds).
+    match usable {
+        Some(max) if transcripts + 64 > max => Check::todo(
+            what,
+            format!(
+                "{transcripts} transcripts, and Familiar may hold {shown} files open: those past \
+                 the limit are closed between reads and reopened when they change (raise the \
+                 hard limit, `ulimit -Hn`, to follow each one held open)"
+            ),
+        ),
+        _ if limit.soft == limit.hard => Check::ok(
+            what,
+            format!("{transcripts} transcripts; Familiar may hold {shown} files open"),
+        ),
+        _ => Check::ok(
+            what,
+            format!(
+                "{transcripts} transcripts; Familiar may hold {shown} files open (it raises its \
+                 soft limit, {}, to that when it starts)",
+                limit
+                    .soft
+                    .map_or_else(|| "unlimited".to_owned(), |n| n.to_string())
+            ),
+        ),
+    }
 }
 
 /// The sound server `sound(...)` actions play on (`familiar-audio`'s probe).

@@ -71,6 +71,19 @@ pub enum FileError {
     Unreadable(#[from] io::Error),
 }
 
+impl FileError {
+    /// Out of file descriptors (the process's or the system's limit): the path is fine, and
+    /// can be read once a descriptor is free (see [`FileTail::park`]).
+    pub fn is_out_of_descriptors(&self) -> bool {
+        matches!(self, FileError::Unreadable(err) if is_out_of_descriptors(err))
+    }
+}
+
+/// `EMFILE` or `ENFILE`.
+pub fn is_out_of_descriptors(err: &io::Error) -> bool {
+    matches!(err.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+}
+
 /// What one [`FileTail::poll`] did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Polled {
@@ -90,7 +103,9 @@ pub struct Polled {
 /// The open generation.
 #[derive(Debug)]
 struct Open {
-    file: File,
+    /// `None` while parked: closed to spare a descriptor, reopened by path (and its identity
+    /// checked) at the next poll.
+    file: Option<File>,
     identity: (u64, u64),
     offset: u64,
     /// Largest size seen in a `stat` of this generation.
@@ -102,6 +117,14 @@ struct Open {
     catch_up_until: u64,
     /// The generation's first bytes, as read (up to [`FINGERPRINT_BYTES`]).
     prefix: Vec<u8>,
+}
+
+impl Open {
+    fn file(&self) -> io::Result<&File> {
+        self.file
+            .as_ref()
+            .ok_or_else(|| io::Error::other("the file is parked"))
+    }
 }
 
 /// One followed path.
@@ -147,6 +170,37 @@ impl FileTail {
         self.open.is_some()
     }
 
+    /// Close the descriptor of the open generation, keeping its place: the next
+    /// [`FileTail::poll`] reopens the path and goes on if it is still the same file (device
+    /// and inode), or follows what holds the path now if not. This is how the tailer follows
+    /// more files than it may hold open. `true` if a descriptor was closed.
+    pub fn park(&mut self) -> bool {
+        self.open
+            .as_mut()
+            .and_then(|open| open.file.take())
+            .is_some()
+    }
+
+    /// Reopen a parked generation; `Ok(false)` when the path no longer holds its file.
+    fn unpark(&mut self) -> Result<bool, FileError> {
+        let Some(open) = self.open.as_mut() else {
+            return Ok(true);
+        };
+        if open.file.is_some() {
+            return Ok(true);
+        }
+        let file = match open_nonblocking(&self.path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(err) => return Err(err.into()),
+        };
+        if identity(&file.metadata()?) != open.identity {
+            return Ok(false);
+        }
+        open.file = Some(file);
+        Ok(true)
+    }
+
     /// `true` while lines already on disk at start-up remain to be read.
     pub fn in_backlog(&self) -> bool {
         match (&self.open, self.start) {
@@ -180,13 +234,27 @@ impl FileTail {
                 Start::Existing { .. } => OpenReason::Existing,
                 Start::Appeared => OpenReason::Appeared,
             };
-            if !self.open_path(reason, Some(start), scratch, out)? {
-                polled.removed = true; // gone before it could be opened: nothing was sent
-                return Ok(polled);
+            match self.open_path(reason, Some(start), scratch, out) {
+                Ok(true) => {}
+                Ok(false) => {
+                    polled.removed = true; // gone before it could be opened: nothing was sent
+                    return Ok(polled);
+                }
+                Err(err) => {
+                    // Out of descriptors, say: the next poll starts it as it would have.
+                    self.start = Some(start);
+                    return Err(err);
+                }
             }
             polled.generations += 1;
             self.drain(scratch, budget, &mut polled, out)?;
             return Ok(polled);
+        }
+        if !self.unpark()? {
+            // Parked, and the path holds another file now (or none): what was appended to the
+            // parked one after it was closed cannot be reached any more.
+            tracing::debug!("{}: replaced while parked", self.path.display());
+            return self.reopen(scratch, budget, polled, out);
         }
         // Looked at before draining: a rename after this look is seen on the next poll.
         let at_path = check_path.then(|| fs::metadata(&self.path));
@@ -217,6 +285,17 @@ impl FileTail {
             polled.removed = true;
             return Ok(polled);
         }
+        self.reopen(scratch, budget, polled, out)
+    }
+
+    /// Follow whatever holds the path now as the next generation (or say it is gone).
+    fn reopen(
+        &mut self,
+        scratch: &mut [u8],
+        budget: u64,
+        mut polled: Polled,
+        out: &mut Vec<TailMessage>,
+    ) -> Result<Polled, FileError> {
         match self.open_path(OpenReason::Replaced, None, scratch, out) {
             Ok(true) => {}
             Ok(false) => {
@@ -224,6 +303,8 @@ impl FileTail {
                 polled.removed = true;
                 return Ok(polled);
             }
+            // The old generation stays parked: the next poll tries again.
+            Err(err) if err.is_out_of_descriptors() => return Err(err),
             Err(err) => {
                 self.remove(out);
                 return Err(err);
@@ -287,7 +368,7 @@ impl FileTail {
         self.generation += 1;
         self.splitter = LineSplitter::new(self.max_line_bytes).with_first_line(first_line);
         self.open = Some(Open {
-            file,
+            file: Some(file),
             identity: identity(&meta),
             offset,
             seen_size: size,

@@ -61,8 +61,9 @@ impl FileTail {
         let Some(open) = self.open.as_mut() else {
             return Ok(());
         };
-        let size = open.file.metadata()?.len();
-        let rewritten = size < open.offset || !prefix_matches(&open.file, &open.prefix)?;
+        let file = open.file()?;
+        let size = file.metadata()?.len();
+        let rewritten = size < open.offset || !prefix_matches(file, &open.prefix)?;
         if !rewritten {
             open.seen_size = open.seen_size.max(size);
             return Ok(());
@@ -144,7 +145,7 @@ impl FileTail {
                 polled.more = true;
                 break Ok(false);
             }
-            let read = match open.file.read_at(scratch, open.offset) {
+            let read = match open.file()?.read_at(scratch, open.offset) {
                 Ok(0) => break Ok(false),
                 Ok(read) => read,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
@@ -153,7 +154,7 @@ impl FileTail {
             // Truncated and rewritten between the last check and this read: the chunk may
             // come from the new content at the old offset. Checked after the read, so an
             // unchanged prefix proves the chunk is the old generation's.
-            match prefix_matches(&open.file, &open.prefix) {
+            match prefix_matches(open.file()?, &open.prefix) {
                 Ok(true) => {}
                 Ok(false) => {
                     // Counted as cut before it could be read (it may have been).

@@ -334,6 +334,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         paused: false,
         catching_up: true,
         fallback_poll: false,
+        parking: false,
+        starved: HashSet::new(),
         next_housekeeping: now + run::HOUSEKEEPING,
         next_poll: now,
         config,

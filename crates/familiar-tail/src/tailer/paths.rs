@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::bump;
 use super::run::{Found, RootState, Tailer};
 use crate::discovery::{
-    TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_until,
+    Matcher, TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_until,
     transcript_of_meta, walk,
 };
 use crate::file::{FileError, FileTail, Start};
@@ -290,12 +290,25 @@ impl Tailer {
             },
         };
         let verdict = match self.matcher.decide(&info, None) {
-            Verdict::NeedRecords => match read_head_until(path, &mut |head| {
-                self.matcher.decide(&info, Some(head)) != Verdict::NeedRecords
-            }) {
-                Ok(head) => self.matcher.decide(&info, Some(&head)),
-                Err(err) => return self.problem(path, format!("cannot read: {err}")),
-            },
+            Verdict::NeedRecords => {
+                let read_head = |matcher: &Matcher| {
+                    read_head_until(path, &mut |head| {
+                        matcher.decide(&info, Some(head)) != Verdict::NeedRecords
+                    })
+                };
+                let mut head = read_head(&self.matcher);
+                if head.as_ref().is_err_and(crate::file::is_out_of_descriptors) {
+                    // Out of descriptors: free some, then once more.
+                    self.parking = true;
+                    if self.park_idle(path) > 0 {
+                        head = read_head(&self.matcher);
+                    }
+                }
+                match head {
+                    Ok(head) => self.matcher.decide(&info, Some(&head)),
+                    Err(err) => return self.problem(path, format!("cannot read: {err}")),
+                }
+            }
             verdict => verdict,
         };
         match verdict {
@@ -342,6 +355,7 @@ impl Tailer {
         }
         self.outbox.extend(out);
         match result {
+            Err(err) if err.is_out_of_descriptors() => self.out_of_descriptors(path, check_path),
             Ok(polled) => {
                 bump(&self.stats.bytes, polled.bytes);
                 bump(&self.stats.lines, polled.lines);
@@ -355,6 +369,10 @@ impl Tailer {
                     self.busy.remove(path);
                 } else if polled.more {
                     self.busy.insert(path.to_path_buf());
+                } else if self.parking
+                    && let Some(tail) = self.files.get_mut(path)
+                {
+                    tail.park();
                 }
             }
             Err(err) => {
@@ -365,7 +383,48 @@ impl Tailer {
         }
     }
 
+    /// No descriptor for `path`: from now on close files between reads (said once), close
+    /// the idle ones now, and try again; if none could be closed, try at housekeeping.
+    fn out_of_descriptors(&mut self, path: &Path, check_path: bool) {
+        if !self.parking {
+            self.parking = true;
+            let limit = crate::descriptors::open_file_limit()
+                .map_or_else(|_| "?".to_owned(), |limit| limit.to_string());
+            tracing::warn!(
+                "{} transcripts are followed, more than this process may hold open (limit \
+                 {limit}): each is now closed between reads and reopened when it changes",
+                self.files.len()
+            );
+        }
+        let freed = self.park_idle(path);
+        if freed > 0 && !self.starved.contains(path) {
+            // Once more, now that descriptors are free (not again: no loop on a full table).
+            self.starved.insert(path.to_path_buf());
+            self.poll_file_checking(path, check_path);
+            if self.files.get(path).is_some_and(FileTail::is_open) {
+                self.starved.remove(path);
+            }
+        } else {
+            self.starved.insert(path.to_path_buf());
+        }
+    }
+
+    /// Park every followed file but `except` (a file with more to read reopens where it
+    /// was, like any other); how many descriptors that freed.
+    fn park_idle(&mut self, except: &Path) -> usize {
+        self.files
+            .iter_mut()
+            .filter(|(path, _)| path.as_path() != except)
+            .map(|(_, tail)| tail.park())
+            .filter(|closed| *closed)
+            .count()
+    }
+
     pub(super) fn housekeeping(&mut self) {
+        let starved: Vec<PathBuf> = self.starved.drain().collect();
+        for path in starved {
+            self.poll_file(&path);
+        }
         if self.roots.iter().any(|r| !r.active) {
             self.activate_roots(Found::Later);
         }

@@ -98,6 +98,11 @@ pub(super) struct Tailer {
     pub catching_up: bool,
     /// A directory could not be watched: poll everything on the default interval.
     pub fallback_poll: bool,
+    /// The open-file limit was reached: files are closed after each read (parked) and
+    /// reopened when they change.
+    pub parking: bool,
+    /// Files that could not be opened for want of a descriptor, tried again at housekeeping.
+    pub starved: HashSet<PathBuf>,
     pub next_housekeeping: Instant,
     pub next_poll: Instant,
 }
