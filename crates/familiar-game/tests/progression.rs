@@ -141,7 +141,7 @@ fn set_aside_then_fresh(contents: &[u8], tag: &str) {
     exit(app);
     let aside = format!("progress.json.{tag}");
     assert_eq!(
-        familiar_testkit::file_names(dir.path()),
+        familiar_testkit::saved_file_names(dir.path()),
         ["progress.json", aside.as_str()],
         "{tag}"
     );

@@ -12,6 +12,7 @@ pub mod file;
 pub mod format;
 
 pub use file::{
-    FailureGate, LoadError, MAX_SAVE_BYTES, SaveError, data_dir, load, read_regular, save,
+    FailureGate, LoadError, MAX_SAVE_BYTES, SaveError, data_dir, load, lock_path, read_regular,
+    save, update,
 };
 pub use format::{Rejected, Versioned, decode, encode, set_aside_path};

@@ -64,6 +64,9 @@ pub(crate) struct Store {
     path: Option<PathBuf>,
     /// The JSON text last read or written, to save only changes.
     saved: String,
+    /// This script's store as it was last read or saved: a save writes only what changed
+    /// since, into what the file holds then ([`merge_changes`]).
+    base: serde_json::Map<String, serde_json::Value>,
     last_check: Option<Instant>,
     gate: FailureGate,
 }
@@ -74,6 +77,7 @@ impl Store {
         let mut store = Store {
             path: dir.map(|d| path_for(d, script)),
             saved: "{}".to_owned(),
+            base: serde_json::Map::new(),
             last_check: None,
             gate: FailureGate::default(),
         };
@@ -95,6 +99,7 @@ impl Store {
             _ => Map::new(),
         };
         store.saved = serde_json::to_string(&file.0).unwrap_or_else(|_| "{}".to_owned());
+        store.base = file.0;
         (store, map)
     }
 
@@ -127,9 +132,17 @@ impl Store {
                 if text == self.saved {
                     return;
                 }
-                familiar_save::save(&path, &StoreFile(json))
-                    .map(|()| self.saved = text)
-                    .map_err(|e| e.to_string())
+                // Another Familiar may share the file (one per project): its changes since
+                // this one last looked stay, and this one's are added.
+                let base = &self.base;
+                familiar_save::update(&path, |now: Option<StoreFile>| {
+                    StoreFile(merge_changes(now.unwrap_or_default().0, base, &json))
+                })
+                .map(|_| {
+                    self.saved = text;
+                    self.base = json;
+                })
+                .map_err(|e| e.to_string())
             }
             Err(why) => Err(format!("store of {script} not saved: {why}")),
         };
@@ -137,6 +150,55 @@ impl Store {
             tracing::warn!("{err}; the script goes on");
         }
     }
+}
+
+/// `saved` with the changes from `base` to `ours` made to it: a key `ours` changed is
+/// written (a whole number by its difference, when both sides hold one: two Familiars'
+/// `store.xp += 5` add up), a key `ours` removed is removed, maps are merged key by key, and
+/// whatever `ours` left as it was keeps the saved value (another Familiar's change).
+pub(crate) fn merge_changes(
+    mut saved: serde_json::Map<String, serde_json::Value>,
+    base: &serde_json::Map<String, serde_json::Value>,
+    ours: &serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::Value;
+    for key in base.keys() {
+        if !ours.contains_key(key) {
+            saved.remove(key);
+        }
+    }
+    for (key, now) in ours {
+        let was = base.get(key);
+        if was == Some(now) {
+            continue;
+        }
+        // A key both sides made from nothing counts from nothing: 0, or an empty map.
+        let empty = serde_json::Map::new();
+        let merged = match (was, now, saved.remove(key)) {
+            (None | Some(Value::Object(_)), Value::Object(now), Some(Value::Object(theirs))) => {
+                let was = match was {
+                    Some(Value::Object(was)) => was,
+                    _ => &empty,
+                };
+                Value::Object(merge_changes(theirs, was, now))
+            }
+            (None | Some(Value::Number(_)), Value::Number(now), Some(Value::Number(theirs))) => {
+                let was = match was {
+                    Some(Value::Number(was)) => was.as_i64(),
+                    _ => Some(0),
+                };
+                match (was, now.as_i64(), theirs.as_i64()) {
+                    (Some(was), Some(now), Some(theirs)) => {
+                        Value::from(theirs.saturating_add(now.saturating_sub(was)))
+                    }
+                    _ => Value::Number(now.clone()),
+                }
+            }
+            _ => now.clone(),
+        };
+        saved.insert(key.clone(), merged);
+    }
+    saved
 }
 
 /// The store's value as a JSON object, or why it cannot be saved.
@@ -167,6 +229,27 @@ fn json_of(value: Option<&Dynamic>) -> Result<serde_json::Map<String, serde_json
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn map(json: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        match json {
+            serde_json::Value::Object(map) => map,
+            other => panic!("not a map: {other}"),
+        }
+    }
+
+    #[test]
+    fn changes_merge_into_what_another_familiar_saved() {
+        use serde_json::json;
+        // Both started from xp 10; the other saved xp 40 (its +30) and a name; this one made
+        // xp 40 too (+30), a new key, removed `old`, and changed a nested counter.
+        let base = map(json!({"xp": 10, "old": true, "name": "a", "n": {"x": 1, "y": 1}}));
+        let saved = map(json!({"xp": 40, "old": true, "name": "b", "n": {"x": 1, "y": 5}}));
+        let ours = map(json!({"xp": 40, "name": "a", "new": [1], "n": {"x": 3, "y": 1}}));
+        assert_eq!(
+            serde_json::Value::Object(merge_changes(saved, &base, &ours)),
+            json!({"xp": 70, "name": "b", "new": [1], "n": {"x": 3, "y": 5}})
+        );
+    }
 
     #[test]
     fn script_names_stay_inside_the_store_dir() {

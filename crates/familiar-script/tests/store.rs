@@ -87,7 +87,7 @@ fn the_store_survives_a_restart() {
     assert_eq!(json["data"]["count"], 5);
     assert_eq!(json["data"]["names"].as_array().map(Vec::len), Some(5));
     assert_eq!(
-        familiar_testkit::file_names(dir.path()),
+        familiar_testkit::saved_file_names(dir.path()),
         ["counter.rhai.json"]
     );
 }
@@ -120,7 +120,7 @@ fn set_aside_then_fresh(contents: &[u8], tag: &str) {
     drop(host);
     let aside = format!("counter.rhai.json.{tag}");
     assert_eq!(
-        familiar_testkit::file_names(dir.path()),
+        familiar_testkit::saved_file_names(dir.path()),
         ["counter.rhai.json", aside.as_str()],
         "{tag}"
     );
@@ -212,7 +212,7 @@ fn without_a_store_dir_the_store_lives_in_memory_only() {
             ["count 1 loaded 0", "count 2 loaded 0"]
         );
     }
-    assert!(familiar_testkit::file_names(dir.path()).is_empty());
+    assert!(familiar_testkit::saved_file_names(dir.path()).is_empty());
 }
 
 #[test]
@@ -240,7 +240,7 @@ fn scripts_have_a_store_each() {
     events(&mut host, 1);
     drop(host);
     assert_eq!(
-        familiar_testkit::file_names(dir.path()),
+        familiar_testkit::saved_file_names(dir.path()),
         ["a.rhai.json", "b.rhai.json"]
     );
     let b = std::fs::read_to_string(dir.path().join("b.rhai.json")).unwrap_or_default();
@@ -260,7 +260,7 @@ fn a_script_that_hides_the_store_is_warned_and_keeps_nothing() {
     );
     events(&mut host, 2);
     drop(host);
-    assert!(familiar_testkit::file_names(dir.path()).is_empty());
+    assert!(familiar_testkit::saved_file_names(dir.path()).is_empty());
 }
 
 #[test]
@@ -315,4 +315,46 @@ fn a_burst_is_saved_within_a_second_without_another_event() {
     assert!(saved().contains("\"count\": 3"), "{}", saved());
     // Nothing of the host is dropped yet: the tick saved it, not an exit.
     drop(host);
+}
+
+/// Issue 28: two Familiars (one per project) sharing `default.rhai`'s store saved 30 + 30 XP
+/// as 30. Each save now adds its own changes to what the file holds.
+#[test]
+fn two_familiars_sharing_a_store_add_up_their_xp() {
+    let dir = tempdir();
+    let default = include_str!("../../../scripts/default.rhai");
+    let mut one = host_in(Some(dir.path()));
+    let mut two = host_in(Some(dir.path()));
+    for host in [&mut one, &mut two] {
+        if let Err(err) = host.load_source("default.rhai", default, None) {
+            panic!("{err}");
+        }
+    }
+    let xp = || -> i64 {
+        let text = std::fs::read_to_string(dir.path().join("default.rhai.json"));
+        let json: serde_json::Value =
+            serde_json::from_str(&text.unwrap_or_default()).unwrap_or_default();
+        json["data"]["xp"].as_i64().unwrap_or(-1)
+    };
+    // Interleaved bursts of 30 readings (1 XP each), each saved before the other's.
+    for round in 0..2 {
+        for host in [&mut one, &mut two] {
+            for line in 1..=15 {
+                run(host, &ev(EventKind::Reading, line));
+            }
+            host.save_stores();
+        }
+        assert_eq!(xp(), 30 * (round + 1), "after round {round}");
+    }
+    drop(one);
+    drop(two);
+    assert_eq!(xp(), 60);
+    // A restart starts from the sum.
+    let mut three = host_in(Some(dir.path()));
+    if let Err(err) = three.load_source("default.rhai", default, None) {
+        panic!("{err}");
+    }
+    run(&mut three, &ev(EventKind::Reading, 1));
+    three.save_stores();
+    assert_eq!(xp(), 61);
 }

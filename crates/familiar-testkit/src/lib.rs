@@ -74,3 +74,12 @@ pub fn file_names(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// [`file_names`] without the lock files that shared saves keep beside their file for good
+/// (`.progress.json.lock`); a temporary file left behind (`.progress.json.tmp-…`) still shows.
+pub fn saved_file_names(dir: &Path) -> Vec<String> {
+    file_names(dir)
+        .into_iter()
+        .filter(|name| !(name.starts_with('.') && name.ends_with(".lock")))
+        .collect()
+}

@@ -202,6 +202,21 @@ impl Profile {
         self.unlocked().filter(|u| u.kind == kind).last()
     }
 
+    /// What to save when another Familiar's window may have saved since this one last read
+    /// or saved (`base`): `saved` (the file now) with this profile's XP gained since `base`
+    /// added, and the unlocks of both. Two windows of 30 XP each save 60, not 30.
+    pub fn merged(&self, base: &Profile, saved: Option<Profile>) -> Profile {
+        let Some(mut merged) = saved else {
+            return self.clone();
+        };
+        let gained = self.xp.saturating_sub(base.xp);
+        merged.xp = merged.xp.saturating_add(gained).max(0);
+        merged.unlocks.extend(self.unlocks.iter().cloned());
+        // The merged XP may reach levels neither reached alone.
+        merged.add(0);
+        merged
+    }
+
     /// Progress within the current level, 0..1.
     pub fn fraction(&self) -> f32 {
         let level = self.level();
@@ -213,6 +228,23 @@ impl Profile {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn two_windows_gains_add_up_and_unlocks_join() {
+        let base = super::Profile::default();
+        let mut one = base.clone();
+        one.add(30);
+        let mut two = base.clone();
+        two.add(30);
+        // The first saves over nothing; the second merges into the first's save.
+        let saved = one.merged(&base, None);
+        let merged = two.merged(&base, Some(saved.clone()));
+        assert_eq!(merged.xp, 60);
+        assert_eq!(merged.level(), super::level_for(60));
+        assert!(merged.unlocks.is_superset(&saved.unlocks));
+        // Nothing gained since: the file stays as it is.
+        assert_eq!(merged.merged(&merged, Some(merged.clone())), merged);
+    }
+
     use super::*;
 
     #[test]

@@ -1,6 +1,7 @@
 //! The I/O edge of the progression: [`ProgressionPlugin`] reads the [`Profile`] when the game
 //! starts and saves it when it changes (at most once a second, and at once when the app
-//! exits), through `familiar-save`. A damaged, cut-short or newer save is set aside with one
+//! exits), through `familiar-save`, adding this window's gain to what the file holds then
+//! (another Familiar's window may share it: [`Profile::merged`]). A damaged, cut-short or newer save is set aside with one
 //! warning and play starts from a fresh profile; a save that cannot be written (read-only
 //! directory, full disk) is one warning per run of failures, and play goes on. Without a path
 //! (replays, the demo, tests) the profile lasts as long as the window.
@@ -74,7 +75,7 @@ impl Plugin for ProgressionPlugin {
 fn save_profile(
     time: Res<Time<Real>>,
     mut exits: MessageReader<AppExit>,
-    profile: Res<Profile>,
+    mut profile: ResMut<Profile>,
     mut saver: ResMut<Saver>,
 ) {
     let exiting = exits.read().count() > 0;
@@ -89,10 +90,17 @@ fn save_profile(
         return;
     }
     saver.last_save = Some(now);
-    let result = familiar_save::save(&saver.path, &*profile);
-    if result.is_ok() {
-        saver.saved = profile.clone();
-    }
+    // Another Familiar's window may share the file: this one's gain is added to its save.
+    let base = saver.saved.clone();
+    let result = familiar_save::update(&saver.path, |saved: Option<Profile>| {
+        profile.merged(&base, saved)
+    })
+    .map(|merged| {
+        if merged != *profile {
+            *profile = merged.clone();
+        }
+        saver.saved = merged;
+    });
     if let Some(err) = saver.gate.note(result) {
         tracing::warn!("progress: {err}; play goes on");
     }
