@@ -87,8 +87,12 @@ fn socket_taken_over_by_another_familiar_is_not_removed_by_the_first() {
     let dir = private_tempdir();
     let path = dir.path().join("hook.sock");
     let (first, _rx) = listen(&path);
-    std::fs::remove_file(&path).expect("removed");
-    let (_second, rx) = listen(&path);
+    // The second takes the path over in one step (a rename over the first's file): were it
+    // removed first, the first's listener could bind it again in between (it rebinds a
+    // socket file that went missing).
+    let other = dir.path().join("other.sock");
+    let (_second, rx) = listen(&other);
+    std::fs::rename(&other, &path).expect("renamed over");
     drop(first);
     assert!(path.exists(), "the second Familiar's socket stays");
     send(&path, STOP, Duration::from_secs(5)).expect("sent");
