@@ -1,6 +1,8 @@
 //! The hook socket with real Unix sockets: messages cross it, the file goes with the guard,
 //! a stale socket is taken over, only the user's own private directory and peers are accepted,
-//! a slow client blocks nobody, and the sender never hangs on a stopped listener.
+//! a slow client blocks nobody, idle ones starve nobody, past the connection cap a hook waits
+//! rather than being dropped, a deleted socket (or directory) is bound again, and the sender
+//! never hangs on a stopped listener.
 
 use std::io::{Read as _, Write as _};
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
@@ -85,8 +87,12 @@ fn socket_taken_over_by_another_familiar_is_not_removed_by_the_first() {
     let dir = private_tempdir();
     let path = dir.path().join("hook.sock");
     let (first, _rx) = listen(&path);
-    std::fs::remove_file(&path).expect("removed");
-    let (_second, rx) = listen(&path);
+    // The second takes the path over in one step (a rename over the first's file): were it
+    // removed first, the first's listener could bind it again in between (it rebinds a
+    // socket file that went missing).
+    let other = dir.path().join("other.sock");
+    let (_second, rx) = listen(&other);
+    std::fs::rename(&other, &path).expect("renamed over");
     drop(first);
     assert!(path.exists(), "the second Familiar's socket stays");
     send(&path, STOP, Duration::from_secs(5)).expect("sent");
@@ -309,4 +315,110 @@ fn a_hook_refused_for_a_moment_gets_through_within_its_deadline() {
         Err(HookError::NotListening { .. })
     ));
     assert!(started.elapsed() < HANG);
+}
+
+/// Issue 28: 32 connections that sent nothing held every reader, and a real hook arriving
+/// meanwhile was closed unread (dropped) for up to the read deadline. Idle connections wait
+/// on their own deadlines; the hook is read at once.
+#[test]
+fn idle_connections_do_not_starve_a_real_hook() {
+    let dir = private_tempdir();
+    let path = dir.path().join("hook.sock");
+    let (_guard, rx) = listen(&path);
+    let idle: Vec<UnixStream> = (0..40)
+        .map(|_| UnixStream::connect(&path).expect("connects"))
+        .collect();
+    send(&path, STOP, Duration::from_secs(5)).expect("sent");
+    let got = rx
+        .recv_timeout(Duration::from_secs(1))
+        .expect("the hook arrives while 40 idle connections are open");
+    assert_eq!(got.hook_event_name.as_deref(), Some("Stop"));
+    drop(idle);
+}
+
+/// Send until it gets through (the listener rebinds about once a second), within `within`.
+fn send_until_it_gets_through(path: &Path, within: Duration) {
+    let started = std::time::Instant::now();
+    while let Err(err) = send(path, STOP, Duration::from_millis(200)) {
+        assert!(
+            started.elapsed() < within,
+            "nobody listens again at {}: {err}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Issue 28: a runtime dir deleted while Familiar ran (by the user or a session manager)
+/// took the socket with it, and hooks were lost until a restart. The directory is made again,
+/// private, and the socket bound again at the same path; a path that another file holds is
+/// left alone; the guard removes the new socket file.
+#[test]
+fn a_deleted_socket_directory_is_made_again_and_the_socket_rebound() {
+    let dir = private_tempdir();
+    let familiar = dir.path().join("run/familiar");
+    let path = familiar.join("hook.sock");
+    let (guard, rx) = listen(&path);
+    let first = std::fs::metadata(&path).expect("bound").ino();
+
+    std::fs::remove_dir_all(dir.path().join("run")).expect("deleted");
+    send_until_it_gets_through(&path, Duration::from_secs(3));
+    let got = rx.recv_timeout(HANG).expect("the hook arrives");
+    assert_eq!(got.hook_event_name.as_deref(), Some("Stop"));
+    for made in [dir.path().join("run"), familiar.clone()] {
+        let mode = std::fs::metadata(&made).expect("made").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", made.display());
+    }
+    assert_ne!(std::fs::metadata(&path).expect("bound").ino(), first);
+
+    // The socket file alone, too.
+    std::fs::remove_file(&path).expect("removed");
+    send_until_it_gets_through(&path, Duration::from_secs(3));
+    assert!(rx.recv_timeout(HANG).is_ok());
+
+    // A path another file holds (another Familiar's, say) is left as it is.
+    // (Put there in one step: the path is never missing meanwhile.)
+    let theirs = familiar.join("theirs");
+    std::fs::write(&theirs, "theirs").expect("write");
+    std::fs::rename(&theirs, &path).expect("renamed over the socket");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(std::fs::read_to_string(&path).expect("kept"), "theirs");
+    std::fs::remove_file(&path).expect("removed");
+    send_until_it_gets_through(&path, Duration::from_secs(3));
+    assert!(rx.recv_timeout(HANG).is_ok());
+
+    drop(guard);
+    assert!(!path.exists(), "the guard removes the new socket file");
+}
+
+/// Issue 28: past the cap a new connection was closed unread. Now it waits in the kernel's
+/// backlog until an open one closes (here the idle ones, at their deadline), and is read then.
+#[test]
+fn past_the_connection_cap_a_hook_waits_and_is_not_dropped() {
+    let wanted = familiar_hook::socket::MAX_CONNECTIONS as u64 * 2 + 200;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a valid rlimit to fill, then to set.
+    let raised = unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && {
+            limit.rlim_cur = limit.rlim_cur.max(wanted.min(limit.rlim_max));
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0
+        }
+    };
+    if !raised || limit.rlim_cur < wanted {
+        eprintln!("skipped: needs {wanted} open files (the listener's end and this one's)");
+        return;
+    }
+    let dir = private_tempdir();
+    let path = dir.path().join("hook.sock");
+    let (_guard, rx) = listen(&path);
+    let idle: Vec<UnixStream> = (0..familiar_hook::socket::MAX_CONNECTIONS + 8)
+        .map(|_| UnixStream::connect(&path).expect("connects"))
+        .collect();
+    send(&path, STOP, Duration::from_secs(5)).expect("sent");
+    let got = rx.recv_timeout(HANG).expect("the hook arrives after all");
+    assert_eq!(got.hook_event_name.as_deref(), Some("Stop"));
+    drop(idle);
 }
