@@ -144,8 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.input.normalizer_config(&settings),
         Some(args.quiet_after),
     );
-    // Scripts may read `ev.raw`.
-    model.normalizer.keep_raw = true;
+    // Whether records are kept for `ev.raw` is the scripts' to say (`follow`, at each load).
     // The user's own sessions: their configured model is a source of the window.
     model.normalizer.configured_model = settings::configured_model();
 

@@ -383,6 +383,11 @@ impl Watch {
         self.wait_exit()
     }
 
+    /// The process id of the running `familiar`.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn signal(&self, signal: libc::c_int) {
         let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
         // SAFETY: sending a signal to our own child process.

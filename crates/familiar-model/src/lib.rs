@@ -9,6 +9,7 @@
 mod action;
 mod control;
 mod event;
+pub mod memory;
 pub mod plan;
 pub mod sink;
 pub mod text;

@@ -251,6 +251,41 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Two Familiars start from one saved store and each adds to some counters, sets some
+        /// names and drops some keys; whichever saves first, the file ends with every counter
+        /// raised by both, and each change of either kept.
+        #[test]
+        fn two_savers_in_either_order_lose_no_change(
+            base in proptest::collection::btree_map("[a-e]", 0i64..100, 0..5),
+            one in proptest::collection::btree_map("[a-g]", -50i64..50, 0..6),
+            two in proptest::collection::btree_map("[a-g]", -50i64..50, 0..6),
+        ) {
+            let start: serde_json::Map<_, _> =
+                base.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(*v))).collect();
+            let changed = |deltas: &std::collections::BTreeMap<String, i64>| {
+                let mut map = start.clone();
+                for (key, delta) in deltas {
+                    let was = map.get(key).and_then(serde_json::Value::as_i64).unwrap_or(0);
+                    map.insert(key.clone(), serde_json::Value::from(was + delta));
+                }
+                map
+            };
+            let (ours_one, ours_two) = (changed(&one), changed(&two));
+            let first = merge_changes(start.clone(), &start, &ours_one);
+            let both = merge_changes(first, &start, &ours_two);
+            let first = merge_changes(start.clone(), &start, &ours_two);
+            let other_order = merge_changes(first, &start, &ours_one);
+            proptest::prop_assert_eq!(&both, &other_order);
+            for key in base.keys().chain(one.keys()).chain(two.keys()) {
+                let want = base.get(key).copied().unwrap_or(0)
+                    + one.get(key).copied().unwrap_or(0)
+                    + two.get(key).copied().unwrap_or(0);
+                proptest::prop_assert_eq!(both.get(key).and_then(|v| v.as_i64()), Some(want));
+            }
+        }
+    }
+
     #[test]
     fn script_names_stay_inside_the_store_dir() {
         let dir = Path::new("/data/stores");

@@ -44,7 +44,7 @@ pub mod usage;
 
 pub use bulk::{Threads, normalize_read, normalize_read_on};
 pub use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
-pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, Unfinished};
+pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, OwnedLine, Unfinished};
 pub use links::{SubagentLink, subagent_link};
 pub use metrics::{Metrics, Summary, round_cost};
 pub use normalize::{

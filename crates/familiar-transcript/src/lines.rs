@@ -17,6 +17,23 @@ pub enum Line<'a> {
     TooLong { len: u64, number: u64 },
 }
 
+/// One piece of output from [`LineSplitter::push_owned`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum OwnedLine {
+    /// A complete line, without its `\n` (and without a trailing `\r`).
+    Complete { bytes: Vec<u8>, number: u64 },
+    /// A line over the cap, skipped; `len` counts its bytes without the newline.
+    TooLong { len: u64, number: u64 },
+}
+
+/// A completed line as the splitter has it: within the chunk fed, or gathered in its buffer
+/// (which the taker may keep).
+enum Piece<'a> {
+    InChunk(&'a [u8]),
+    Held(&'a mut Vec<u8>),
+    TooLong(u64),
+}
+
 /// Incremental line splitter with a partial-line buffer and a length cap.
 #[derive(Debug, Clone)]
 pub struct LineSplitter {
@@ -55,7 +72,39 @@ impl LineSplitter {
     }
 
     /// Feed a chunk; `on_line` is called for every line the chunk completes, in order.
-    pub fn push(&mut self, mut chunk: &[u8], mut on_line: impl FnMut(Line<'_>)) {
+    pub fn push(&mut self, chunk: &[u8], mut on_line: impl FnMut(Line<'_>)) {
+        self.split(chunk, |piece, number| {
+            on_line(match piece {
+                Piece::InChunk(bytes) => Line::Complete { bytes, number },
+                Piece::Held(buffer) => Line::Complete {
+                    bytes: buffer,
+                    number,
+                },
+                Piece::TooLong(len) => Line::TooLong { len, number },
+            })
+        });
+    }
+
+    /// [`LineSplitter::push`], handing each line over as its own bytes: a line that arrived in
+    /// pieces is the buffer it was gathered in, not a copy of it (a 50 MB record is held
+    /// once, not twice).
+    pub fn push_owned(&mut self, chunk: &[u8], mut on_line: impl FnMut(OwnedLine)) {
+        self.split(chunk, |piece, number| {
+            on_line(match piece {
+                Piece::InChunk(bytes) => OwnedLine::Complete {
+                    bytes: bytes.to_vec(),
+                    number,
+                },
+                Piece::Held(buffer) => OwnedLine::Complete {
+                    bytes: std::mem::take(buffer),
+                    number,
+                },
+                Piece::TooLong(len) => OwnedLine::TooLong { len, number },
+            })
+        });
+    }
+
+    fn split(&mut self, mut chunk: &[u8], mut on_line: impl FnMut(Piece<'_>, u64)) {
         while !chunk.is_empty() {
             let Some(newline) = memchr::memchr(b'\n', chunk) else {
                 self.hold(chunk);
@@ -66,32 +115,23 @@ impl LineSplitter {
             let number = self.next_number;
             self.next_number += 1;
             if let Some(seen) = self.skipping.take() {
-                on_line(Line::TooLong {
-                    len: seen + head.len() as u64,
-                    number,
-                });
+                on_line(Piece::TooLong(seen + head.len() as u64), number);
             } else if self.partial.is_empty() {
                 if head.len() > self.max_line_bytes {
-                    on_line(Line::TooLong {
-                        len: head.len() as u64,
-                        number,
-                    });
+                    on_line(Piece::TooLong(head.len() as u64), number);
                 } else {
-                    on_line(Line::Complete {
-                        bytes: trim_cr(head),
-                        number,
-                    });
+                    on_line(Piece::InChunk(trim_cr(head)), number);
                 }
             } else if self.partial.len() + head.len() > self.max_line_bytes {
                 let len = (self.partial.len() + head.len()) as u64;
                 self.partial.clear();
-                on_line(Line::TooLong { len, number });
+                on_line(Piece::TooLong(len), number);
             } else {
                 self.partial.extend_from_slice(head);
-                on_line(Line::Complete {
-                    bytes: trim_cr(&self.partial),
-                    number,
-                });
+                if self.partial.last() == Some(&b'\r') {
+                    self.partial.pop();
+                }
+                on_line(Piece::Held(&mut self.partial), number);
                 self.partial.clear();
             }
         }
@@ -174,6 +214,27 @@ mod tests {
             });
         }
         out
+    }
+
+    #[test]
+    fn owned_lines_are_the_lines() {
+        let chunks: [&[u8]; 4] = [b"{\"a\"", b":1}\r\n{\"b\":2}\n{\"c", b"\":3", b"}\n"];
+        let mut borrowed = LineSplitter::default();
+        let want = collect(&mut borrowed, &chunks);
+        let mut owned = LineSplitter::default();
+        let mut got = Vec::new();
+        for chunk in chunks {
+            owned.push_owned(chunk, |line| {
+                got.push(match line {
+                    OwnedLine::Complete { bytes, number } => {
+                        format!("{number}:{}", String::from_utf8_lossy(&bytes))
+                    }
+                    OwnedLine::TooLong { len, number } => format!("{number}:too long ({len})"),
+                });
+            });
+        }
+        assert_eq!(got, want);
+        assert_eq!(want, ["1:{\"a\":1}", "2:{\"b\":2}", "3:{\"c\":3}"]);
     }
 
     #[test]

@@ -42,9 +42,12 @@ pub fn follow(
     let mut cli_states = CliStates::follow(cli_config.as_deref());
     let mut states = cli_states.receiver();
     let mut live = Live::new(model);
+    // A copy of every record, kept only while a script may read it.
+    live.set_keep_raw(stage.uses_raw());
     let mut unknown_hooks = std::collections::HashSet::new();
     let mut caught_up = false;
     let mut run = 0;
+    let mut reclaim = familiar_model::memory::Reclaim::default();
     let result = loop {
         // A message already waiting is taken without a select (which locks and registers
         // with every channel: 5x the main thread's futex calls at 200 sessions), a bounded
@@ -59,7 +62,10 @@ pub fn follow(
             select! {
                 recv(receiver) -> received => message = Some(received),
                 recv(reloads) -> change => match change {
-                    Ok(_) => stage.reload_changed(),
+                    Ok(_) => {
+                        stage.reload_changed();
+                        live.set_keep_raw(stage.uses_raw());
+                    }
                     // The script watcher stopped: a disconnected channel would be ready forever.
                     Err(_) => reloads = crossbeam_channel::never(),
                 },
@@ -97,6 +103,7 @@ pub fn follow(
                 },
                 recv(interrupt) -> _ => break Ok(()),
                 default(TICK) => {
+                    reclaim.idle();
                     live.tick();
                     if front.stop.is_set() || (front.headless && stdout_closed()) {
                         break Ok(());
@@ -107,6 +114,9 @@ pub fn follow(
         if let Some(message) = message {
             match message {
                 Ok(message) => {
+                    if let familiar_tail::TailMessage::Lines { lines, .. } = &message {
+                        reclaim.note(lines.iter().map(|line| line.bytes.len() as u64).sum());
+                    }
                     // Later ones: files a hook named have delivered their backlog.
                     if live.take(message) == Took::CaughtUp && !caught_up {
                         caught_up = true;

@@ -50,6 +50,11 @@ impl Live {
         }
     }
 
+    /// Keep each event's record for the scripts (`ev.raw`) or not, from the next line on.
+    pub fn set_keep_raw(&mut self, keep: bool) {
+        self.model.set_keep_raw(keep);
+    }
+
     /// Tell the model the time: the wall clock's (the only clock of a live run), or, on a
     /// recorded clock, nothing (its lines tell it).
     pub fn tick(&mut self) {

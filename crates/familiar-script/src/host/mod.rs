@@ -197,12 +197,20 @@ impl ScriptHost {
     }
 
     /// Whether a loaded script may read `ev.raw`, so the caller knows to keep the original
-    /// records (`NormalizerConfig::keep_raw`). Conservative: any script whose text mentions
-    /// `raw` counts.
+    /// records (`NormalizerConfig::keep_raw`, a copy of every line). Conservative: a script
+    /// (or a module it imports) whose text has `.raw` or `"raw"` in it counts, a mere word
+    /// "raw" in a comment does not.
     pub fn uses_raw(&self) -> bool {
-        self.scripts
-            .iter()
-            .any(|s| s.compiled.source.contains("raw"))
+        let reads_raw = |text: &str| {
+            text.contains(".raw") || text.contains("\"raw\"") || text.contains("'raw'")
+        };
+        self.scripts.iter().any(|s| {
+            reads_raw(&s.compiled.source)
+                || s.compiled.imports.iter().any(|module| {
+                    familiar_save::read_regular(module, self.limits.max_script_bytes as u64)
+                        .is_ok_and(|text| reads_raw(&String::from_utf8_lossy(&text)))
+                })
+        })
     }
 
     /// Paths of the scripts loaded from files (what a watcher should watch).

@@ -74,6 +74,17 @@ impl SessionModel {
         }
     }
 
+    /// Keep each event's original record (`ev.raw`) from the next line on, or stop: a copy
+    /// of every line, worth its memory only while a script reads it.
+    pub fn set_keep_raw(&mut self, keep: bool) {
+        self.config.normalizer.keep_raw = keep;
+        for id in self.files.ids() {
+            if let Some(file) = self.files.get_mut(id) {
+                file.normalizer.set_keep_raw(keep);
+            }
+        }
+    }
+
     /// The time of the last [`Input::Tick`].
     pub fn now(&self) -> Option<SystemTime> {
         self.now

@@ -174,18 +174,12 @@ impl FileTail {
                 .saturating_sub(open.offset)
                 .min(read as u64) as usize;
             for (part, is_backlog) in [(&chunk[..backlog], true), (&chunk[backlog..], false)] {
-                splitter.push(part, |line| match line {
-                    familiar_transcript::Line::Complete { bytes, number } => {
+                splitter.push_owned(part, |line| match line {
+                    familiar_transcript::OwnedLine::Complete { bytes, number } => {
                         polled.lines += 1;
-                        batch.push(
-                            Line {
-                                number,
-                                bytes: bytes.to_vec(),
-                            },
-                            is_backlog,
-                        );
+                        batch.push(Line { number, bytes }, is_backlog);
                     }
-                    familiar_transcript::Line::TooLong { len, number } => {
+                    familiar_transcript::OwnedLine::TooLong { len, number } => {
                         polled.too_long += 1;
                         batch.flush();
                         tracing::warn!(

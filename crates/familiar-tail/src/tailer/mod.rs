@@ -336,6 +336,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         fallback_poll: false,
         parking: false,
         starved: HashSet::new(),
+        reclaim: familiar_model::memory::Reclaim::default(),
         next_housekeeping: now + run::HOUSEKEEPING,
         next_poll: now,
         config,

@@ -357,6 +357,7 @@ impl Tailer {
         match result {
             Err(err) if err.is_out_of_descriptors() => self.out_of_descriptors(path, check_path),
             Ok(polled) => {
+                self.reclaim.note(polled.bytes);
                 bump(&self.stats.bytes, polled.bytes);
                 bump(&self.stats.lines, polled.lines);
                 bump(&self.stats.too_long, polled.too_long);
@@ -421,6 +422,11 @@ impl Tailer {
     }
 
     pub(super) fn housekeeping(&mut self) {
+        // Lines read are freed by their consumer; what this thread allocated for them goes
+        // back to the system from here (familiar_model::memory).
+        if self.busy.is_empty() {
+            self.reclaim.idle();
+        }
         let starved: Vec<PathBuf> = self.starved.drain().collect();
         for path in starved {
             self.poll_file(&path);

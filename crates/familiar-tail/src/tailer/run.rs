@@ -103,6 +103,8 @@ pub(super) struct Tailer {
     pub parking: bool,
     /// Files that could not be opened for want of a descriptor, tried again at housekeeping.
     pub starved: HashSet<PathBuf>,
+    /// Bytes read since memory was last given back (at housekeeping, once enough were read).
+    pub reclaim: familiar_model::memory::Reclaim,
     pub next_housekeeping: Instant,
     pub next_poll: Instant,
 }

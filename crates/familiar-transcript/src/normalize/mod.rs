@@ -337,6 +337,12 @@ impl Normalizer {
         }
     }
 
+    /// Keep (or stop keeping) each event's original record from the next line on (the
+    /// scripts loaded now read `ev.raw`, or no longer do).
+    pub fn set_keep_raw(&mut self, keep: bool) {
+        self.config.keep_raw = keep;
+    }
+
     /// Apply a line parsed by [`parse_line`] (possibly on another thread) to the session state.
     pub fn apply(&mut self, parsed: &ParsedLine<'_>, line_no: u64, out: &mut Vec<Event>) {
         let mut push = |record: &Record<'_>, json: &str| {
