@@ -142,7 +142,10 @@ pub fn follow(
                 Err(_) => break Err(Error::Live("the tailer stopped unexpectedly".to_owned())),
             }
         }
-        if pass_on(&mut live, &mut stage).is_break() {
+        // Ctrl-C is looked for between events, not only between batches: a batch of a
+        // thousand lines through a script near its time limit would take minutes.
+        let interrupted = || !interrupt.is_empty() || front.stop.is_set();
+        if pass_on_until(&mut live, &mut stage, &interrupted).is_break() {
             break Ok(());
         }
     };
@@ -213,7 +216,20 @@ fn stdout_closed() -> bool {
 /// scripts' timers run on the session model's clock, like the session timers. `Break` when
 /// stdout closed.
 pub fn pass_on(live: &mut Live, stage: &mut Stage) -> std::ops::ControlFlow<()> {
+    pass_on_until(live, stage, &|| false)
+}
+
+/// [`pass_on`], stopping between two events once `stop` says so (Ctrl-C while slow scripts
+/// work through a big batch): what is left is not handled.
+fn pass_on_until(
+    live: &mut Live,
+    stage: &mut Stage,
+    stop: &dyn Fn() -> bool,
+) -> std::ops::ControlFlow<()> {
     for event in live.drain() {
+        if stop() {
+            return std::ops::ControlFlow::Break(());
+        }
         stage.on_event(&event)?;
     }
     match live.model.now() {

@@ -101,7 +101,8 @@ pub struct TailerConfig {
     pub from_start: bool,
     pub mode: WatchMode,
     /// Capacity of the output channel, in messages (see the module docs for the policy when
-    /// full).
+    /// full). The default, 64, keeps what is read ahead of a slow consumer to about 35 MB at
+    /// most (the channel and the outbox, each of 64 messages of up to 256 KiB of lines).
     pub channel_capacity: usize,
     /// Longest line kept; longer ones are skipped in bounded memory ([`TailMessage::TooLong`]).
     pub max_line_bytes: usize,
@@ -119,7 +120,7 @@ impl TailerConfig {
             selectors,
             from_start: false,
             mode: WatchMode::Inotify,
-            channel_capacity: 1024,
+            channel_capacity: 64,
             max_line_bytes: familiar_transcript::DEFAULT_MAX_LINE_BYTES,
             prime_bytes: PRIME_BYTES,
         }

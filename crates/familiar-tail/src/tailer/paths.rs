@@ -343,6 +343,14 @@ impl Tailer {
     }
 
     fn poll_file_checking(&mut self, path: &Path, check_path: bool) {
+        if self.outbox.len() >= self.config.channel_capacity.max(1) && self.files.contains_key(path)
+        {
+            // The consumer is behind: this file is read once it catches up (what was written
+            // waits on disk, not in memory: thousands of sessions changing at once would
+            // otherwise each put a read's worth here in one pass).
+            self.busy.insert(path.to_path_buf());
+            return;
+        }
         let Some(tail) = self.files.get_mut(path) else {
             return;
         };
