@@ -34,13 +34,15 @@ binary, fixtures, tmp = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys
 seconds, rate, sessions = float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
 rng = random.Random(28)
 
-# Real records only, each whole line as Claude Code wrote it.
-pool = []
+# Real records only, each whole line as Claude Code wrote it; each session is written one
+# real transcript's lines in order, over and over (one file is one session, as in life).
+transcripts = []
 for path in sorted(fixtures.glob("*.jsonl")):
-    for line in path.read_bytes().splitlines(keepends=True):
-        if line.startswith(b"{") and line.endswith(b"\n") and len(line) <= 256 * 1024:
-            pool.append(line)
-if not pool:
+    lines = [line for line in path.read_bytes().splitlines(keepends=True)
+             if line.startswith(b"{") and line.endswith(b"\n") and len(line) <= 256 * 1024]
+    if lines:
+        transcripts.append(lines)
+if not transcripts:
     sys.exit(f"no fixture lines under {fixtures}")
 
 home = tmp / "home"
@@ -127,11 +129,15 @@ time.sleep(2)
 print(f"started: RSS {status('VmRSS'):.1f} MB", flush=True)
 
 written, start, samples = 0, time.time(), []
+cursor = [0] * sessions
 next_sample = start
 while time.time() - start < seconds:
     for _ in range(64):
-        line = rng.choice(pool)
-        with open(rng.choice(paths), "ab") as f:
+        n = rng.randrange(sessions)
+        lines = transcripts[n % len(transcripts)]
+        line = lines[cursor[n] % len(lines)]
+        cursor[n] += 1
+        with open(paths[n], "ab") as f:
             f.write(line)
         written += len(line)
     ahead = written / (rate * 1e6) - (time.time() - start)

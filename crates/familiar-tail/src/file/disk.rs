@@ -12,15 +12,54 @@ pub(super) fn identity(meta: &Metadata) -> (u64, u64) {
     (meta.dev(), meta.ino())
 }
 
-/// Do the file's first bytes still equal `prefix`?
-pub(super) fn prefix_matches(file: &File, prefix: &[u8]) -> io::Result<bool> {
-    if prefix.is_empty() {
+/// A generation's first bytes (up to [`FINGERPRINT_BYTES`]) as a length and a hash: 16 bytes
+/// held per followed file instead of 4 KiB (5,000 sessions held 20 MB of first bytes).
+/// FNV-1a, so bytes can be added as they are read and the hash is that of all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Fingerprint {
+    len: usize,
+    hash: u64,
+}
+
+impl Default for Fingerprint {
+    fn default() -> Fingerprint {
+        Fingerprint {
+            len: 0,
+            hash: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+}
+
+impl Fingerprint {
+    pub(super) fn of(bytes: &[u8]) -> Fingerprint {
+        let mut fingerprint = Fingerprint::default();
+        fingerprint.extend(bytes);
+        fingerprint
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Add the bytes that follow (the caller keeps to [`FINGERPRINT_BYTES`] in all).
+    pub(super) fn extend(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.hash ^= u64::from(byte);
+            self.hash = self.hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.len += bytes.len();
+    }
+}
+
+/// Do the file's first bytes still give `fingerprint`?
+pub(super) fn prefix_matches(file: &File, fingerprint: &Fingerprint) -> io::Result<bool> {
+    if fingerprint.len == 0 {
         return Ok(true);
     }
     let mut head = [0u8; FINGERPRINT_BYTES];
-    let head = &mut head[..prefix.len()];
+    let head = &mut head[..fingerprint.len.min(FINGERPRINT_BYTES)];
     let read = read_at_most(file, head)?;
-    Ok(read == prefix.len() && head == prefix)
+    Ok(read == fingerprint.len && Fingerprint::of(head) == *fingerprint)
 }
 
 /// Fill `buf` from the file's start as far as the file goes.
@@ -113,5 +152,22 @@ mod tests {
         assert_eq!(prime(content, 1), (20, 5)); // nothing whole in the window
         assert_eq!(prime(b"aaaa\nbbbbbbbbbb", 3), (5, 2)); // one unfinished line spans it
         assert_eq!(prime(b"bbbbbbbbbb", 3), (0, 1));
+    }
+}
+
+#[cfg(test)]
+mod fingerprint_tests {
+    use super::Fingerprint;
+
+    #[test]
+    fn bytes_added_in_pieces_give_the_fingerprint_of_all_of_them() {
+        let mut pieces = Fingerprint::of(b"{\"type\":");
+        pieces.extend(b"\"user\"}");
+        assert_eq!(pieces, Fingerprint::of(b"{\"type\":\"user\"}"));
+        assert_eq!(pieces.len(), 15);
+        assert_ne!(
+            Fingerprint::of(b"{\"type\":\"user\"}"),
+            Fingerprint::of(b"{\"type\":\"usEr\"}")
+        );
     }
 }

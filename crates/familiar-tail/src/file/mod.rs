@@ -39,7 +39,7 @@ use familiar_transcript::LineSplitter;
 use crate::discovery::{TranscriptInfo, open_nonblocking};
 use crate::message::{OpenReason, TailMessage};
 pub use disk::prime_start;
-use disk::{identity, read_at_most};
+use disk::{Fingerprint, identity, read_at_most};
 
 /// Bytes at the start of a generation remembered to notice a rewrite in place.
 const FINGERPRINT_BYTES: usize = 4096;
@@ -115,8 +115,8 @@ struct Open {
     /// The size at start-up of a file that existed then (0 otherwise): reading up to here
     /// is catching up, with or without `--from-start`.
     catch_up_until: u64,
-    /// The generation's first bytes, as read (up to [`FINGERPRINT_BYTES`]).
-    prefix: Vec<u8>,
+    /// The generation's first bytes as read (up to [`FINGERPRINT_BYTES`]), as a fingerprint.
+    prefix: Fingerprint,
 }
 
 impl Open {
@@ -362,9 +362,9 @@ impl FileTail {
             }
             _ => (0, 1, 0),
         };
-        let mut prefix = vec![0; (offset as usize).min(FINGERPRINT_BYTES)];
-        let read = read_at_most(&file, &mut prefix)?;
-        prefix.truncate(read);
+        let mut head = vec![0; (offset as usize).min(FINGERPRINT_BYTES)];
+        let read = read_at_most(&file, &mut head)?;
+        let prefix = Fingerprint::of(&head[..read]);
         self.generation += 1;
         self.splitter = LineSplitter::new(self.max_line_bytes).with_first_line(first_line);
         self.open = Some(Open {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use familiar_transcript::LineSplitter;
 
-use super::disk::prefix_matches;
+use super::disk::{Fingerprint, prefix_matches};
 use super::{BATCH_BYTES, BATCH_LINES, FINGERPRINT_BYTES, FileError, FileTail, Polled};
 use crate::message::{Line, OpenReason, TailMessage};
 
@@ -81,7 +81,7 @@ impl FileTail {
         open.seen_size = size;
         open.backlog_until = 0;
         open.catch_up_until = 0;
-        open.prefix.clear();
+        open.prefix = Fingerprint::default();
         self.generation += 1;
         self.splitter = LineSplitter::new(self.max_line_bytes);
         polled.generations += 1;
@@ -166,7 +166,7 @@ impl FileTail {
             let chunk = &scratch[..read];
             if open.prefix.len() < FINGERPRINT_BYTES && open.offset == open.prefix.len() as u64 {
                 let take = (FINGERPRINT_BYTES - open.prefix.len()).min(read);
-                open.prefix.extend_from_slice(&chunk[..take]);
+                open.prefix.extend(&chunk[..take]);
             }
             // Lines whose newline lies before `backlog_until` were on disk at start-up.
             let backlog = open
