@@ -3,8 +3,6 @@
 //! and nothing was said). The real binary under a hard limit it cannot raise, real files,
 //! inotify: every session's append is seen, and stderr says once how they are followed.
 
-use std::fs;
-
 mod common;
 
 use common::watch::*;
@@ -31,25 +29,16 @@ fn event_containing(watch: &Watch, needle: &str) -> String {
 
 #[test]
 fn every_session_is_followed_past_the_open_file_limit() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let tmp = tmp.path().canonicalize().expect("canonical temp dir");
-    let config = tmp.join("claude");
-    let project = tmp.join("app");
-    fs::create_dir_all(&project).expect("mkdir");
-    let dir = encoded_project_dir(&config, &project);
-    fs::create_dir_all(&dir).expect("mkdir");
+    let home = Project::new();
+    let project = &home.project;
     let paths: Vec<_> = (0..SESSIONS)
-        .map(|n| {
-            let path = dir.join(format!("{n:08}-0000-4000-8000-000000000000.jsonl"));
-            fs::write(&path, prompt_in(&project, &format!("hello {n}"))).expect("write");
-            path
-        })
+        .map(|n| home.session(n, &prompt_in(project, &format!("hello {n}"))))
         .collect();
 
-    let mut watch = Watch::start_with_open_files(&config, &project, &[], OPEN_FILES);
+    let mut watch = Watch::start_with_open_files(&home.config, project, &[], OPEN_FILES);
     watch.wait_stderr("listening for Claude Code hooks");
     for (n, path) in paths.iter().enumerate() {
-        append(path, prompt_in(&project, &format!("ping {n}")).as_bytes());
+        append(path, prompt_in(project, &format!("ping {n}")).as_bytes());
     }
     let mut seen = vec![false; SESSIONS];
     for _ in 0..SESSIONS {
@@ -67,7 +56,7 @@ fn every_session_is_followed_past_the_open_file_limit() {
 
     // And once more, now that every file has been parked at least once.
     for (n, path) in paths.iter().enumerate().step_by(7) {
-        append(path, prompt_in(&project, &format!("again {n}")).as_bytes());
+        append(path, prompt_in(project, &format!("again {n}")).as_bytes());
     }
     for _ in (0..SESSIONS).step_by(7) {
         event_containing(&watch, "\"text\":\"again ");

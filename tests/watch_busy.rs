@@ -12,17 +12,10 @@ use common::watch::*;
 
 #[test]
 fn ctrl_c_stops_a_busy_watcher_between_two_events() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let tmp = tmp.path().canonicalize().expect("canonical temp dir");
-    let config = tmp.join("claude");
-    let project = tmp.join("app");
-    fs::create_dir_all(&project).expect("mkdir");
-    let dir = encoded_project_dir(&config, &project);
-    fs::create_dir_all(&dir).expect("mkdir");
-    let path = dir.join("00000000-0000-4000-8000-000000000001.jsonl");
-    fs::write(&path, sentinel("start")).expect("write");
+    let home = Project::new();
+    let path = home.session(1, &sentinel("start"));
     // A handler that works for tens of milliseconds (busy, not asleep: scripts cannot sleep).
-    let script = tmp.join("slow.rhai");
+    let script = home.root.join("slow.rhai");
     fs::write(
         &script,
         "fn on_prompt(ev) { let n = 0; while n < 30000 { n += 1; } log(`done ${ev.line}`); }\n",
@@ -30,7 +23,7 @@ fn ctrl_c_stops_a_busy_watcher_between_two_events() {
     .expect("script");
     let script_arg = script.to_str().expect("UTF-8");
 
-    let mut watch = Watch::start(&config, &project, &["--script", script_arg]);
+    let mut watch = Watch::start(&home.config, &home.project, &["--script", script_arg]);
     watch.wait_stderr("listening for Claude Code hooks");
     // A thousand prompts at once: one batch, far more than 5 s of work for the script.
     let prompts: String = (0..1000).map(|n| prompt_record(&format!("p{n}"))).collect();

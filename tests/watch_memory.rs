@@ -24,17 +24,10 @@ const MB: u64 = 1_000_000;
 
 #[test]
 fn memory_comes_back_after_big_records() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let tmp = tmp.path().canonicalize().expect("canonical temp dir");
-    let config = tmp.join("claude");
-    let project = tmp.join("app");
-    fs::create_dir_all(&project).expect("mkdir");
-    let dir = encoded_project_dir(&config, &project);
-    fs::create_dir_all(&dir).expect("mkdir");
-    let path = dir.join("00000000-0000-4000-8000-000000000001.jsonl");
-    fs::write(&path, sentinel("start")).expect("write");
+    let home = Project::new();
+    let path = home.session(1, &sentinel("start"));
 
-    let watch = Watch::start(&config, &project, &[]);
+    let watch = Watch::start(&home.config, &home.project, &[]);
     watch.wait_stderr("listening for Claude Code hooks");
     // Settled: the start-up's own allocations are behind it.
     std::thread::sleep(Duration::from_millis(1500));

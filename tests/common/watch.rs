@@ -137,6 +137,45 @@ pub fn demo_session_in(config: &Path, project: &Path) {
     .expect("session");
 }
 
+/// A temporary home for a watch test: a Claude config dir (`config`), a project directory
+/// (`project`, where `familiar` runs) and the project's sessions directory (`sessions`), all
+/// made, under a canonical temporary directory (`root`) kept as long as this lives.
+pub struct Project {
+    _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+    pub config: PathBuf,
+    pub project: PathBuf,
+    pub sessions: PathBuf,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let root = tmp.path().canonicalize().expect("canonical temp dir");
+        let config = root.join("claude");
+        let project = root.join("app");
+        fs::create_dir_all(&project).expect("mkdir");
+        let sessions = encoded_project_dir(&config, &project);
+        fs::create_dir_all(&sessions).expect("mkdir");
+        Project {
+            _tmp: tmp,
+            root,
+            config,
+            project,
+            sessions,
+        }
+    }
+
+    /// A session file named by a UUID built from `n`, holding `first`.
+    pub fn session(&self, n: usize, first: &str) -> PathBuf {
+        let path = self
+            .sessions
+            .join(format!("{n:08}-0000-4000-8000-000000000000.jsonl"));
+        fs::write(&path, first).expect("write");
+        path
+    }
+}
+
 /// A `summary` record naming a point in the test, as in `tests/watch.rs`.
 pub fn sentinel(text: &str) -> String {
     format!("{{\"type\":\"summary\",\"summary\":\"{text}\",\"leafUuid\":\"sentinel\"}}\n")

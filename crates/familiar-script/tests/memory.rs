@@ -6,37 +6,11 @@
 
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use familiar_model::EventKind;
 use support::{ev, loaded, run};
 
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is to the system allocator.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as is to the system allocator.
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: familiar_testkit::Counting = familiar_testkit::Counting;
 
 const MIB: usize = 1024 * 1024;
 
@@ -72,10 +46,9 @@ fn one_call_never_holds_more_than_100_mb_on_input_up_to_64_mib() {
         let mut event = ev(kind, line);
         event.text = Some(text);
         event.raw = raw.map(std::sync::Arc::from);
-        let base = CURRENT.load(Ordering::Relaxed);
-        PEAK.store(base, Ordering::Relaxed);
+        let base = familiar_testkit::Counting::reset_peak();
         let (actions, diags) = run(&mut host, &event);
-        let peak = PEAK.load(Ordering::Relaxed) - base;
+        let peak = familiar_testkit::Counting::peak() - base;
         assert_eq!(actions, vec![], "{name}");
         // Each case is stopped by a size limit, with its position.
         assert_eq!(diags.len(), 1, "{name}: {diags:?}");

@@ -7,37 +7,11 @@
 
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use familiar_model::EventKind;
 use support::{ev, loaded, run};
 
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is to the system allocator.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as is to the system allocator.
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: familiar_testkit::Counting = familiar_testkit::Counting;
 
 const MIB: usize = 1024 * 1024;
 const MB: usize = 1_000_000;
@@ -65,16 +39,18 @@ fn call(
 ) -> (Vec<String>, usize) {
     let mut event = ev(kind, line);
     event.text = Some(text);
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = familiar_testkit::Counting::reset_peak();
     let (_, diags) = run(host, &event);
-    (diags, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+    (
+        diags,
+        familiar_testkit::Counting::peak().saturating_sub(base),
+    )
 }
 
 #[test]
 fn actions_string_results_and_kept_state_stay_bounded_over_a_run() {
     let (mut host, _) = loaded(HOSTILE);
-    let start = CURRENT.load(Ordering::Relaxed);
+    let start = familiar_testkit::Counting::current();
     let big = "a".repeat(16 * MIB);
     let cases = [
         (
@@ -144,6 +120,6 @@ fn actions_string_results_and_kept_state_stay_bounded_over_a_run() {
 
     // What the run keeps: the state bound and the once_per keys, far from the gigabyte a
     // hostile script used to keep.
-    let kept = CURRENT.load(Ordering::Relaxed).saturating_sub(start);
+    let kept = familiar_testkit::Counting::current().saturating_sub(start);
     assert!(kept < 40 * MB, "kept {} MB", kept / MB);
 }

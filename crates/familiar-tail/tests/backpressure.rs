@@ -6,40 +6,15 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
 use familiar_tail::{Selector, TailMessage};
 
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is to the system allocator.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded as is to the system allocator.
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: familiar_testkit::Counting = familiar_testkit::Counting;
 
 const FILES: usize = 400;
 const MB: usize = 1_000_000;
@@ -64,8 +39,7 @@ fn a_consumer_behind_holds_the_tailer_to_its_outbox_and_nothing_is_lost() {
         "y".repeat(1000)
     );
     let lines_each = MB / line.len();
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
+    let base = familiar_testkit::Counting::reset_peak();
     for path in &paths {
         append(path, line.repeat(lines_each).as_bytes());
     }
@@ -73,7 +47,7 @@ fn a_consumer_behind_holds_the_tailer_to_its_outbox_and_nothing_is_lost() {
         append(path, &marker(&format!("end-{n}")));
     }
     std::thread::sleep(Duration::from_secs(2));
-    let held = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    let held = familiar_testkit::Counting::peak().saturating_sub(base);
     eprintln!("held at most {} MB", held / MB);
     assert!(
         held < 50 * MB,

@@ -83,3 +83,51 @@ pub fn saved_file_names(dir: &Path) -> Vec<String> {
         .filter(|name| !(name.starts_with('.') && name.ends_with(".lock")))
         .collect()
 }
+
+/// A counting allocator for tests that bound memory exactly, independent of timing: a test
+/// binary declares `#[global_allocator] static A: familiar_testkit::Counting = Counting;` and
+/// reads [`Counting::current`] and [`Counting::peak`] (process-wide: the measured cases run one
+/// after another in one test).
+pub struct Counting;
+
+static ALLOCATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static PEAK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl Counting {
+    /// Bytes allocated now.
+    pub fn current() -> usize {
+        ALLOCATED.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The most allocated at once since the last [`Counting::reset_peak`].
+    pub fn peak() -> usize {
+        PEAK.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Start measuring a peak from now; returns the bytes allocated now (the base).
+    pub fn reset_peak() -> usize {
+        let now = Counting::current();
+        PEAK.store(now, std::sync::atomic::Ordering::Relaxed);
+        now
+    }
+}
+
+// SAFETY: every call is forwarded as is to the system allocator; only counters are added.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: forwarded as is to the system allocator.
+        let ptr = unsafe { std::alloc::System.alloc(layout) };
+        if !ptr.is_null() {
+            let now = ALLOCATED.fetch_add(layout.size(), std::sync::atomic::Ordering::Relaxed)
+                + layout.size();
+            PEAK.fetch_max(now, std::sync::atomic::Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: forwarded as is to the system allocator.
+        unsafe { std::alloc::System.dealloc(ptr, layout) };
+        ALLOCATED.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+    }
+}
