@@ -18,9 +18,12 @@ use crate::{
 };
 
 /// Bytes read at a time; the complete lines of each read are parsed as one batch, in place.
-/// 2 MiB, not 4: a batch's records live until it is applied, and on an event-dense transcript
-/// 4 MiB took `familiar run` to 21 MB of peak RSS (issue 17: ≤ 20 MB) at the same speed.
-const BATCH_BYTES: usize = 2 << 20;
+/// 1 MiB: a batch's records live until it is applied, and on an event-dense transcript (150,000
+/// tool uses, each answered on the next line) 2 MiB took `familiar events` to 19–25 MB of peak
+/// RSS (issue 28: ≤ 20 MB), 1 MiB to 15–17 MB, for 11 % of its speed on that file (best of 11
+/// interleaved: 0.225 against 0.201 s; `run` the same: 0.515 against 0.511 s). 4 MiB had
+/// taken `familiar run` to 21 MB (issue 17).
+const BATCH_BYTES: usize = 1 << 20;
 /// Below this a batch is parsed on the calling thread alone.
 const PARALLEL_MIN_BYTES: usize = 256 << 10;
 /// A parallel batch is parsed in pieces of about this many bytes (see [`Batch::flush`]).
