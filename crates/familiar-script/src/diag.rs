@@ -431,6 +431,39 @@ pub(crate) fn find_fn(source: &str, name: &str) -> Option<(usize, usize)> {
 mod tests {
     use super::find_fn;
 
+    proptest::proptest! {
+        /// In a script of functions, comments and statements in any order, every function is
+        /// found where it was written (its first definition), whatever stands around it.
+        #[test]
+        fn every_function_is_found_where_it_was_written(
+            pieces in proptest::collection::vec((0u8..4, 0usize..6, 0usize..3), 1..40),
+        ) {
+            let mut source = String::new();
+            let mut want: std::collections::HashMap<String, (usize, usize)> =
+                std::collections::HashMap::new();
+            for (kind, name, indent) in pieces {
+                let name = format!("f_{name}");
+                let pad = " ".repeat(indent);
+                match kind {
+                    0 => {
+                        let line = source.matches('\n').count() + 1;
+                        want.entry(name.clone()).or_insert((line, indent + 4));
+                        source.push_str(&format!("{pad}fn {name}(a) {{ a }}\n"));
+                    }
+                    1 => source.push_str(&format!("{pad}// {name}(a) is not a function\n")),
+                    2 => source.push_str(&format!("{pad}let x{name} = {name}_fn(1);\n")),
+                    _ => source.push_str(&format!("{pad}fn_{name}(2);\n")),
+                }
+            }
+            let found = super::fn_positions(&source);
+            for (name, at) in &want {
+                let got = found.get(name.as_str()).map(|f| (f.line, f.col));
+                proptest::prop_assert_eq!(got, Some(*at), "{}", source);
+            }
+            proptest::prop_assert_eq!(found.len(), want.len(), "{}", source);
+        }
+    }
+
     #[test]
     fn find_fn_locates_the_name() {
         let src = "let x = 1;\n\nfn on_eror(ev) {\n}\n  fn  helper (a) {}\nfn on_error2(ev) {}\n";

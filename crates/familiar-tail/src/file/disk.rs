@@ -159,6 +159,31 @@ mod tests {
 mod fingerprint_tests {
     use super::Fingerprint;
 
+    proptest::proptest! {
+        /// However the first bytes arrive (the reads of a tailer cut them anywhere), the
+        /// fingerprint is that of all of them; and a changed byte changes it.
+        #[test]
+        fn pieces_in_any_cut_give_the_same_fingerprint(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 1..512),
+            cuts in proptest::collection::vec(0usize..512, 0..8),
+            flip in 0usize..512,
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % bytes.len()).collect();
+            cuts.sort_unstable();
+            let mut pieces = Fingerprint::default();
+            let mut from = 0;
+            for cut in cuts.into_iter().chain([bytes.len()]) {
+                pieces.extend(&bytes[from..cut.max(from)]);
+                from = cut.max(from);
+            }
+            proptest::prop_assert_eq!(pieces, Fingerprint::of(&bytes));
+            let mut changed = bytes.clone();
+            let at = flip % changed.len();
+            changed[at] ^= 0x20;
+            proptest::prop_assert_ne!(Fingerprint::of(&changed), Fingerprint::of(&bytes));
+        }
+    }
+
     #[test]
     fn bytes_added_in_pieces_give_the_fingerprint_of_all_of_them() {
         let mut pieces = Fingerprint::of(b"{\"type\":");
