@@ -108,3 +108,62 @@ fn a_field_of_another_shape_is_dropped_not_the_hook() {
         Some((Status::Working, Some("s1".to_owned())))
     );
 }
+
+/// The names Claude Code fires, and some it does not (a newer CLI's, or garbage).
+const NAMES: &[&str] = &[
+    "Notification",
+    "PermissionRequest",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "StopFailure",
+    "SessionEnd",
+    "PostCompact",
+    "SubagentStart",
+    "SomethingNew",
+    "",
+    "\u{1b}[31m",
+];
+
+proptest::proptest! {
+    /// Hook input is untrusted (any process of the user's may connect): whatever bytes come,
+    /// parsing gives a value or an error, and a parsed input gives an event or none, never a
+    /// panic; fields of the wrong type are an error, not a crash.
+    #[test]
+    fn any_hook_input_parses_or_fails_without_a_panic(
+        name in proptest::sample::select(NAMES),
+        session in proptest::option::of("[ -~]{0,40}"),
+        path in proptest::option::of("[ -~/]{0,60}"),
+        notification in proptest::option::of(proptest::sample::select(&["permission_prompt", "idle_prompt", "agent_needs_input", "x"][..])),
+        trigger in proptest::option::of(proptest::sample::select(&["manual", "auto", "?"][..])),
+        odd in proptest::bool::ANY,
+        noise in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+    ) {
+        let mut object = serde_json::json!({ "hook_event_name": name });
+        if let Some(session) = session {
+            object["session_id"] = if odd { serde_json::json!(42) } else { session.into() };
+        }
+        if let Some(path) = path {
+            object["transcript_path"] = path.into();
+        }
+        if let Some(kind) = notification {
+            object["notification_type"] = kind.into();
+        }
+        if let Some(trigger) = trigger {
+            object["trigger"] = if odd { serde_json::json!([trigger]) } else { trigger.into() };
+        }
+        let bytes = serde_json::to_vec(&object).unwrap_or_default();
+        if let Ok(input) = HookInput::parse(&bytes) {
+            let event = hook_event(&input);
+            let _ = familiar_hook::input::unknown_in(&input);
+            // A turn's end is always told, for the session the hook named.
+            if name == "Stop" {
+                let event = event.expect("Stop is an event");
+                proptest::prop_assert_eq!(event.status, Status::WaitingForInput);
+                proptest::prop_assert_eq!(event.session, input.session_id.clone());
+            }
+        }
+        let _ = HookInput::parse(&noise);
+    }
+}
