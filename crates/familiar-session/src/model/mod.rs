@@ -393,15 +393,36 @@ impl SessionModel {
                 self.files.changed(id);
             }
         }
-        let waiting: Vec<String> = self
-            .sessions
-            .iter()
-            .filter(|(_, session)| session.had_backlog && !session.shown)
-            .map(|(key, _)| key.clone())
-            .collect();
-        for key in waiting {
-            self.show(&key, out);
+        // Every backlog is finished: the snapshots are made from the files grouped by session
+        // in one pass (a scan of every file per session took 5.7 s to catch up with 5,000).
+        let snapshots: Vec<SessionSnapshot> = {
+            let by_session = self.files_by_session();
+            self.sessions
+                .iter()
+                .filter(|(_, session)| session.had_backlog && !session.shown)
+                .filter_map(|(key, _)| {
+                    self.snapshot_from(key, by_session.get(key.as_str()).map_or(&[], Vec::as_slice))
+                })
+                .collect()
+        };
+        for snapshot in snapshots {
+            if let Some(session) = self.sessions.get_mut(&snapshot.session) {
+                session.shown = true;
+                session.cwd_told |= session.cwd.is_some();
+            }
+            out.push(Output::Event(snapshot.to_event()));
         }
+    }
+
+    /// The followed files of each session, in one pass over the files.
+    fn files_by_session(&self) -> HashMap<&str, Vec<(&Arc<Path>, &FileState)>> {
+        let mut groups: HashMap<&str, Vec<(&Arc<Path>, &FileState)>> = HashMap::new();
+        for (_, path, file) in self.files.iter() {
+            if let Some(key) = file.session_key() {
+                groups.entry(key).or_default().push((path, file));
+            }
+        }
+        groups
     }
 
     /// Emit a session's `snapshot` event.
@@ -428,10 +449,13 @@ impl SessionModel {
 
     /// Every session's state now, most recently active first.
     pub fn snapshot(&self) -> Vec<SessionSnapshot> {
-        let keys: Vec<&str> = self.sessions.keys().map(String::as_str).collect();
-        let mut snapshots: Vec<SessionSnapshot> = keys
-            .into_iter()
-            .filter_map(|key| self.snapshot_of(key))
+        let by_session = self.files_by_session();
+        let mut snapshots: Vec<SessionSnapshot> = self
+            .sessions
+            .keys()
+            .filter_map(|key| {
+                self.snapshot_from(key, by_session.get(key.as_str()).map_or(&[], Vec::as_slice))
+            })
             .collect();
         snapshots.sort_by(|a, b| {
             b.last_activity_ms
@@ -443,13 +467,22 @@ impl SessionModel {
 
     /// One session's state now; `None` for a session with no file followed any more.
     pub fn snapshot_of(&self, key: &str) -> Option<SessionSnapshot> {
-        let session = self.sessions.get(key)?;
         let files: Vec<(&Arc<Path>, &FileState)> = self
             .files
             .iter()
             .filter(|(_, _, file)| file.session_key() == Some(key))
             .map(|(_, path, file)| (path, file))
             .collect();
+        self.snapshot_from(key, &files)
+    }
+
+    /// Session `key`'s state from its followed `files`.
+    fn snapshot_from(
+        &self,
+        key: &str,
+        files: &[(&Arc<Path>, &FileState)],
+    ) -> Option<SessionSnapshot> {
+        let session = self.sessions.get(key)?;
         let (main_path, main) = files
             .iter()
             .filter(|(_, file)| !file.is_subagent())

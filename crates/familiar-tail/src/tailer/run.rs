@@ -21,8 +21,10 @@ use crate::message::TailMessage;
 
 /// Pending roots and vanished roots are looked at least this often.
 pub(super) const HOUSEKEEPING: Duration = Duration::from_secs(1);
-/// Messages on their way (outbox and channel) below which a backlog is read on.
-const BACKLOG_IN_FLIGHT: usize = 4;
+/// Messages on their way (outbox and channel) below which a backlog is read on. 16, not 4:
+/// at 4, 5,000 small sessions took 5.4 s to catch up (a pause of up to 1 ms per few files),
+/// at 16 2.0 s; a 100 MB transcript's primed backlog then peaks at 13.9 MB instead of 10.5.
+const BACKLOG_IN_FLIGHT: usize = 16;
 /// Batches while several files change at once (many sessions writing): each batch costs a
 /// wake-up of this thread and of the consumer, whatever it holds. Changes to one file alone
 /// (one session, even appending back to back) are handled within [`BATCH_INTERVAL`].
