@@ -27,8 +27,8 @@ fn check_lists_handlers_functions_and_state() {
     Test::new()
         .args(["check".as_ref(), script("default.rhai").as_os_str()])
         .stdout(format!(
-            "{}: ok\n  handlers: on_event\n  functions: level_at(n), turn_bonus(ev), \
-             banner(text)\n  state: total_xp, level, next_level_xp\n  constants: XP\n",
+            "{}: ok\n  handlers: on_event\n  functions: turn_bonus(ev), banner(text)\n  \
+             state: none\n  constants: XP\n",
             script("default.rhai").display()
         ))
         .stderr("")
@@ -543,8 +543,8 @@ fn every_documented_example_compiles_and_runs() {
     fs::create_dir_all(dir.path().join("lib")).expect("lib dir");
     write(dir.path(), "lib/format.rhai", "fn short(text) { text }\n");
     for (index, (name, code)) in examples.iter().enumerate() {
-        let code = if code.contains("total_xp") && !code.contains("let total_xp") {
-            format!("let total_xp = 0;\n{code}")
+        let code = if code.contains("minutes +=") && !code.contains("let minutes") {
+            format!("let minutes = 0;\n{code}")
         } else {
             code.clone()
         };

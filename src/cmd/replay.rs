@@ -113,7 +113,6 @@ pub fn replay_events(
         replay: Some(control.clone()),
         screenshot: pipeline_args.screenshot.clone(),
         close_with_pipeline: false,
-        progress: None,
     };
     window::run(pipeline_args.headless, window, move |front| {
         let mut stage = Stage::new(
@@ -129,6 +128,8 @@ pub fn replay_events(
                 carry_out: true,
                 collect: false,
                 flush_each: true,
+                // A replay must not count twice: it starts from level 1 and keeps nothing.
+                progress: None,
             },
         )?;
         let mut pacer = Pacer::new(pacing, &control);

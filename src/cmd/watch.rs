@@ -161,9 +161,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         replay: None,
         screenshot: args.pipeline.screenshot.clone(),
         close_with_pipeline: true,
-        // The same file the game would choose (`familiar_game::default_progress_path`), named
-        // here: this executable does not link the game.
-        progress: familiar_save::data_dir().map(|dir| dir.join("progress.json")),
     };
     window::run(args.pipeline.headless, window, move |front| {
         let stage = Stage::new(
@@ -179,6 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 carry_out: true,
                 collect: false,
                 flush_each: true,
+                progress: familiar_pipeline::progress::default_path(),
             },
         )?;
         follow(

@@ -27,7 +27,7 @@ const SCREENSHOT_AFTER_FRAMES: u32 = 90;
 const REPLAY_POLL: Duration = Duration::from_millis(50);
 
 const USAGE: &str = "usage: familiar-window [--title TEXT] [--replay SPEED] [--screenshot PNG] \
-                     [--close-with-feed] [--progress JSON] [--log LEVEL] (started by `familiar`, fed on stdin)";
+                     [--close-with-feed] [--log LEVEL] (started by `familiar`, fed on stdin)";
 
 /// The command line `familiar` gives.
 #[derive(Debug, Default, PartialEq)]
@@ -39,8 +39,6 @@ struct Options {
     /// Close the window when the feed ends (live watching); otherwise it stays on the last
     /// scene (a finished replay) until closed.
     close_with_feed: bool,
-    /// Where the user's XP, level and unlocks are kept between runs (live watching only).
-    progress: Option<PathBuf>,
     /// Log level when `RUST_LOG` is unset: `familiar`'s own (`-v`, `-q`).
     log: Option<String>,
 }
@@ -63,7 +61,6 @@ fn parse(mut args: impl Iterator<Item = std::ffi::OsString>) -> Result<Options, 
             }
             Some("--screenshot") => options.screenshot = Some(value("--screenshot")?.into()),
             Some("--close-with-feed") => options.close_with_feed = true,
-            Some("--progress") => options.progress = Some(value("--progress")?.into()),
             Some("--log") => options.log = Some(text(value("--log")?)?),
             _ => return Err(format!("unexpected argument {}", arg.to_string_lossy())),
         }
@@ -139,7 +136,6 @@ fn main() -> ExitCode {
             path,
             after_frames: SCREENSHOT_AFTER_FRAMES,
         }),
-        progress: options.progress,
         ..GameOptions::default()
     };
     match familiar_game::run_game(feed_rx, game) {
@@ -160,6 +156,7 @@ fn read_feed(feed: &Sender<GameFeed>, close_with_feed: bool) {
             Ok(WindowFeed::Action(action)) => GameFeed::Action(action),
             Ok(WindowFeed::Waiting { looked_in }) => GameFeed::Waiting(looked_in),
             Ok(WindowFeed::Ended { text }) => GameFeed::Ended(text),
+            Ok(WindowFeed::Progress(update)) => GameFeed::Progress(update),
             Err(err) => {
                 // Only `familiar` writes here: a bad line is a bug, not a reason to stop.
                 tracing::warn!("feed line {}: {err}", number + 1);
@@ -249,7 +246,6 @@ mod tests {
                 replay: Some(2.0),
                 screenshot: Some(PathBuf::from("/tmp/x.png")),
                 close_with_feed: true,
-                progress: None,
                 log: Some("info".to_owned()),
             }
         );

@@ -14,9 +14,8 @@
 //! - `probe` checks, before Bevy starts, that a window can open (X server, GPU adapter);
 //! - `window_memory` remembers the window's size and position between runs;
 //! - `ambience` is the reacting world as plain data (sky for the hour and weather, particles);
-//! - `progression` is the user's XP, level and unlocks (pure), `progression::wardrobe` what
-//!   they put on screen (pure), and `progression::persist` keeps them between runs in the data
-//!   directory;
+//! - `progression` is the user's XP, level and unlocks as the pipeline sends them, and
+//!   `progression::wardrobe` what they put on screen (pure);
 //! - `scene` puts the game in a given state from a fixed feed and a fixed clock, for
 //!   screenshots that are the same run after run; `clock` is the local time of day the view
 //!   reads (fixed by a scene).
@@ -48,7 +47,6 @@ use familiar_model::{Action, Event, ReplayControl};
 
 pub use logic::GameLogicPlugin;
 pub use probe::{Renderer, window_available};
-pub use progression::persist::{ProgressionPlugin, default_progress_path};
 pub use view::{
     BAR_EMPTY, CANVAS, Canvas, DEFAULT_WINDOW, FocusPlugin, Hit, Layout, MIN_WINDOW, PLATE_BG,
     PixelText, PointerAt, band_color, canvas_for, canvas_scale, canvas_size, canvas_to_window,
@@ -67,6 +65,9 @@ pub enum GameFeed {
     Event(Event),
     /// An action from the scripts: animations, speech, quests, XP, companions, log lines.
     Action(Action),
+    /// The user's progression (XP, level, unlocks), owned by the pipeline: the window
+    /// shows it and the familiar whose session reached a level celebrates.
+    Progress(familiar_model::progression::ProgressUpdate),
     /// Close the window: the pipeline ended (Ctrl-C while watching live).
     Quit,
     /// No session yet, and where the pipeline looks for one: said while the scene is empty.
@@ -94,10 +95,6 @@ pub struct GameOptions {
     pub continuous: bool,
     /// Where the window's size and position are remembered; `None` remembers nothing.
     pub window_memory: Option<PathBuf>,
-    /// Where the user's XP, level and unlocks are kept between runs
-    /// ([`default_progress_path`] for live watching); `None` starts fresh and saves nothing
-    /// (replays, the demo).
-    pub progress: Option<PathBuf>,
     pub title: String,
     /// Familiars on screen at once (one per session).
     pub max_familiars: usize,
@@ -116,7 +113,6 @@ impl Default for GameOptions {
             screenshot: None,
             continuous: false,
             window_memory: default_window_memory_path(),
-            progress: None,
             title: "Familiar".to_string(),
             max_familiars: 10,
             frame_counter: None,
@@ -179,9 +175,6 @@ impl Plugin for GamePlugin {
             ..logic::GameConfig::default()
         })
         .add_plugins(GameLogicPlugin)
-        .add_plugins(ProgressionPlugin {
-            path: self.options.progress.clone(),
-        })
         .add_plugins(view::ViewPlugin {
             options: self.options.clone(),
         })

@@ -1,7 +1,8 @@
 //! `familiar demo` earns a level-up on screen: the bundled transcript (`fixtures/demo.jsonl`)
 //! through the shipped scripts (as the demo runs them: no saved store, the events' own
-//! clock) into the game logic, headless, from a fresh profile. The familiar's level rises,
-//! its level-up effect plays, it says so, and the first unlock shows in the log strip.
+//! clock) and the progression as the pipeline's Stage keeps it (`earn`: the level-up said, the
+//! profile sent) into the game logic, headless, from a fresh profile. The familiar's level
+//! rises, its level-up effect plays, it says so, and the first unlock shows in the log strip.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use familiar_game::GameFeed;
 use familiar_game::logic::{FeedMessage, GameLogicPlugin, LogStrip, Progress, Speech};
+use familiar_game::progression::{Profile, earn};
 use familiar_script::{EventClock, HostConfig, SHIPPED, ScriptHost};
 use familiar_transcript::{NormalizerConfig, normalize_bytes};
 
@@ -43,14 +45,21 @@ fn the_demo_through_the_shipped_scripts_crosses_a_level_on_screen() {
     let mut level_up_shown = false;
     let mut said = Vec::new();
     let mut level = 1;
+    let mut profile = Profile::default();
     for event in &events {
-        let (actions, diagnostics) = host.handle_event(event);
+        let (mut actions, diagnostics) = host.handle_event(event);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let (update, level_ups) = earn(&mut profile, &actions);
+        actions.extend(level_ups);
         app.world_mut()
             .write_message(FeedMessage(GameFeed::Event(event.clone())));
         for action in actions {
             app.world_mut()
                 .write_message(FeedMessage(GameFeed::Action(action)));
+        }
+        if let Some(update) = update {
+            app.world_mut()
+                .write_message(FeedMessage(GameFeed::Progress(update)));
         }
         app.update();
         let mut q = app.world_mut().query::<(&Progress, &Speech)>();

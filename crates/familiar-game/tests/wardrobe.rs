@@ -1,5 +1,4 @@
-//! The wardrobe in the real window: a user at level 20 (a save file in a temporary
-//! directory) sees the familiar in the archmage's hat and cape, the hat on its head, and the
+//! The wardrobe in the real window: a user at level 20 (the profile the pipeline sends) sees the familiar in the archmage's hat and cape, the hat on its head, and the
 //! scene's decor (the bookshelf, the crystal ball) over the backdrop. Under Xvfb like
 //! `tests/window.rs` (one test per file: winit allows one event loop per process); the PNG
 //! stays at `<target dir>/screenshots/wardrobe.png` for a person to look at.
@@ -7,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use bevy::math::Vec2;
-use familiar_game::progression::{Profile, xp_for_level};
+use familiar_game::progression::{Profile, ProgressUpdate, xp_for_level};
 use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, layout, run_game};
 use familiar_model::{Event, EventKind, Status};
 
@@ -34,13 +33,15 @@ fn a_level_20_familiar_wears_its_hat_and_cape_in_its_decor() {
     assert!(std::fs::create_dir_all(target.join("screenshots")).is_ok());
     let shot = target.join("screenshots/wardrobe.png");
     let _ = std::fs::remove_file(&shot);
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temporary directory: {e}"));
-    let save = dir.path().join("progress.json");
     let mut profile = Profile::default();
     profile.add(xp_for_level(20));
-    assert!(familiar_save::save(&save, &profile).is_ok());
 
     let (tx, rx) = crossbeam_channel::unbounded();
+    let update = ProgressUpdate {
+        profile,
+        ..ProgressUpdate::default()
+    };
+    assert!(tx.send(GameFeed::Progress(update)).is_ok());
     let mut start = Event::new(EventKind::SessionStart, 1);
     start.session = Some("demo".to_string());
     start.context_used = Some(50_000);
@@ -50,7 +51,6 @@ fn a_level_20_familiar_wears_its_hat_and_cape_in_its_decor() {
     let options = GameOptions {
         continuous: true,
         window_memory: None,
-        progress: Some(save),
         screenshot: Some(ScreenshotOptions {
             path: shot.clone(),
             after_frames: 60,

@@ -11,6 +11,7 @@ mod control;
 mod event;
 pub mod memory;
 pub mod plan;
+pub mod progression;
 pub mod sink;
 pub mod text;
 pub mod time;

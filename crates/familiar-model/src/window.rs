@@ -27,6 +27,9 @@ pub enum WindowFeed {
     Waiting { looked_in: String },
     /// The replay (or the demo) is over, and what to do next (shown until the window closes).
     Ended { text: String },
+    /// The user's progression (XP, level, unlocks), first at the start and then whenever
+    /// the scripts' `xp` actions changed it: the window shows it, it never counts XP itself.
+    Progress(crate::progression::ProgressUpdate),
 }
 
 /// One line from the window process.
@@ -79,10 +82,24 @@ mod tests {
             WindowFeed::Ended {
                 text: "The demo is over.\nRun `familiar`.".to_owned(),
             },
+            WindowFeed::Progress(progress_update()),
         ] {
             let (line, back) = round_trip(&item);
             assert!(!line.contains('\n'), "one line: {line}");
             assert_eq!(back, item, "{line}");
+        }
+    }
+
+    fn progress_update() -> crate::progression::ProgressUpdate {
+        let mut profile = crate::progression::Profile::default();
+        let gain = profile.add(12);
+        crate::progression::ProgressUpdate {
+            profile,
+            level_up: gain.level_up_from.map(|from| crate::progression::LevelUp {
+                from,
+                session: Some("s1".to_owned()),
+            }),
+            unlocked: gain.unlocked.iter().map(|u| u.id.to_owned()).collect(),
         }
     }
 

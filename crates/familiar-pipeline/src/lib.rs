@@ -12,6 +12,7 @@
 //! - [`stage`]: the [`Stage`], where events meet the scripts and actions go out. A dry run
 //!   (`familiar run`, `familiar test`) is the same stage with nothing carried out.
 //! - [`window`]: the game window's process, or the terminal when there is none.
+//! - [`progress`]: the user's XP, level and unlocks, owned by the [`Stage`].
 //! - [`report`]: how all of it talks on stderr (errors, warnings, skipped lines, logs).
 //!
 //! A dry run of a script over a transcript, as `familiar run` does it:
@@ -32,6 +33,7 @@
 //! ```
 
 mod error;
+pub mod progress;
 pub mod report;
 pub mod settings;
 pub mod source;

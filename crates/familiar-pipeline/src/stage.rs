@@ -6,15 +6,17 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use crossbeam_channel::{Receiver, Sender};
 use familiar_config::Settings;
+use familiar_model::progression::ProgressUpdate;
 use familiar_model::time::parse_timestamp;
 use familiar_model::{Action, Event, WindowFeed};
 use familiar_script::{HostConfig, ScriptDiagnostic, ScriptHost, ScriptWatcher};
 use familiar_sink::{Fanout, Sink as _};
 
+use crate::progress::Progression;
 use crate::{Error, report};
 
 /// What a [`Stage`] does with each event besides running the scripts.
@@ -43,6 +45,9 @@ pub struct StageOptions {
     /// Flush stdout after every event that printed (a live source, a pipe); otherwise at
     /// the end and whenever its buffer fills (a file read to its end).
     pub flush_each: bool,
+    /// Where the user's progression is kept between runs (`familiar watch`:
+    /// [`crate::progress::default_path`]); `None` starts from level 1 and keeps nothing.
+    pub progress: Option<PathBuf>,
 }
 
 impl StageOptions {
@@ -61,6 +66,7 @@ impl StageOptions {
             carry_out: false,
             collect: false,
             flush_each: false,
+            progress: None,
         }
     }
 }
@@ -85,6 +91,8 @@ pub struct Stage {
     /// The game's sounds, chosen here from each event and its actions and played through the
     /// run's sound sink (none when muted, or in a dry run).
     cues: Option<(familiar_audio::SharedAudio, familiar_audio::GameCues)>,
+    /// The user's XP, level and unlocks: this is their one owner.
+    progression: Progression,
 }
 
 impl Stage {
@@ -152,7 +160,12 @@ impl Stage {
                 .ok(),
             _ => None,
         };
-        Ok(Stage {
+        let progression = options
+            .progress
+            .as_deref()
+            .map_or_else(Progression::fresh, Progression::kept_at);
+        host.set_user_xp(progression.profile().xp);
+        let mut stage = Stage {
             host,
             cues: options
                 .audio
@@ -174,7 +187,15 @@ impl Stage {
             diagnostics: Vec::new(),
             collected: options.collect.then(Vec::new),
             flush_each: options.flush_each,
-        })
+            progression,
+        };
+        // The window shows the user's level from its first frame.
+        let start = ProgressUpdate {
+            profile: stage.progression.profile().clone(),
+            ..ProgressUpdate::default()
+        };
+        stage.tell_window(WindowFeed::Progress(start));
+        Ok(stage)
     }
 
     /// One event through the scripts and out to every sink. `Break` when stdout was closed
@@ -218,6 +239,8 @@ impl Stage {
     /// The time is now `now` (the session model's clock): fire the scripts' due timers and
     /// carry their actions out.
     pub fn tick(&mut self, now: SystemTime) -> ControlFlow<()> {
+        // A gain not yet saved (it came within a second of the last save) is saved now.
+        self.progression.save(Instant::now(), false);
         let (actions, diagnostics) = self.host.tick(now);
         print_warnings(&diagnostics);
         if actions.is_empty() {
@@ -230,13 +253,19 @@ impl Stage {
     /// `event` (when there is one) and the queued actions to the window, the sinks and stdout.
     /// `Break` when stdout was closed; a failing notification or window never stops it.
     fn carry_out(&mut self, event: Option<&Event>) -> ControlFlow<()> {
+        let progress = self.progression.apply(&mut self.actions);
+        if let Some(update) = &progress {
+            self.host.set_user_xp(update.profile.xp);
+            self.progression.save(Instant::now(), false);
+        }
         if let Some(game) = &self.game {
             let sent = event
                 .is_none_or(|event| game.send(WindowFeed::Event(event.clone())).is_ok())
                 && self
                     .actions
                     .iter()
-                    .all(|action| game.send(WindowFeed::Action(action.clone())).is_ok());
+                    .all(|action| game.send(WindowFeed::Action(action.clone())).is_ok())
+                && progress.is_none_or(|update| game.send(WindowFeed::Progress(update)).is_ok());
             if !sent {
                 tracing::info!("the game window closed; carrying on without it");
                 self.game = None;
@@ -343,6 +372,7 @@ impl Stage {
     /// Wait for queued notifications and running programs; report failures. Returns how
     /// many handler calls failed.
     pub fn finish(&mut self) -> u64 {
+        self.progression.save(Instant::now(), true);
         if let Err(err) = self.out.flush()
             && err.kind() != io::ErrorKind::BrokenPipe
             && self.output_error.is_none()

@@ -58,9 +58,6 @@ pub struct WindowSpec<'a> {
     /// Close the window when the pipeline ends (live watching, where the pipeline ends on
     /// Ctrl-C), rather than leaving it open on the last scene (a finished replay).
     pub close_with_pipeline: bool,
-    /// Where the user's XP, level and unlocks are kept between runs: live watching only (a
-    /// replay or the demo must not count twice); `None` starts fresh and saves nothing.
-    pub progress: Option<PathBuf>,
 }
 
 /// Run `body` with a window unless `headless` or no window can open (then say why in one line
@@ -211,9 +208,6 @@ fn window_args(spec: &WindowSpec<'_>, log_level: &str) -> Vec<OsString> {
     }
     if spec.close_with_pipeline {
         args.push("--close-with-feed".into());
-    }
-    if let Some(path) = &spec.progress {
-        args.extend(["--progress".into(), path.into()]);
     }
     args.extend(["--log".into(), log_level.into()]);
     args
@@ -432,9 +426,6 @@ mod tests {
             replay: Some(ReplayControl::new(2.0)),
             screenshot: Some(PathBuf::from("/tmp/shot.png")),
             close_with_pipeline: false,
-            progress: Some(PathBuf::from(
-                "/home/me/.local/share/familiar/progress.json",
-            )),
         };
         let args: Vec<String> = window_args(&spec, "info")
             .into_iter()
@@ -449,8 +440,6 @@ mod tests {
                 "2",
                 "--screenshot",
                 "/tmp/shot.png",
-                "--progress",
-                "/home/me/.local/share/familiar/progress.json",
                 "--log",
                 "info"
             ]
@@ -460,7 +449,6 @@ mod tests {
             replay: None,
             screenshot: None,
             close_with_pipeline: true,
-            progress: None,
         };
         assert!(
             window_args(&live, "warn")

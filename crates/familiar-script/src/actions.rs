@@ -26,6 +26,7 @@ pub(crate) const FUNCTIONS: &[&str] = &[
     "notify",
     "sound",
     "xp",
+    "progress",
     "rest",
     "companion_spawn",
     "companion_leave",
@@ -166,6 +167,9 @@ pub(crate) struct HostState {
     pub session_state: HashMap<(usize, Option<String>), Map>,
     /// The bounds of what is kept between calls, from [`crate::Limits`].
     pub bounds: KeptBounds,
+    /// The user's total XP as `progress()` reads it: set by the Stage, which owns the
+    /// profile ([`crate::ScriptHost::set_user_xp`]), plus the `xp` asked since.
+    pub user_xp: i64,
 }
 
 /// Bounds on what scripts keep between calls besides their variables (see [`crate::Limits`]).
@@ -304,7 +308,28 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     );
     let s = shared.clone();
     engine.register_fn("xp", move |amount: INT| -> RhaiResult<()> {
-        s.push(ActionKind::Xp { amount })
+        let mut state = s.lock();
+        state
+            .queue
+            .push(ActionKind::Xp { amount })
+            .map_err(runtime_error)?;
+        // The Stage adds the same amount to the user's profile after the call; `progress()`
+        // later in this call already counts it.
+        state.user_xp = state.user_xp.saturating_add(amount).max(0);
+        Ok(())
+    });
+    let s = shared.clone();
+    engine.register_fn("progress", move || -> Map {
+        let xp = s.lock().user_xp;
+        let level = familiar_model::progression::level_for(xp);
+        let mut map = Map::new();
+        map.insert("xp".into(), Dynamic::from_int(xp));
+        map.insert("level".into(), Dynamic::from_int(INT::from(level)));
+        map.insert(
+            "next_level_xp".into(),
+            Dynamic::from_int(familiar_model::progression::xp_for_level(level + 1)),
+        );
+        map
     });
     let s = shared.clone();
     engine.register_fn("rest", move || -> RhaiResult<()> {

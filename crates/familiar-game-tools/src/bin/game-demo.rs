@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
-use familiar_game::progression::Profile;
+use familiar_game::progression::{Profile, ProgressUpdate, earn};
 use familiar_game::{GameFeed, GameOptions, ScreenshotOptions, run_game};
 use familiar_model::{
     Action, ActionKind, ErrorKind, Event, EventKind, PlanItem, PlanStatus, ReplayControl, Status,
@@ -346,7 +346,16 @@ fn step(s: &mut Session, n: usize) -> Vec<GameFeed> {
     out
 }
 
-fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
+fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl, mut profile: Profile) {
+    // The user's profile, as the pipeline's Stage keeps it: the window shows it from the
+    // start, and after each `xp` action the profile it gave.
+    let start = ProgressUpdate {
+        profile: profile.clone(),
+        ..ProgressUpdate::default()
+    };
+    if tx.send(GameFeed::Progress(start)).is_err() {
+        return;
+    }
     let names = ["alpha", "café-crème", "テスト", "delta", "epsilon", "zeta"];
     let mut sessions: Vec<Session> = (0..args.sessions.max(1))
         .map(|i| Session {
@@ -388,7 +397,16 @@ fn feeder(tx: Sender<GameFeed>, args: &Args, control: ReplayControl) {
         let i = n % sessions.len();
         let k = n / sessions.len();
         for item in step(&mut sessions[i], k) {
+            let update = match &item {
+                GameFeed::Action(action) => earn(&mut profile, std::slice::from_ref(action)).0,
+                _ => None,
+            };
             if tx.send(item).is_err() {
+                return;
+            }
+            if let Some(update) = update
+                && tx.send(GameFeed::Progress(update)).is_err()
+            {
                 return;
             }
         }
@@ -406,18 +424,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // A profile at the XP asked for, in a directory of its own.
-    let profile_dir = args
-        .xp
-        .map(|_| std::env::temp_dir().join(format!("familiar-demo-{}", std::process::id())));
-    if let (Some(xp), Some(dir)) = (args.xp, &profile_dir) {
-        let mut profile = Profile::default();
-        profile.add(xp);
-        if let Err(e) = familiar_save::save(&dir.join("progress.json"), &profile) {
-            eprintln!("game-demo: --xp: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
+    // A profile at the XP asked for.
+    let mut profile = Profile::default();
+    profile.add(args.xp.unwrap_or(0));
     let scene = match args
         .scene
         .as_deref()
@@ -446,7 +455,6 @@ fn main() -> ExitCode {
         }),
         scene: scene.clone(),
         frame_counter: Some(frames.clone()),
-        progress: profile_dir.as_ref().map(|d| d.join("progress.json")),
         ..GameOptions::default()
     };
     if args.stats {
@@ -467,13 +475,9 @@ fn main() -> ExitCode {
         });
     }
     if scene.is_none() {
-        std::thread::spawn(move || feeder(tx, &args, control));
+        std::thread::spawn(move || feeder(tx, &args, control, profile));
     }
-    let result = run_game(rx, options);
-    if let Some(dir) = &profile_dir {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    match result {
+    match run_game(rx, options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("game-demo: {e}");

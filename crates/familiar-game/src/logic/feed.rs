@@ -12,7 +12,7 @@ use super::{
 };
 use crate::GameFeed;
 use crate::anim::{Anim, AnimMachine};
-use crate::progression::Profile;
+use crate::progression::UserProfile;
 
 /// Drains the feed (messages and channel) and applies each item to the world.
 pub fn ingest(world: &mut World) {
@@ -35,6 +35,7 @@ pub fn ingest(world: &mut World) {
         match item {
             GameFeed::Event(ev) => apply_event(world, &ev, now),
             GameFeed::Action(act) => apply_action(world, &act, now),
+            GameFeed::Progress(update) => super::xp::apply(world, update),
             GameFeed::Quit => {
                 world.write_message(bevy::app::AppExit::Success);
             }
@@ -97,7 +98,7 @@ pub(crate) fn familiar_for(world: &mut World, session: Option<&str>, now: f32) -
         used_slots.retain(|s| s != slot);
     }
     let slot = (0..).find(|s| !used_slots.contains(s)).unwrap_or(0);
-    let progress = super::xp::progress_of(&world.get_resource_or_init::<Profile>());
+    let progress = super::xp::progress_of(&world.get_resource_or_init::<UserProfile>());
     let e = world
         .spawn((
             Familiar {
@@ -341,7 +342,8 @@ pub(crate) fn apply_action(world: &mut World, act: &Action, now: f32) {
                 q.0 = Some(trimmed(text, 90)).filter(|t| !t.is_empty());
             }
         }
-        ActionKind::Xp { amount } => super::xp::gain(world, e, *amount),
+        // XP is the pipeline's to count: the profile it makes comes as `GameFeed::Progress`.
+        ActionKind::Xp { .. } => {}
         ActionKind::Rest => {
             if let Some(mut a) = world.get_mut::<Animation>(e) {
                 a.0.request(Anim::Rest);

@@ -11,8 +11,8 @@
 //! - `tick`: [`advance`] runs the timers;
 //! - `text`: labels and the shortening of text for the screen;
 //! - `reactions`: the weather and each familiar's effects;
-//! - `xp`: `xp` actions into the user's [`crate::progression::Profile`], shown on every
-//!   familiar's [`Progress`].
+//! - `xp`: the user's profile as the pipeline sends it ([`crate::progression::UserProfile`]),
+//!   shown on every familiar's [`Progress`].
 
 mod doings;
 mod feed;
@@ -89,7 +89,7 @@ impl Plugin for GameLogicPlugin {
             .init_resource::<Selected>()
             .init_resource::<Hovered>()
             .init_resource::<state::CompanionSeq>()
-            .init_resource::<crate::progression::Profile>()
+            .init_resource::<crate::progression::UserProfile>()
             .add_systems(Update, (ingest, advance, react).chain().in_set(LogicSet));
     }
 }

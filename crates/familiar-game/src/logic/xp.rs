@@ -1,13 +1,14 @@
-//! XP into the user's [`Profile`]: an `xp` action adds to the one profile every familiar
-//! shares (the user's level, kept between runs by `crate::progression::persist`), each
-//! familiar's [`Progress`] shows it, the familiar that earned a level-up plays its effect,
-//! and each unlock earned is announced in the log strip. Part of `logic`.
+//! The user's progression on screen: each [`GameFeed::Progress`](crate::GameFeed) replaces
+//! the window's [`UserProfile`] (the pipeline owns it), every familiar's [`Progress`] shows it,
+//! the familiar whose session earned a level plays its effect, and each unlock earned is
+//! announced in the log strip. Part of `logic`.
 
 use bevy::prelude::*;
+use familiar_model::progression::ProgressUpdate;
 
 use super::GameConfig;
-use super::state::{LogStrip, Progress};
-use crate::progression::Profile;
+use super::state::{Familiar, LogStrip, Progress};
+use crate::progression::{Profile, UserProfile, unlock};
 
 /// What a familiar shows of `profile` (no level-up playing).
 pub(crate) fn progress_of(profile: &Profile) -> Progress {
@@ -18,24 +19,30 @@ pub(crate) fn progress_of(profile: &Profile) -> Progress {
     }
 }
 
-/// `amount` XP earned by familiar `earner`.
-pub(crate) fn gain(world: &mut World, earner: Entity, amount: i64) {
-    let (gain, shown) = {
-        let mut profile = world.get_resource_or_init::<Profile>();
-        let gain = profile.add(amount);
-        (gain, progress_of(&profile))
-    };
-    let mut q = world.query::<(Entity, &mut Progress)>();
-    for (e, mut p) in q.iter_mut(world) {
+/// The profile is now `update.profile`.
+pub(crate) fn apply(world: &mut World, update: ProgressUpdate) {
+    let shown = progress_of(&update.profile);
+    world.insert_resource(UserProfile(update.profile));
+    let earner = update
+        .level_up
+        .and_then(|up| up.session)
+        .unwrap_or_default();
+    let mut q = world.query::<(&Familiar, &mut Progress)>();
+    for (familiar, mut p) in q.iter_mut(world) {
         p.xp = shown.xp;
         p.level = shown.level;
-        if e == earner && gain.level_up_from.is_some() {
+        if !earner.is_empty() && familiar.session == earner {
             p.level_up_age = Some(0.0);
         }
     }
     let cap = world.resource::<GameConfig>().log_lines;
     let mut log = world.resource_mut::<LogStrip>();
-    for unlock in gain.unlocked {
-        log.push(format!("Unlocked: {}", unlock.name), cap);
+    for name in update
+        .unlocked
+        .iter()
+        .filter_map(|id| unlock(id))
+        .map(|u| u.name)
+    {
+        log.push(format!("Unlocked: {name}"), cap);
     }
 }

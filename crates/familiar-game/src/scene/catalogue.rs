@@ -109,6 +109,28 @@ impl Session {
 }
 
 fn build(name: &'static str, cues: Vec<Cue>, capture_frame: u32) -> Scene {
+    // The user's profile, as the pipeline's Stage makes it: after each `xp` action, the
+    // profile it gave (the window never counts XP itself).
+    let mut profile = crate::progression::Profile::default();
+    let cues = cues
+        .into_iter()
+        .map(|cue| Cue {
+            frame: cue.frame,
+            items: cue
+                .items
+                .into_iter()
+                .flat_map(|item| {
+                    let update = match &item {
+                        GameFeed::Action(action) => {
+                            crate::progression::earn(&mut profile, std::slice::from_ref(action)).0
+                        }
+                        _ => None,
+                    };
+                    std::iter::once(item).chain(update.map(GameFeed::Progress))
+                })
+                .collect(),
+        })
+        .collect();
     Scene {
         name,
         step: STEP,

@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use super::{Background, FamiliarParts};
 use crate::assets;
 use crate::logic::{Companion, Familiar};
-use crate::progression::Profile;
+use crate::progression::UserProfile;
 use crate::progression::wardrobe::{
     COMPANION_HAT, DECOR, DECOR_SIZE, Wardrobe, companion_hat_index, companion_hats,
     companion_head, decor_columns, wearable_index, wearables_rows,
@@ -176,7 +176,7 @@ pub(crate) fn drop_height(age: f32) -> f32 {
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn draw_wardrobe(
     time: Res<Time>,
-    profile: Res<Profile>,
+    profile: Res<UserProfile>,
     mut change: ResMut<HatChange>,
     familiars: Query<(&FamiliarParts, &Worn), With<Familiar>>,
     mut sprites: Query<

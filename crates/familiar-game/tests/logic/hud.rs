@@ -2,22 +2,27 @@
 
 use super::*;
 
+/// XP as the pipeline sends it: the `xp` action, then the profile it made.
+fn earn_xp(app: &mut App, profile: &mut familiar_game::progression::Profile, amount: i64) {
+    let xp = action(ActionKind::Xp { amount });
+    let (update, _) = familiar_game::progression::earn(profile, std::slice::from_ref(&xp));
+    send(app, GameFeed::Action(xp));
+    if let Some(update) = update {
+        send(app, GameFeed::Progress(update));
+    }
+}
+
 #[test]
 fn xp_levels_up() {
     let mut app = settled();
     let e = familiar(&mut app, "s1");
-    send(
-        &mut app,
-        GameFeed::Action(action(ActionKind::Xp { amount: 5 })),
-    );
+    let mut profile = Default::default();
+    earn_xp(&mut app, &mut profile, 5);
     app.update();
     let p = app.world().get::<Progress>(e).cloned().unwrap_or_default();
     assert_eq!((p.xp, p.level, p.level_up_age), (5, 1, None));
     assert!((p.fraction() - 0.5).abs() < 1e-6);
-    send(
-        &mut app,
-        GameFeed::Action(action(ActionKind::Xp { amount: 6 })),
-    );
+    earn_xp(&mut app, &mut profile, 6);
     app.update();
     let p = app.world().get::<Progress>(e).cloned().unwrap_or_default();
     assert_eq!((p.xp, p.level), (11, 2));
@@ -26,10 +31,7 @@ fn xp_levels_up() {
     seconds(&mut app, 2.5);
     let p = app.world().get::<Progress>(e).cloned().unwrap_or_default();
     assert_eq!(p.level_up_age, None, "the effect ends");
-    send(
-        &mut app,
-        GameFeed::Action(action(ActionKind::Xp { amount: -1000 })),
-    );
+    earn_xp(&mut app, &mut profile, -1000);
     app.update();
     let p = app.world().get::<Progress>(e).cloned().unwrap_or_default();
     assert_eq!((p.xp, p.level), (0, 1), "never below zero");

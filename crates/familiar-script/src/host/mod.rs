@@ -186,6 +186,12 @@ impl ScriptHost {
         }
     }
 
+    /// The user's total XP, as the owner of the profile (the pipeline's `Stage`) has it now:
+    /// what `progress()` reads.
+    pub fn set_user_xp(&mut self, xp: i64) {
+        self.shared.lock().user_xp = xp.max(0);
+    }
+
     /// Allow or forbid `run([...])` from now on (e.g. after the config changed).
     pub fn set_allow_run(&mut self, allow: bool) {
         self.shared.lock().allow_run = allow;

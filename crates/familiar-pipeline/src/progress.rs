@@ -1,0 +1,164 @@
+//! The user's progression has one owner, the [`crate::Stage`], through [`Progression`]: it
+//! adds the scripts' `xp` actions to the [`Profile`], says each level reached ("Level 3!" and
+//! the `level_up` sound, on the session that earned it), tells the window the new profile, and
+//! tells the scripts (`progress()`). `familiar watch` keeps the profile between runs in
+//! `progress.json` under the data directory (through `familiar-save`: versioned, atomic,
+//! under a lock, adding this run's gain to what another Familiar saved meanwhile); replays,
+//! the demo and the dry runs start from a fresh profile and keep nothing.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use familiar_model::Action;
+use familiar_model::progression::{Profile, ProgressUpdate, earn};
+use familiar_save::{FailureGate, Versioned};
+use serde::{Deserialize, Serialize};
+
+/// How often a changing profile is written, at most (and once more at the end).
+const SAVE_EVERY: Duration = Duration::from_secs(1);
+
+/// Where `familiar watch` keeps the user's progression: `<data dir>/progress.json`
+/// (`~/.local/share/familiar/progress.json` on Linux, or under `$XDG_DATA_HOME`).
+pub fn default_path() -> Option<PathBuf> {
+    familiar_save::data_dir().map(|dir| dir.join("progress.json"))
+}
+
+/// The profile as the save file holds it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+struct Saved(Profile);
+
+impl Versioned for Saved {
+    const KIND: &'static str = "progress";
+    const VERSION: u32 = 1;
+}
+
+/// The user's profile, and where it is kept (see the module documentation).
+#[derive(Debug, Default)]
+pub struct Progression {
+    profile: Profile,
+    keeper: Option<Keeper>,
+}
+
+#[derive(Debug)]
+struct Keeper {
+    path: PathBuf,
+    /// What the file held when last read or written: this run's gain is the difference.
+    saved: Profile,
+    last_save: Option<Instant>,
+    gate: FailureGate,
+}
+
+impl Progression {
+    /// A profile of its own, kept nowhere (replays, the demo, dry runs).
+    pub fn fresh() -> Progression {
+        Progression::default()
+    }
+
+    /// The profile saved at `path`, kept there. A damaged, cut-short or newer file is set
+    /// aside with one warning and play starts fresh; a file that can be neither read nor moved
+    /// aside is left alone (nothing is saved over it).
+    pub fn kept_at(path: &Path) -> Progression {
+        let (profile, may_save) = match familiar_save::load::<Saved>(path) {
+            Ok(saved) => (saved.map(|Saved(p)| p).unwrap_or_default(), true),
+            Err(err) => {
+                tracing::warn!("progress: {err}");
+                (Profile::default(), err.may_save())
+            }
+        };
+        Progression {
+            keeper: may_save.then(|| Keeper {
+                path: path.to_path_buf(),
+                saved: profile.clone(),
+                last_save: None,
+                gate: FailureGate::default(),
+            }),
+            profile,
+        }
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Adds the `xp` actions among `actions`, in order, and appends after them what each
+    /// level reached calls for (the bubble and the sound, on the earner's session). Returns
+    /// what to tell the window when the profile changed.
+    pub fn apply(&mut self, actions: &mut Vec<Action>) -> Option<ProgressUpdate> {
+        let (update, said) = earn(&mut self.profile, actions);
+        actions.extend(said);
+        update
+    }
+
+    /// Save the profile if it changed and the last save is old enough (`now`: the wall
+    /// clock), or whatever its age when `force` (the run ends).
+    pub fn save(&mut self, now: Instant, force: bool) {
+        let Some(keeper) = &mut self.keeper else {
+            return;
+        };
+        if self.profile == keeper.saved {
+            return;
+        }
+        let due = keeper
+            .last_save
+            .is_none_or(|last| now.saturating_duration_since(last) >= SAVE_EVERY);
+        if !due && !force {
+            return;
+        }
+        keeper.last_save = Some(now);
+        // Another Familiar may share the file: this run's gain is added to its save.
+        let base = keeper.saved.clone();
+        let ours = &self.profile;
+        let result = familiar_save::update(&keeper.path, |saved: Option<Saved>| {
+            Saved(ours.merged(&base, saved.map(|Saved(p)| p)))
+        });
+        let result = result.map(|Saved(merged)| {
+            keeper.saved = merged.clone();
+            self.profile = merged;
+        });
+        if let Some(err) = keeper.gate.note(result) {
+            tracing::warn!("progress: {err}; play goes on");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use familiar_model::{ActionKind, EventKind};
+
+    fn xp(session: &str, amount: i64) -> Action {
+        Action {
+            kind: ActionKind::Xp { amount },
+            script: "default.rhai".to_owned(),
+            session: Some(session.to_owned()),
+            agent: None,
+            line: 7,
+            event: EventKind::Bash,
+        }
+    }
+
+    #[test]
+    fn kept_between_runs_and_added_up_across_familiars() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("familiar/progress.json");
+        let mut one = Progression::kept_at(&path);
+        let mut two = Progression::kept_at(&path);
+        one.apply(&mut vec![xp("a", 30)]);
+        two.apply(&mut vec![xp("b", 30)]);
+        let now = Instant::now();
+        one.save(now, false);
+        // Within a second of its last save, only a forced save writes.
+        one.apply(&mut vec![xp("a", 5)]);
+        one.save(now, false);
+        two.save(now, true);
+        // Two adds its 30 to the 30 one saved; one then adds the 5 it gained since.
+        assert_eq!(two.profile().xp, 60);
+        one.save(now, true);
+        let again = Progression::kept_at(&path);
+        assert_eq!(again.profile().xp, 65);
+        assert_eq!(again.profile().level(), 2);
+        let text = std::fs::read_to_string(&path).expect("saved");
+        assert!(text.contains("\"familiar\": \"progress\""), "{text}");
+    }
+}
