@@ -1,5 +1,6 @@
 //! Screenshot tests: each scene of `familiar_game::scene` (every animation state, the approval
-//! wait, a three-session party with a companion, crowds of 5 and 10 sessions, a 1M-token
+//! wait, a three-session party with a companion, a party in which one session fails (its own
+//! rain), crowds of 5 and 10 sessions, a 1M-token
 //! session, the rest after compaction) is played in a real window by
 //! `game-demo --scene NAME --screenshot PATH` (one
 //! process per scene: winit allows one event loop per process) and compared with its
@@ -166,6 +167,7 @@ scenes!(
     compaction,
     approval,
     party,
+    storm,
     crowd5,
     crowd10,
     million,

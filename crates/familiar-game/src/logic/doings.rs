@@ -114,6 +114,7 @@ impl Doings {
                     .message
                     .as_deref()
                     .or(ev.text.as_deref())
+                    .or(ev.error_code.as_deref())
                     .unwrap_or("failed");
                 let what = match ev.tool.as_deref() {
                     Some(tool) => format!("{tool}: {what}"),

@@ -1,5 +1,8 @@
-//! The world's reactions, kept from the session model's events and the animations: the
-//! weather (errors cloud it, success clears it), each familiar's effects (a burst when a
+//! The world's reactions, kept from the session model's events and the animations: each
+//! session's weather (its errors cloud it, its success clears it), the whole sky's only while
+//! that session is alone on screen (with several, a session's rain falls from a cloud of its
+//! own over its familiar: the user can tell which one failed), and its scene of work, the
+//! backdrop's while every session on screen is at the same; and each familiar's effects (a burst when a
 //! victory or a hurt starts, the motes of "think hard" and "ultrathink"). The game's sounds
 //! are not chosen here: the pipeline chooses them from the events (`familiar_audio::GameCues`),
 //! with a window or without. The pure rules are in [`crate::ambience`];
@@ -12,7 +15,8 @@ use super::Animation;
 use crate::ambience::{Burst, Trouble, Weather};
 use crate::anim::Anim;
 
-/// The sky's weather, one for the whole scene.
+/// The sky's weather: the one session's on screen, clear while there are several (each then
+/// has its own, [`Effects::weather`]).
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq)]
 pub struct WorldWeather(pub Weather);
 
@@ -28,9 +32,14 @@ pub struct Effects {
     pub think_age: f32,
     /// What the last error was, so the hurt that follows shows it.
     pub trouble: Option<Trouble>,
+    /// This session's weather: its own errors and successes.
+    pub weather: Weather,
+    /// The scene of this session's work.
+    pub work: crate::ambience::WorkScene,
 }
 
-/// The scene of the work going on (`crate::ambience::WorkScene`), from the main agents' events.
+/// The scene of the work going on (`crate::ambience::WorkScene`): the one every session on
+/// screen is at, open while they are at different work.
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SceneOfWork(pub crate::ambience::WorkScene);
 
@@ -50,11 +59,10 @@ impl Effects {
 
 /// A main-agent event of familiar `e`: the weather, and the intensity of thinking.
 pub(crate) fn observe_event(world: &mut World, e: Entity, ev: &Event) {
-    {
-        let mut scene = world.resource_mut::<SceneOfWork>();
-        let next = scene.0.after(ev.kind);
-        if scene.0 != next {
-            scene.0 = next;
+    if let Some(mut fx) = world.get_mut::<Effects>(e) {
+        let next = fx.work.after(ev.kind);
+        if fx.work != next {
+            fx.work = next;
         }
     }
     match ev.kind {
@@ -65,14 +73,18 @@ pub(crate) fn observe_event(world: &mut World, e: Entity, ev: &Event) {
                 Some(ErrorKind::Api) => Some(Trouble::Api),
                 _ => None,
             };
-            if let Some(trouble) = trouble {
-                world.resource_mut::<WorldWeather>().0.error(trouble);
-                if let Some(mut fx) = world.get_mut::<Effects>(e) {
-                    fx.trouble = Some(trouble);
-                }
+            if let Some(trouble) = trouble
+                && let Some(mut fx) = world.get_mut::<Effects>(e)
+            {
+                fx.weather.error(trouble);
+                fx.trouble = Some(trouble);
             }
         }
-        EventKind::Success => world.resource_mut::<WorldWeather>().0.success(),
+        EventKind::Success => {
+            if let Some(mut fx) = world.get_mut::<Effects>(e) {
+                fx.weather.success();
+            }
+        }
         EventKind::Prompt | EventKind::Thinking => {
             if let Some(mut fx) = world.get_mut::<Effects>(e) {
                 // A prompt sets the turn's intensity (none resets it); thinking events
@@ -100,17 +112,33 @@ pub(crate) fn companion_context(world: &mut World, owner: Entity, agent: &str, e
     }
 }
 
-/// Ages the weather and the effects, and starts the burst of each victory or hurt that began.
+/// Ages the weather and the effects, starts the burst of each victory or hurt that began, and
+/// gives the sky the weather of the one session on screen (clear while there are several, each
+/// with its own cloud), and the backdrop the scene every session on screen is at (open while
+/// they are at different work).
 pub fn react(
     time: Res<Time>,
     mut weather: ResMut<WorldWeather>,
+    mut scene: ResMut<SceneOfWork>,
     mut familiars: Query<(&mut Animation, &mut Effects)>,
     mut activity: ResMut<super::Activity>,
 ) {
     let dt = time.delta_secs();
-    weather.0.tick(dt);
-    let mut moving = weather.0.moving();
+    let mut moving = false;
+    let alone = familiars.iter().count() == 1;
+    let mut sky = Weather::default();
+    // The scene every session on screen is at, if they agree.
+    let mut agreed: Option<Option<crate::ambience::WorkScene>> = None;
     for (mut anim, mut fx) in &mut familiars {
+        fx.weather.tick(dt);
+        moving |= fx.weather.moving();
+        if alone {
+            sky = fx.weather;
+        }
+        agreed = Some(match agreed {
+            None => Some(fx.work),
+            Some(scene) => scene.filter(|scene| *scene == fx.work),
+        });
         fx.think_age += dt;
         if let Some((burst, age)) = fx.burst.as_mut() {
             *age += dt;
@@ -132,6 +160,13 @@ pub fn react(
             }
         }
         moving |= fx.burst.is_some() || fx.aura() >= 2;
+    }
+    if weather.0 != sky {
+        weather.0 = sky;
+    }
+    let work = agreed.flatten().unwrap_or_default();
+    if scene.0 != work {
+        scene.0 = work;
     }
     if moving && !activity.animating {
         activity.animating = true;

@@ -3,7 +3,7 @@
 //! Each opens the same way (a session starts, a quest is set), lets the entrance finish, then
 //! cues its state and is captured a few frames into it.
 
-use familiar_model::{Action, ActionKind, Event, EventKind, Status};
+use familiar_model::{Action, ActionKind, ErrorKind, Event, EventKind, Status};
 
 use super::{Cue, STEP, Scene};
 use crate::GameFeed;
@@ -24,6 +24,7 @@ pub const NAMES: &[&str] = &[
     "compaction",
     "approval",
     "party",
+    "storm",
     "crowd5",
     "crowd10",
     "million",
@@ -289,6 +290,27 @@ pub fn scene(name: &str) -> Option<Scene> {
             ));
             work.push(b.animate("think", EventKind::SubagentStart));
             work.extend(tool(&mut c, EventKind::Bash, "cargo test", "attack"));
+            build(name, vec![cue(1, open), cue(CUE, work)], CUE + 20)
+        }
+        // Three sessions, one of which fails twice at the API: its own rain cloud, the sky
+        // clear over the others (issue 27).
+        "storm" => {
+            let mut a = Session::new("storm-alpha", 40_000);
+            let mut b = Session::new("storm-beta", 90_000);
+            let mut c = Session::new("storm-gamma", 150_000);
+            let mut open = a.opening("familiar", "main", "Make the flaky parser test pass");
+            open.extend(b.opening("website", "feature/hud", "Add a dark theme"));
+            open.extend(c.opening("infra", "fix/ci", "Deploy the preview"));
+            let mut work = tool(&mut a, EventKind::Reading, "/src/parser.rs", "cast");
+            work.extend(tool(&mut b, EventKind::Writing, "/src/theme.css", "write"));
+            for _ in 0..2 {
+                let mut ev = c.event(EventKind::Error, Status::Working);
+                ev.error = Some(ErrorKind::Api);
+                ev.error_code = Some("overloaded".to_string());
+                ev.message = Some("API overloaded (HTTP 529)".to_string());
+                work.push(GameFeed::Event(ev));
+            }
+            work.push(c.animate("hurt", EventKind::Error));
             build(name, vec![cue(1, open), cue(CUE, work)], CUE + 20)
         }
         "crowd5" => crowd(name, 5),

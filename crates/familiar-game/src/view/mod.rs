@@ -21,6 +21,7 @@
 //! - `bridge`: the pipeline's channel into the game, waking the event loop;
 //! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor;
 //! - `backdrop`: the sky of the time of day, the weather, the campfire of rest;
+//! - `own_weather`: a session's own cloud and rain while several share the window;
 //! - `sky`: the sun or the moon, in the free sky the layout finds;
 //! - `scene_of_work`: the far hills dressed for the work going on (a library, a forge);
 //! - `effects`: the particles of bursts and think auras, the companions' mana bars;
@@ -41,6 +42,7 @@ mod hud;
 mod input;
 mod layout;
 mod notice;
+mod own_weather;
 mod panel;
 mod pointer;
 mod power;
@@ -220,12 +222,14 @@ impl Plugin for ViewPlugin {
                         wardrobe::dress_companions,
                         wardrobe::draw_wardrobe,
                         backdrop::attach_campfires,
+                        own_weather::attach_own_weather,
                         effects::attach_particles,
                         effects::attach_companion_bars,
                         backdrop::draw_sky,
                         sky::draw_sky_body,
                         scene_of_work::draw_scene,
                         backdrop::draw_campfires,
+                        own_weather::draw_own_weather,
                         effects::draw_particles,
                         effects::draw_companion_bars,
                     )

@@ -254,3 +254,54 @@ fn the_scene_follows_the_main_agent_s_work() {
         assert_eq!(scene(&mut app), expected, "after {kind}");
     }
 }
+
+/// Issue 27: with several sessions on screen, one failing rained on the whole sky and the
+/// backdrop followed whichever read last, so no one could tell which session it was about. The
+/// sky is the one session's while it is alone; with several it stays clear and each session
+/// keeps its own weather (its own cloud over its familiar); the backdrop shows the work every
+/// session is at, and is open while they differ.
+#[test]
+fn with_several_sessions_weather_and_scene_belong_to_each() {
+    use familiar_game::ambience::WorkScene;
+    use familiar_game::logic::SceneOfWork;
+    let mut app = settled();
+    let in_session = |session: &str, kind: EventKind| {
+        let mut ev = event(kind, Some(20_000));
+        ev.session = Some(session.to_owned());
+        ev
+    };
+    send(
+        &mut app,
+        GameFeed::Event(in_session("s2", EventKind::SessionStart)),
+    );
+    app.update();
+    let a = familiar(&mut app, "s1");
+    let b = familiar(&mut app, "s2");
+    for _ in 0..2 {
+        let mut ev = in_session("s1", EventKind::Error);
+        ev.error = Some(ErrorKind::Api);
+        send(&mut app, GameFeed::Event(ev));
+    }
+    send(&mut app, GameFeed::Event(in_session("s2", EventKind::Bash)));
+    app.update();
+    let own = |app: &App, e| app.world().get::<Effects>(e).cloned().unwrap_or_default();
+    assert!(own(&app, a).weather.gloom >= RAIN_GLOOM, "s1's own rain");
+    assert_eq!(own(&app, b).weather.gloom, 0.0, "s2 stays clear");
+    assert_eq!(own(&app, b).work, WorkScene::Forge);
+    assert_eq!(gloom(&mut app), 0.0, "the sky is nobody's");
+    assert_eq!(app.world().resource::<SceneOfWork>().0, WorkScene::Open);
+
+    // Both at commands: the forge is everyone's.
+    send(&mut app, GameFeed::Event(in_session("s1", EventKind::Bash)));
+    app.update();
+    assert_eq!(app.world().resource::<SceneOfWork>().0, WorkScene::Forge);
+    assert!(gloom(&mut app) == 0.0);
+
+    // Alone again, s2's weather is the sky's.
+    app.world_mut().despawn(b);
+    app.update();
+    assert!(
+        gloom(&mut app) >= RAIN_GLOOM,
+        "s1 alone: its rain is the sky's"
+    );
+}
