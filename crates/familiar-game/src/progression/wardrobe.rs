@@ -76,6 +76,12 @@ pub struct Decor {
     /// Its animation (1 frame: still).
     pub frames: u32,
     pub fps: f32,
+    /// A prop that stands in one place (a bookshelf, a banner), kept off the familiars and
+    /// the text by the layout; otherwise something of the air that passes everywhere (the
+    /// fireflies).
+    pub prop: bool,
+    /// The prop it stands on (the owl perches on the bookshelf): not shown without it.
+    pub on: Option<&'static str>,
 }
 
 /// The backdrop's size in pixels, and so every decor layer's.
@@ -87,31 +93,43 @@ pub const DECOR: &[Decor] = &[
         id: "scene.bookshelf",
         frames: 1,
         fps: 1.0,
+        prop: true,
+        on: None,
     },
     Decor {
         id: "scene.night",
         frames: 2,
         fps: 1.5,
+        prop: true,
+        on: None,
     },
     Decor {
         id: "scene.fireflies",
         frames: 4,
         fps: 3.0,
+        prop: false,
+        on: None,
     },
     Decor {
         id: "scene.banner",
         frames: 2,
         fps: 2.0,
+        prop: true,
+        on: None,
     },
     Decor {
         id: "scene.crystal",
         frames: 4,
         fps: 4.0,
+        prop: true,
+        on: None,
     },
     Decor {
         id: "scene.owl",
         frames: 2,
         fps: 0.5,
+        prop: true,
+        on: Some("scene.bookshelf"),
     },
 ];
 

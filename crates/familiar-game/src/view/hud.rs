@@ -40,6 +40,8 @@ pub(super) fn draw_hud(
     all: Query<(Entity, &Familiar)>,
     familiars: Query<(&Familiar, &Quest)>,
     log: Res<LogStrip>,
+    time: Res<Time>,
+    mut log_changed: Local<(u64, f32)>,
     replay: Res<Replay>,
     hud_visible: Res<HudVisible>,
     mut boxes: Query<
@@ -57,6 +59,11 @@ pub(super) fn draw_hud(
     mut status: Query<&mut PixelText, (With<StatusText>, Without<QuestText>, Without<LogText>)>,
 ) {
     let (_, l) = row(&all);
+    let now = time.elapsed_secs();
+    if log_changed.0 != log.version {
+        *log_changed = (log.version, now);
+    }
+    let log_shown = !log.lines.is_empty() && log_fresh(log_changed.1, now);
     let several = familiars.iter().count() > 1;
     let quest = focus
         .0
@@ -82,7 +89,7 @@ pub(super) fn draw_hud(
         let (rect, show) = match kind {
             HudBox::Banner => (l.banner_rect(), quest.is_some()),
             HudBox::Log => match l.log_rect() {
-                Some(r) => (r, !log.lines.is_empty()),
+                Some(r) => (r, log_shown),
                 None => (Rect::default(), false),
             },
             HudBox::Status => (l.status_rect(), !speed.is_empty()),
@@ -120,6 +127,16 @@ pub(super) fn draw_hud(
     if let Ok(mut text) = status.single_mut() {
         set_text(&mut text, fit(&speed, l.status_rect().width() - 8.0));
     }
+}
+
+/// How long the log strip stays after its last new line: long enough to read a few lines,
+/// short enough that an unlock or a script's log line does not cover the sky for good (issue
+/// 27). A new line brings it back with the lines before it.
+pub(super) const LOG_SHOW_SECS: f32 = 12.0;
+
+/// Whether the log strip, last changed at `changed` (game seconds), shows at `now`.
+pub(super) fn log_fresh(changed: f32, now: f32) -> bool {
+    now - changed < LOG_SHOW_SECS
 }
 
 pub(super) fn speed_label(speed: f64) -> String {
@@ -160,6 +177,17 @@ pub(super) fn log_background() -> Color {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_log_strip_shows_for_a_while_after_each_new_line() {
+        assert!(log_fresh(3.0, 3.0));
+        assert!(log_fresh(3.0, 3.0 + LOG_SHOW_SECS - 0.1));
+        assert!(!log_fresh(3.0, 3.0 + LOG_SHOW_SECS));
+        assert!(
+            !log_fresh(0.0, 3600.0),
+            "an unlock long ago no longer covers the sky"
+        );
+    }
 
     /// WCAG's relative luminance of an sRGB colour.
     fn luminance(c: [f32; 3]) -> f32 {

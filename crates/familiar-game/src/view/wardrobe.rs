@@ -7,12 +7,12 @@
 
 use bevy::prelude::*;
 
-use super::{Background, FamiliarParts};
+use super::{Background, FamiliarParts, row};
 use crate::assets;
 use crate::logic::{Companion, Familiar};
 use crate::progression::UserProfile;
 use crate::progression::wardrobe::{
-    COMPANION_HAT, DECOR, DECOR_SIZE, Wardrobe, companion_hat_index, companion_hats,
+    COMPANION_HAT, DECOR, DECOR_SIZE, Decor, Wardrobe, companion_hat_index, companion_hats,
     companion_head, decor_columns, wearable_index, wearables_rows,
 };
 use crate::sheet::{COMPANION_SHEET, SHEET};
@@ -189,6 +189,7 @@ pub(super) fn draw_wardrobe(
     >,
     background: Query<(&Sprite, &Transform), (With<Background>, Without<DecorLayer>)>,
     companions: Query<(&Sprite, &CompanionHat), (With<Companion>, Without<DecorLayer>)>,
+    all: Query<(Entity, &Familiar)>,
 ) {
     let t = time.elapsed_secs();
     let wardrobe = Wardrobe::of(&profile);
@@ -254,12 +255,32 @@ pub(super) fn draw_wardrobe(
         *vis = Visibility::Inherited;
     }
     // Decor over the backdrop, wherever and however big `draw` makes it.
-    let Ok((bg_sprite, bg)) = background.single() else {
+    let Ok((_, bg)) = background.single() else {
         return;
+    };
+    let (_, l) = row(&all);
+    let art = decor_art();
+    let earned = |d: &Decor| wardrobe.decor.iter().any(|w| w.id == d.id);
+    let props: Vec<[u32; 4]> = DECOR
+        .iter()
+        .zip(art)
+        .filter(|(d, _)| d.prop && earned(d))
+        .map(|(_, a)| *a)
+        .collect();
+    let scale = l.decor_scale(&props);
+    let shown = |d: &Decor| {
+        let index = DECOR.iter().position(|other| other.id == d.id);
+        earned(d)
+            && (!d.prop
+                || index
+                    .and_then(|i| art.get(i))
+                    .is_some_and(|a| l.decor_fits(scale, *a)))
     };
     for (layer, mut sprite, mut tr, mut vis) in &mut decor {
         let d = &DECOR[layer.0];
-        if !wardrobe.decor.iter().any(|w| w.id == d.id) {
+        let support =
+            d.on.and_then(|id| DECOR.iter().find(|other| other.id == id));
+        if !shown(d) || support.is_some_and(|s| !shown(s)) {
             *vis = Visibility::Hidden;
             continue;
         }
@@ -267,15 +288,73 @@ pub(super) fn draw_wardrobe(
         if let Some(atlas) = sprite.texture_atlas.as_mut() {
             atlas.index = layer.0 * decor_columns() as usize + frame;
         }
-        sprite.custom_size = bg_sprite.custom_size;
-        tr.translation = bg.translation + Vec3::new(0.0, 0.0, 1.0 + layer.0 as f32 * 0.1);
+        let centre = l.decor_layer(scale, art.get(layer.0).copied().unwrap_or_default());
+        let [w, h] = crate::sheet::SKY_SIZE;
+        let size = Vec2::new(w as f32, h as f32) * scale;
+        if sprite.custom_size != Some(size) {
+            sprite.custom_size = Some(size);
+        }
+        tr.translation = centre.extend(bg.translation.z + 1.0 + layer.0 as f32 * 0.1);
         *vis = Visibility::Inherited;
     }
+}
+
+/// The box of each decor's art in its backdrop-sized layer (`[x0, y0, x1, y1]`, over all its
+/// frames; by [`DECOR`]'s order), read once from the embedded `decor.png`: the layout keeps
+/// it off the familiars and the text (`Layout::decor_fits`). An empty decor is an empty box.
+pub(crate) fn decor_art() -> &'static [[u32; 4]] {
+    static ART: std::sync::OnceLock<Vec<[u32; 4]>> = std::sync::OnceLock::new();
+    ART.get_or_init(|| {
+        let image = assets::image(assets::DECOR_PNG, "decor.png");
+        let width = image.texture_descriptor.size.width as usize;
+        let data = image.data.unwrap_or_default();
+        let (w, h) = (DECOR_SIZE.0 as usize, DECOR_SIZE.1 as usize);
+        (0..DECOR.len())
+            .map(|row| {
+                let mut art = [u32::MAX, u32::MAX, 0, 0];
+                for y in 0..h {
+                    for x in 0..w * decor_columns() as usize {
+                        let alpha = data.get(((row * h + y) * width + x) * 4 + 3);
+                        if alpha.is_some_and(|a| *a > 0) {
+                            let (x, y) = ((x % w) as u32, y as u32);
+                            art = [
+                                art[0].min(x),
+                                art[1].min(y),
+                                art[2].max(x + 1),
+                                art[3].max(y + 1),
+                            ];
+                        }
+                    }
+                }
+                if art[0] == u32::MAX { [0; 4] } else { art }
+            })
+            .collect()
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_decor_has_art_inside_its_layer() {
+        let art = decor_art();
+        assert_eq!(art.len(), DECOR.len());
+        for (decor, a) in DECOR.iter().zip(art) {
+            assert!(a[0] < a[2] && a[1] < a[3], "{}: {a:?}", decor.id);
+            assert!(
+                a[2] <= DECOR_SIZE.0 && a[3] <= DECOR_SIZE.1,
+                "{}: {a:?}",
+                decor.id
+            );
+            // A prop stands in a part of the scene, not over all of it.
+            assert!(
+                !decor.prop || a[2] - a[0] < DECOR_SIZE.0 / 2,
+                "{}: {a:?}",
+                decor.id
+            );
+        }
+    }
 
     #[test]
     fn a_new_hat_drops_then_sits() {

@@ -331,3 +331,58 @@ fn each_plate_of_a_party_has_a_line_of_what_its_session_does() {
         }
     }
 }
+
+/// Issue 27: the unlocked bookshelf stood behind the leftmost familiar of a party and under
+/// the log. Decor shows only where it stands behind no familiar and under no text that stays,
+/// at a scale that keeps room for every prop beside a lone familiar.
+#[test]
+fn decor_never_stands_behind_a_familiar_or_under_text() {
+    use crate::progression::wardrobe::DECOR;
+    let art = crate::view::wardrobe::decor_art();
+    let props: Vec<[u32; 4]> = DECOR
+        .iter()
+        .zip(art)
+        .filter(|(d, _)| d.prop)
+        .map(|(_, a)| *a)
+        .collect();
+    assert!(props.len() >= 5, "{props:?}");
+    for (w, h) in SIZES {
+        for n in 1..=10 {
+            let l = layout(Vec2::new(w, h), n);
+            let (kept, _) = l.text_rects();
+            let scale = l.decor_scale(&props);
+            assert!(
+                scale >= 1.0 && scale <= l.backdrop().0,
+                "{w}x{h} n={n}: {scale}"
+            );
+            for a in &props {
+                if !l.decor_fits(scale, *a) {
+                    continue;
+                }
+                let r = l.decor_rect(scale, *a);
+                for i in 0..n {
+                    assert!(
+                        !overlap(r, l.body_rect(i)),
+                        "{w}x{h} n={n}: {a:?} behind familiar {i}"
+                    );
+                }
+                for t in &kept {
+                    assert!(!overlap(r, *t), "{w}x{h} n={n}: {a:?} under {t:?}");
+                }
+            }
+        }
+    }
+    // A lone familiar leaves room for every prop, at the canvas sizes of the default window
+    // (960×640) and of a 1280×800 one.
+    for (w, h) in [(480.0, 320.0), (640.0, 400.0)] {
+        let l = layout(Vec2::new(w, h), 1);
+        let scale = l.decor_scale(&props);
+        for a in &props {
+            assert!(
+                l.decor_fits(scale, *a),
+                "{w}x{h} at {scale}x: {a:?} {:?} has no room beside a lone familiar",
+                l.decor_rect(scale, *a)
+            );
+        }
+    }
+}
