@@ -178,3 +178,25 @@ fn a_fresh_profile_reads_and_writes_nothing() {
     fresh.save(Instant::now(), true);
     assert_eq!(saved(&path).xp, 1000);
 }
+
+#[test]
+fn two_familiars_add_up_and_saves_come_at_most_once_a_second() {
+    let dir = tempdir();
+    let path = dir.path().join("familiar/progress.json");
+    let mut one = Progression::kept_at(&path);
+    let mut two = Progression::kept_at(&path);
+    earn(&mut one, 30);
+    earn(&mut two, 30);
+    let now = Instant::now();
+    one.save(now, false);
+    // Within a second of its last save, only a forced save writes.
+    earn(&mut one, 5);
+    one.save(now, false);
+    assert_eq!(saved(&path).xp, 30);
+    two.save(now, true);
+    // Two adds its 30 to the 30 one saved; one then adds the 5 it gained since.
+    assert_eq!(two.profile().xp, 60);
+    one.save(now, true);
+    assert_eq!(saved(&path).xp, 65);
+    assert_eq!(saved(&path).level(), 2);
+}

@@ -61,13 +61,7 @@ pub(super) fn setup_world(
     };
     for i in 0..MAX_CLOUDS {
         commands.spawn((
-            Sprite::from_atlas_image(
-                art.world.clone(),
-                TextureAtlas {
-                    layout: art.world_layout.clone(),
-                    index: WORLD_CLOUD,
-                },
-            ),
+            world_sprite(&art, WORLD_CLOUD),
             Transform::from_xyz(0.0, 0.0, -90.0 + i as f32 * 0.1),
             Visibility::Hidden,
             Cloud(i),
@@ -232,6 +226,17 @@ pub(super) fn draw_sky(
     }
 }
 
+/// A sprite of the world's sheet (`world.png`), frame `index`.
+pub(super) fn world_sprite(art: &WorldArt, index: usize) -> Sprite {
+    Sprite::from_atlas_image(
+        art.world.clone(),
+        TextureAtlas {
+            layout: art.world_layout.clone(),
+            index,
+        },
+    )
+}
+
 /// A campfire burns beside each familiar that rests (after a compaction) or sleeps.
 pub(super) fn attach_campfires(
     mut commands: Commands,
@@ -244,13 +249,7 @@ pub(super) fn attach_campfires(
     for e in &added {
         let fire = commands
             .spawn((
-                Sprite::from_atlas_image(
-                    art.world.clone(),
-                    TextureAtlas {
-                        layout: art.world_layout.clone(),
-                        index: 0,
-                    },
-                ),
+                world_sprite(&art, 0),
                 Transform::default(),
                 Visibility::Hidden,
                 Campfire,

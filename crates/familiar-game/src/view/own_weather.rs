@@ -7,7 +7,7 @@
 use bevy::prelude::*;
 
 use super::PixelScale;
-use super::backdrop::WorldArt;
+use super::backdrop::{WorldArt, world_sprite};
 use crate::ambience::RAIN_GLOOM;
 use crate::logic::Effects;
 use crate::sheet::{WORLD_CLOUD, WORLD_RAIN_CLOUD};
@@ -34,13 +34,7 @@ pub(super) fn attach_own_weather(
     for e in &added {
         let cloud = commands
             .spawn((
-                Sprite::from_atlas_image(
-                    art.world.clone(),
-                    TextureAtlas {
-                        layout: art.world_layout.clone(),
-                        index: WORLD_CLOUD,
-                    },
-                ),
+                world_sprite(&art, WORLD_CLOUD),
                 Transform::default(),
                 Visibility::Hidden,
                 OwnCloud,
