@@ -86,6 +86,12 @@ impl ActionQueue {
         Ok(bytes)
     }
 
+    /// Whether an action of `bytes` of text would fit, said before its text is copied (a
+    /// refused 16 MiB `say` must not cost a 16 MiB copy first).
+    pub fn fits(&self, name: &str, bytes: usize) -> Result<(), String> {
+        self.room_for(name, bytes).map(|_| ())
+    }
+
     /// Queue a `print` or `debug` line, or count it as dropped (before copying it).
     pub fn push_log(&mut self, text: &str) {
         match self.room_for("log", text.len()) {
@@ -194,6 +200,11 @@ impl Shared {
     fn push(&self, action: ActionKind) -> RhaiResult<()> {
         self.lock().queue.push(action).map_err(runtime_error)
     }
+
+    /// Refuse an action of `bytes` of text that would not fit, before its text is copied.
+    fn check(&self, name: &str, bytes: usize) -> RhaiResult<()> {
+        self.lock().queue.fits(name, bytes).map_err(runtime_error)
+    }
 }
 
 type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
@@ -267,6 +278,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
         ($name:literal, $variant:ident, $field:ident) => {{
             let s = shared.clone();
             engine.register_fn($name, move |value: ImmutableString| -> RhaiResult<()> {
+                s.check($name, value.len())?;
                 s.push(ActionKind::$variant {
                     $field: value.to_string(),
                 })
@@ -284,6 +296,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
     engine.register_fn(
         "notify",
         move |title: ImmutableString, body: ImmutableString| -> RhaiResult<()> {
+            s.check("notify", title.len() + body.len())?;
             s.push(ActionKind::Notify {
                 title: title.to_string(),
                 body: body.to_string(),
@@ -299,6 +312,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
               urgency: ImmutableString|
               -> RhaiResult<()> {
             let urgency = parse_urgency(&urgency)?;
+            s.check("notify", title.len() + body.len())?;
             s.push(ActionKind::Notify {
                 title: title.to_string(),
                 body: body.to_string(),
