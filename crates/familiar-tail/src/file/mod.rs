@@ -357,12 +357,14 @@ impl FileTail {
         let open = self.open.take();
         // Renamed, not deleted: the file still has a name (somewhere). A deleted file's inode
         // may be given to the next file made, which must not go on from here. A parked file
-        // (no descriptor) cannot tell: its new name, if any, is read from its start.
-        let still_named = open
-            .as_ref()
-            .and_then(|open| open.file.as_ref())
-            .and_then(|file| file.metadata().ok())
-            .is_some_and(|meta| std::os::unix::fs::MetadataExt::nlink(&meta) > 0);
+        // (no descriptor) cannot tell; a new name is taken for it only if it holds the same
+        // inode with the same first bytes, at least as long as what was read.
+        let still_named = match open.as_ref().and_then(|open| open.file.as_ref()) {
+            Some(file) => file
+                .metadata()
+                .is_ok_and(|meta| std::os::unix::fs::MetadataExt::nlink(&meta) > 0),
+            None => true,
+        };
         if let Some(open) = open.filter(|_| still_named) {
             self.left_at = Some(Resume {
                 identity: open.identity,
