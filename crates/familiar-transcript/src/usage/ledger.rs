@@ -26,9 +26,10 @@ use crate::pricing::{PriceTable, Tokens};
 static KEYING: LazyLock<std::collections::hash_map::RandomState> =
     LazyLock::new(std::collections::hash_map::RandomState::new);
 
-/// A message's identity: 128 bits of keyed hash of its message id and request id.
+/// A message's identity: 128 bits of keyed hash of its message id and request id (as four
+/// `u32`, so that a kept message needs no 8-byte alignment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Key([u64; 2]);
+struct Key([u32; 4]);
 
 impl Key {
     fn of(message_id: &str, request_id: Option<&str>) -> Key {
@@ -41,12 +42,18 @@ impl Key {
             request_id.hash(&mut hasher);
             hasher.finish()
         };
-        Key([half(0), half(1)])
+        let (low, high) = (half(0), half(1));
+        Key([
+            low as u32,
+            (low >> 32) as u32,
+            high as u32,
+            (high >> 32) as u32,
+        ])
     }
 
     /// Where the key lives in the index: its first half is already a keyed hash.
     fn slot(self) -> u64 {
-        self.0[0]
+        u64::from(self.0[0]) | (u64::from(self.0[1]) << 32)
     }
 }
 
@@ -71,10 +78,71 @@ impl Kept {
     }
 }
 
+/// A kept message as stored: 48 bytes. Token counts fit in `u32` (the records' are capped at
+/// 2³⁰); a record with a larger one keeps its counts in [`Ledger`]'s `wide`, and `counts[0]`
+/// is their index there.
 #[derive(Debug, Clone, Copy)]
 struct Message {
     key: Key,
-    kept: Kept,
+    counts: [u32; 5],
+    model: u32,
+    source: u32,
+    sidechain: bool,
+    wide: bool,
+}
+
+impl Message {
+    fn new(key: Key, kept: &Kept, wide: &mut Vec<Tokens>) -> Message {
+        let t = &kept.tokens;
+        let narrow = [
+            t.input,
+            t.output,
+            t.cache_read,
+            t.cache_creation,
+            t.cache_creation_1h,
+        ]
+        .map(u32::try_from);
+        let (counts, is_wide) = match narrow {
+            [Ok(a), Ok(b), Ok(c), Ok(d), Ok(e)] => ([a, b, c, d, e], false),
+            _ => {
+                wide.push(kept.tokens);
+                let at = u32::try_from(wide.len() - 1).unwrap_or(u32::MAX);
+                ([at, 0, 0, 0, 0], true)
+            }
+        };
+        Message {
+            key,
+            counts,
+            model: kept.model,
+            source: kept.source,
+            sidechain: kept.sidechain,
+            wide: is_wide,
+        }
+    }
+
+    fn kept(&self, wide: &[Tokens]) -> Kept {
+        let tokens = if self.wide {
+            wide.get(self.counts[0] as usize)
+                .copied()
+                .unwrap_or_default()
+        } else {
+            let [input, output, cache_read, cache_creation, cache_creation_1h] =
+                self.counts.map(u64::from);
+            Tokens {
+                input,
+                output,
+                cache_read,
+                cache_creation,
+                cache_creation_1h,
+            }
+        };
+        Kept {
+            model: self.model,
+            tokens,
+            sidechain: self.sidechain,
+            source: self.source,
+        }
+    }
 }
 
 /// Messages kept per chunk of [`Messages`].
@@ -117,7 +185,7 @@ impl Messages {
 }
 
 /// Messages seen so far, each counted once (see the module documentation for the rule).
-/// Memory grows with the number of distinct messages (about 70 bytes each), not with the
+/// Memory grows with the number of distinct messages (about 55 bytes each), not with the
 /// number of records or bytes, nor with the length of their ids.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
@@ -125,6 +193,8 @@ pub struct Ledger {
     /// Index into `messages`, found by [`Key::slot`].
     index: HashTable<u32>,
     messages: Messages,
+    /// Token counts of kept messages too large for `u32` ([`Message`]).
+    wide: Vec<Tokens>,
     /// Records with no message id: nothing to deduplicate them by, each counts.
     loose: Vec<Kept>,
     source: u32,
@@ -173,17 +243,21 @@ impl Ledger {
             messages.get(at as usize).is_some_and(|m| m.key == key)
         });
         if let Some(&at) = found {
-            if let Some(existing) = self.messages.get_mut(at as usize)
-                && candidate.better_than(&existing.kept)
-            {
-                existing.kept = candidate;
+            let better = self
+                .messages
+                .get(at as usize)
+                .is_some_and(|existing| candidate.better_than(&existing.kept(&self.wide)));
+            if better {
+                let replacement = Message::new(key, &candidate, &mut self.wide);
+                if let Some(existing) = self.messages.get_mut(at as usize) {
+                    *existing = replacement;
+                }
             }
             return;
         }
-        let at = self.messages.push(Message {
-            key,
-            kept: candidate,
-        });
+        let at = self
+            .messages
+            .push(Message::new(key, &candidate, &mut self.wide));
         let messages = &self.messages;
         self.index.insert_unique(key.slot(), at as u32, |&at| {
             messages.get(at as usize).map_or(0, |m| m.key.slot())
@@ -240,10 +314,17 @@ impl Ledger {
                 models,
                 index,
                 messages,
+                wide,
                 loose,
                 ..
             } = other;
-            (self.models, self.index, self.messages, self.loose) = (models, index, messages, loose);
+            (
+                self.models,
+                self.index,
+                self.messages,
+                self.wide,
+                self.loose,
+            ) = (models, index, messages, wide, loose);
             return;
         }
         let models: Vec<u32> = other
@@ -256,13 +337,16 @@ impl Ledger {
             kept
         };
         for message in other.messages.iter() {
-            self.keep(message.key, remap(message.kept));
+            self.keep(message.key, remap(message.kept(&other.wide)));
         }
         self.loose.extend(other.loose.into_iter().map(remap));
     }
 
-    fn all(&self) -> impl Iterator<Item = &Kept> {
-        self.messages.iter().map(|m| &m.kept).chain(&self.loose)
+    fn all(&self) -> impl Iterator<Item = Kept> {
+        self.messages
+            .iter()
+            .map(|m| m.kept(&self.wide))
+            .chain(self.loose.iter().copied())
     }
 
     /// Tokens by model.
@@ -310,5 +394,57 @@ impl Ledger {
             }
         }
         rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    fn entry(id: &str, tokens: Tokens, sidechain: bool) -> UsageEntry<'static> {
+        UsageEntry {
+            message_id: Some(Cow::Owned(id.to_owned())),
+            request_id: None,
+            model: Cow::Borrowed("gpt-5"),
+            tokens,
+            sidechain,
+        }
+    }
+
+    /// Counts past `u32` (a Codex rollout's are not capped) are kept whole, replaced by a
+    /// better record and merged like the others.
+    #[test]
+    fn counts_too_large_for_u32_are_kept_whole() {
+        let big = Tokens {
+            input: 5_000_000_000,
+            output: 7,
+            cache_read: u64::from(u32::MAX) + 1,
+            ..Tokens::default()
+        };
+        let bigger = Tokens { output: 8, ..big };
+        let mut first = Ledger::new();
+        first.add(&entry("a", big, true));
+        first.add(&entry(
+            "b",
+            Tokens {
+                output: 1,
+                ..Tokens::default()
+            },
+            false,
+        ));
+        assert_eq!(first.tokens().input, 5_000_000_000);
+        // The main-chain record replaces the sidechain one.
+        first.add(&entry("a", bigger, false));
+        assert_eq!(first.tokens().output, 9);
+        let mut second = Ledger::new();
+        second.set_source(1);
+        second.add(&entry("c", big, false));
+        second.add(&entry("a", big, false));
+        first.merge(second);
+        let total = first.tokens();
+        assert_eq!(total.input, 10_000_000_000);
+        assert_eq!(total.output, 8 + 1 + 7);
+        assert_eq!(total.cache_read, 2 * (u64::from(u32::MAX) + 1));
     }
 }
