@@ -190,10 +190,11 @@ impl FileTail {
         self.open.as_ref().map(|open| open.identity)
     }
 
-    /// Where reading stopped when the path went away (after `poll` said `removed`): for the
-    /// name the file may have been renamed to.
-    pub fn resume(&self) -> Option<Resume> {
-        self.left_at
+    /// Where reading of a file stopped that this path no longer holds (after a `poll`: the
+    /// path went away, or the name this tail was to go on under was renamed again before it
+    /// could be opened): for the name the file may have been renamed to.
+    pub fn take_resume(&mut self) -> Option<Resume> {
+        self.left_at.take()
     }
 
     /// The current (or last) generation number; 0 before the first open.
@@ -275,6 +276,10 @@ impl FileTail {
             match self.open_path(reason, Some(start), scratch, out) {
                 Ok(true) => {}
                 Ok(false) => {
+                    if let Start::Resume(resume) = start {
+                        // Renamed again before it could be opened: for the next name.
+                        self.left_at = Some(resume);
+                    }
                     polled.removed = true; // gone before it could be opened: nothing was sent
                     return Ok(polled);
                 }
@@ -408,7 +413,10 @@ impl FileTail {
                 if same {
                     return Ok(self.resumed(file, &meta, resume, out));
                 }
-                // Another file by now: all of it is new.
+                // Another file by now: all of it is new. The renamed one may be elsewhere.
+                if identity(&meta) != resume.identity {
+                    self.left_at = Some(resume);
+                }
                 reason = OpenReason::Appeared;
                 None
             }

@@ -361,6 +361,7 @@ impl Tailer {
         };
         let mut out = Vec::new();
         let result = tail.poll(&mut self.scratch, READ_BUDGET, check_path, &mut out);
+        let resume = tail.take_resume();
         let generation = tail.generation();
         // Looked up first: most polls read lines of a generation already noted.
         if generation > 0 && self.generations.get(path) != Some(&generation) {
@@ -379,15 +380,8 @@ impl Tailer {
                 self.problems.remove(path);
                 if polled.removed {
                     tracing::debug!("{} was removed", path.display());
-                    let resume = self.files.remove(path).and_then(|tail| tail.resume());
+                    self.files.remove(path);
                     self.busy.remove(path);
-                    if let Some(resume) = resume {
-                        self.left.insert(resume.identity, (resume, Instant::now()));
-                        // A name it was renamed to, seen first: its turn now.
-                        if let Some(name) = self.waiting_names.remove(&resume.identity) {
-                            self.consider(&name, Found::Later);
-                        }
-                    }
                 } else if polled.more {
                     self.busy.insert(path.to_path_buf());
                 } else if self.parking
@@ -400,6 +394,13 @@ impl Tailer {
                 self.files.remove(path);
                 self.busy.remove(path);
                 self.problem(path, err_text(&err));
+            }
+        }
+        if let Some(resume) = resume {
+            self.left.insert(resume.identity, (resume, Instant::now()));
+            // A name it was renamed to, seen first: its turn now.
+            if let Some(name) = self.waiting_names.remove(&resume.identity) {
+                self.consider(&name, Found::Later);
             }
         }
     }
