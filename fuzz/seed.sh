@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed the normalizer's fuzz corpus from the real transcripts: every fixture cut into small
+# Seed the fuzz corpora. The normalizer's, from the real transcripts: every fixture cut into small
 # inputs (single records, and runs of consecutive records so the session state is exercised),
 # each under 16 KiB so the fuzzer stays fast. The corpus is not committed (fuzz/.gitignore).
 #
@@ -43,5 +43,25 @@ for path in sorted(fixtures.glob("*.jsonl")):
         if j - i >= 2:
             save(run)
         i = max(j, i + 1) + step * 4
+print(f"{written} new inputs in {out}")
+PY
+
+# The hook input target: every recorded hook input, sessions-file state and status line
+# input of the project's own fixtures, one per file.
+hooks="$here/corpus/hook_input"
+mkdir -p "$hooks"
+python3 - "$here/../fixtures" "$hooks" <<'PY'
+import hashlib, pathlib, sys
+
+fixtures, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+written = 0
+sources = sorted(fixtures.glob("hooks/*.jsonl")) + sorted(fixtures.glob("claude-*/sessions-file.jsonl"))
+inputs = [line for path in sources for line in path.read_bytes().splitlines() if line.strip()]
+inputs += [path.read_bytes() for path in sorted(fixtures.glob("statusline/*.json"))]
+for data in inputs:
+    name = out / hashlib.sha1(data).hexdigest()
+    if not name.exists():
+        name.write_bytes(data)
+        written += 1
 print(f"{written} new inputs in {out}")
 PY

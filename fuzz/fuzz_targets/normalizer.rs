@@ -9,8 +9,9 @@
 
 use std::io::Read;
 
+use familiar_transcript::usage::{self, Ledger};
 use familiar_transcript::{
-    Diagnostic, DiagnosticKind, Event, Line, LineSplitter, Normalizer, NormalizerConfig,
+    Diagnostic, DiagnosticKind, Event, Line, LineSplitter, Normalizer, NormalizerConfig, OwnedLine,
     normalize_bytes, normalize_read,
 };
 use libfuzzer_sys::fuzz_target;
@@ -63,37 +64,66 @@ impl Read for ChunkReader<'_> {
     }
 }
 
-/// The live tailer's way: a splitter fed in chunks, one `push_line` per complete line.
+/// A line out of the splitter, whichever way it was handed over.
+enum Piece {
+    Complete(Vec<u8>, u64),
+    TooLong(u64, u64),
+}
+
+/// The live tailer's way: a splitter fed in chunks (each handed over by `push` or by
+/// `push_owned`, as the tailer does), one `push_line` per complete line, feeding a usage
+/// ledger from the same parse as `familiar stats` does.
 fn by_lines(
     data: &[u8],
     config: &NormalizerConfig,
     rng: &mut Rng,
-) -> (Vec<Event>, Vec<Diagnostic>) {
+) -> ((Vec<Event>, Vec<Diagnostic>), Ledger) {
     let mut normalizer = Normalizer::new(config.clone());
+    let mut ledger = Ledger::new();
     let mut splitter = LineSplitter::new(config.max_line_bytes);
     let (mut events, mut diagnostics) = (Vec::new(), Vec::new());
     let mut rest = data;
+    let mut pieces = Vec::new();
     while !rest.is_empty() {
         let n = rng.chunk().min(rest.len());
         let (chunk, tail) = rest.split_at(n);
         rest = tail;
-        splitter.push(chunk, |line| match line {
-            Line::Complete { bytes, number } => {
-                if let Err(diagnostic) = normalizer.push_line(bytes, number, &mut events) {
-                    diagnostics.push(diagnostic);
+        if rng.next() % 2 == 0 {
+            splitter.push(chunk, |line| {
+                pieces.push(match line {
+                    Line::Complete { bytes, number } => Piece::Complete(bytes.to_vec(), number),
+                    Line::TooLong { len, number } => Piece::TooLong(len, number),
+                })
+            });
+        } else {
+            splitter.push_owned(chunk, |line| {
+                pieces.push(match line {
+                    OwnedLine::Complete { bytes, number } => Piece::Complete(bytes, number),
+                    OwnedLine::TooLong { len, number } => Piece::TooLong(len, number),
+                })
+            });
+        }
+        for piece in pieces.drain(..) {
+            match piece {
+                Piece::Complete(bytes, number) => {
+                    let pushed =
+                        usage::push_line(&mut normalizer, &mut ledger, &bytes, number, &mut events);
+                    if let Err(diagnostic) = pushed {
+                        diagnostics.push(diagnostic);
+                    }
+                }
+                Piece::TooLong(len, number) => {
+                    normalizer.skipped_line();
+                    diagnostics.push(Diagnostic {
+                        line: number,
+                        kind: DiagnosticKind::TooLong {
+                            len,
+                            cap: config.max_line_bytes as u64,
+                        },
+                    });
                 }
             }
-            Line::TooLong { len, number } => {
-                normalizer.skipped_line();
-                diagnostics.push(Diagnostic {
-                    line: number,
-                    kind: DiagnosticKind::TooLong {
-                        len,
-                        cap: config.max_line_bytes as u64,
-                    },
-                });
-            }
-        });
+        }
     }
     // The input ended: what waited for a later record goes out (as `normalize_bytes` does).
     normalizer.flush(&mut events);
@@ -109,7 +139,7 @@ fn by_lines(
             },
         });
     }
-    (events, diagnostics)
+    ((events, diagnostics), ledger)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -133,11 +163,18 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
 
-    let lines = by_lines(data, &config, &mut rng);
+    let (lines, ledger) = by_lines(data, &config, &mut rng);
     assert_eq!(
         whole, lines,
         "chunked LineSplitter + push_line differs from normalize_bytes"
     );
+    // `familiar stats` counts usage from the normalizer's parse of each line; scanning the
+    // text alone must count the same (lines over a small cap are skipped by the splitter
+    // only, so only with the default cap).
+    if config.max_line_bytes == familiar_transcript::DEFAULT_MAX_LINE_BYTES {
+        let scanned = usage::scan_bytes(data);
+        assert_eq!(ledger.tokens_by_model(), scanned.tokens_by_model());
+    }
 
     let mut normalizer = Normalizer::new(config.clone());
     let (mut events, mut diagnostics) = (Vec::new(), Vec::new());

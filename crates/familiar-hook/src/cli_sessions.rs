@@ -124,6 +124,18 @@ mod tests {
         );
     }
 
+    /// Found by the `hook_input` fuzz target: a time 569,000 years away panicked.
+    #[test]
+    fn regression_a_state_changed_in_an_absurd_year_is_read_without_a_panic() {
+        let session = CliSession::parse(
+            br#"{"sessionId":"s","status":"busy","statusUpdatedAt":17958023302331228}"#,
+        )
+        .expect("a session state");
+        let event = session.status_event().expect("a status event");
+        assert_eq!(event.status, Status::Working);
+        assert_eq!(event.ts.as_deref(), Some("9999-12-31T23:59:59.999Z"));
+    }
+
     #[test]
     fn what_is_not_a_session_state_is_passed_over() {
         assert_eq!(

@@ -119,8 +119,27 @@ pub fn to_unix_ms(time: SystemTime) -> i64 {
 }
 
 /// `time` as RFC 3339 in UTC with milliseconds, the form Claude Code writes.
+/// A time outside years 0 to 9999 (a sessions file may say anything) reads as the nearest end
+/// of that range: four-digit years, as the parser reads them, and never a panic.
 pub fn format_timestamp(time: SystemTime) -> String {
-    let utc = OffsetDateTime::from(time);
+    const FIRST: &str = "0000-01-01T00:00:00.000Z";
+    const LAST: &str = "9999-12-31T23:59:59.999Z";
+    let utc = match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => ::time::Duration::try_from(after)
+            .ok()
+            .and_then(|after| OffsetDateTime::UNIX_EPOCH.checked_add(after))
+            .ok_or(LAST),
+        Err(before) => ::time::Duration::try_from(before.duration())
+            .ok()
+            .and_then(|before| OffsetDateTime::UNIX_EPOCH.checked_sub(before))
+            .ok_or(FIRST),
+    };
+    let utc = match utc {
+        Ok(utc) if utc.year() > 9999 => return LAST.to_owned(),
+        Ok(utc) if utc.year() < 0 => return FIRST.to_owned(),
+        Ok(utc) => utc,
+        Err(end) => return end.to_owned(),
+    };
     let millis = utc.millisecond();
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{millis:03}Z",
@@ -197,6 +216,22 @@ impl std::fmt::Display for QuietHours {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `hook_input` fuzz target: a sessions file whose `statusUpdatedAt` is
+    /// 569,000 years away panicked `familiar watch` in `time`'s conversion.
+    #[test]
+    fn regression_a_time_past_year_9999_formats_as_its_last_millisecond_without_a_panic() {
+        let far = UNIX_EPOCH + Duration::from_millis(17_958_023_302_331_228);
+        assert_eq!(format_timestamp(far), "9999-12-31T23:59:59.999Z");
+        let farthest = UNIX_EPOCH + Duration::from_secs(u64::MAX / 4);
+        assert_eq!(format_timestamp(farthest), "9999-12-31T23:59:59.999Z");
+        let before = UNIX_EPOCH - Duration::from_secs(400_000_000_000);
+        assert_eq!(format_timestamp(before), "0000-01-01T00:00:00.000Z");
+        // What it writes, the parser reads.
+        assert!(parse_timestamp("9999-12-31T23:59:59.999Z").is_some());
+        let last = UNIX_EPOCH + Duration::from_millis(253_402_300_799_999);
+        assert_eq!(format_timestamp(last), "9999-12-31T23:59:59.999Z");
+    }
 
     #[test]
     fn claude_code_timestamps_parse() {

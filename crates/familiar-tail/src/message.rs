@@ -41,6 +41,11 @@ pub enum OpenReason {
     /// Another file (a different device or inode) took the path's place: the old one was
     /// read to its end first.
     Replaced,
+    /// A file followed under another name (the same device, inode and first bytes) was
+    /// renamed to this one: its old name was read to its end and `Removed`, and reading goes
+    /// on here from the first line not sent under it, numbered as there. Nothing is read
+    /// twice; an unfinished line is read whole here.
+    Renamed,
 }
 
 /// What the tailer sends, in per-path file order.

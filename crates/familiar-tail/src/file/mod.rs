@@ -18,6 +18,10 @@
 //!    Another device or inode: the new file is opened as the next generation
 //!    ([`OpenReason::Replaced`]) and read. A deleted or renamed file stays readable through
 //!    the descriptor held, so nothing written before the rename or delete is lost.
+//! 4. **Renamed**: a file gone from its path that still has a name ([`FileTail::resume`])
+//!    may turn up under another selected name; that name's [`FileTail`] starts with
+//!    [`Start::Resume`] and goes on from the first line not sent under the old one
+//!    ([`OpenReason::Renamed`]), so nothing is read twice.
 //!
 //! - this module: [`FileTail`], its [`Start`] and [`Polled`] counts, opening a generation and
 //!   noticing a rename or delete ([`FileTail::poll`]);
@@ -60,6 +64,24 @@ pub enum Start {
     Existing { size: u64, prime: Option<u64> },
     /// The file appeared while the tailer ran: read it all, none of it backlog.
     Appeared,
+    /// The name a followed file was renamed to: read on where its old name stopped, if the
+    /// path holds that same file (device, inode and first bytes); from its start if not.
+    Resume(Resume),
+}
+
+/// Where the reading of a file stopped when its path went away (renamed, or deleted), for
+/// the name it may turn up under ([`Start::Resume`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resume {
+    /// Device and inode.
+    pub identity: (u64, u64),
+    /// The start of the first line not sent (an unfinished line is read again).
+    offset: u64,
+    /// That line's number.
+    line: u64,
+    backlog_until: u64,
+    catch_up_until: u64,
+    prefix: Fingerprint,
 }
 
 /// Why a path cannot be followed (any more).
@@ -137,6 +159,8 @@ pub struct FileTail {
     open: Option<Open>,
     splitter: LineSplitter,
     max_line_bytes: usize,
+    /// Where reading stopped when the path went away ([`FileTail::resume`]).
+    left_at: Option<Resume>,
 }
 
 impl FileTail {
@@ -157,7 +181,20 @@ impl FileTail {
             open: None,
             splitter: LineSplitter::new(max_line_bytes),
             max_line_bytes,
+            left_at: None,
         }
+    }
+
+    /// The device and inode of the open generation.
+    pub fn identity(&self) -> Option<(u64, u64)> {
+        self.open.as_ref().map(|open| open.identity)
+    }
+
+    /// Where reading of a file stopped that this path no longer holds (after a `poll`: the
+    /// path went away, or the name this tail was to go on under was renamed again before it
+    /// could be opened): for the name the file may have been renamed to.
+    pub fn take_resume(&mut self) -> Option<Resume> {
+        self.left_at.take()
     }
 
     /// The current (or last) generation number; 0 before the first open.
@@ -206,6 +243,7 @@ impl FileTail {
         match (&self.open, self.start) {
             (Some(open), _) => open.offset < open.catch_up_until,
             (None, Some(Start::Existing { size, .. })) => size > 0,
+            (None, Some(Start::Resume(resume))) => resume.offset < resume.catch_up_until,
             (None, _) => false,
         }
     }
@@ -233,10 +271,15 @@ impl FileTail {
             let reason = match start {
                 Start::Existing { .. } => OpenReason::Existing,
                 Start::Appeared => OpenReason::Appeared,
+                Start::Resume(_) => OpenReason::Renamed,
             };
             match self.open_path(reason, Some(start), scratch, out) {
                 Ok(true) => {}
                 Ok(false) => {
+                    if let Start::Resume(resume) = start {
+                        // Renamed again before it could be opened: for the next name.
+                        self.left_at = Some(resume);
+                    }
                     polled.removed = true; // gone before it could be opened: nothing was sent
                     return Ok(polled);
                 }
@@ -316,7 +359,27 @@ impl FileTail {
     }
 
     fn remove(&mut self, out: &mut Vec<TailMessage>) {
-        self.open = None;
+        let open = self.open.take();
+        // Renamed, not deleted: the file still has a name (somewhere). A deleted file's inode
+        // may be given to the next file made, which must not go on from here. A parked file
+        // (no descriptor) cannot tell; a new name is taken for it only if it holds the same
+        // inode with the same first bytes, at least as long as what was read.
+        let still_named = match open.as_ref().and_then(|open| open.file.as_ref()) {
+            Some(file) => file
+                .metadata()
+                .is_ok_and(|meta| std::os::unix::fs::MetadataExt::nlink(&meta) > 0),
+            None => true,
+        };
+        if let Some(open) = open.filter(|_| still_named) {
+            self.left_at = Some(Resume {
+                identity: open.identity,
+                offset: open.offset.saturating_sub(self.splitter.pending_len()),
+                line: self.splitter.next_line_number(),
+                backlog_until: open.backlog_until,
+                catch_up_until: open.catch_up_until,
+                prefix: open.prefix,
+            });
+        }
         self.splitter.reset();
         out.push(TailMessage::Removed {
             path: Arc::clone(&self.path),
@@ -327,7 +390,7 @@ impl FileTail {
     /// Open the path as the next generation; `false` when it is gone.
     fn open_path(
         &mut self,
-        reason: OpenReason,
+        mut reason: OpenReason,
         start: Option<Start>,
         scratch: &mut [u8],
         out: &mut Vec<TailMessage>,
@@ -342,6 +405,23 @@ impl FileTail {
             return Err(FileError::NotRegular);
         }
         let size = meta.len();
+        let start = match start {
+            Some(Start::Resume(resume)) => {
+                let same = identity(&meta) == resume.identity
+                    && size >= resume.offset
+                    && disk::prefix_matches(&file, &resume.prefix)?;
+                if same {
+                    return Ok(self.resumed(file, &meta, resume, out));
+                }
+                // Another file by now: all of it is new. The renamed one may be elsewhere.
+                if identity(&meta) != resume.identity {
+                    self.left_at = Some(resume);
+                }
+                reason = OpenReason::Appeared;
+                None
+            }
+            start => start,
+        };
         let catch_up_until = match start {
             Some(Start::Existing { size: at_start, .. }) => at_start.min(size),
             _ => 0,
@@ -389,5 +469,39 @@ impl FileTail {
             reason,
         });
         Ok(true)
+    }
+
+    /// Go on reading the file another name stopped reading, as this path's next generation.
+    fn resumed(
+        &mut self,
+        file: File,
+        meta: &fs::Metadata,
+        resume: Resume,
+        out: &mut Vec<TailMessage>,
+    ) -> bool {
+        self.generation += 1;
+        self.splitter = LineSplitter::new(self.max_line_bytes).with_first_line(resume.line);
+        self.open = Some(Open {
+            file: Some(file),
+            identity: resume.identity,
+            offset: resume.offset,
+            seen_size: meta.len(),
+            backlog_until: resume.backlog_until,
+            catch_up_until: resume.catch_up_until,
+            prefix: resume.prefix,
+        });
+        tracing::debug!(
+            "{}: renamed to this name; reading on at byte {} (line {})",
+            self.path.display(),
+            resume.offset,
+            resume.line
+        );
+        out.push(TailMessage::Opened {
+            path: Arc::clone(&self.path),
+            info: self.info.clone(),
+            generation: self.generation,
+            reason: OpenReason::Renamed,
+        });
+        true
     }
 }

@@ -15,7 +15,10 @@
 //! watched directories on its own interval (250 ms by default), comparing sizes and inodes
 //! (not mtimes, which have whole-second granularity on some file systems). Either way the file
 //! itself decides what happened (see [`crate::file`]): a rename or delete is seen only after
-//! the open descriptor was read to its end, in both modes.
+//! the open descriptor was read to its end, in both modes. A new name (created, or renamed
+//! into place) is read from its start, unless it is a file already followed under another
+//! name (the same device and inode): then the old name is read to its end first, and reading
+//! goes on under the new one where it stopped (`paths`: `renamed_from`).
 //!
 //! Directories that do not exist yet: the nearest existing ancestor is watched, and the
 //! directory is picked up (and its files read from the start) once it appears; a
@@ -323,6 +326,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         busy: HashSet::new(),
         undecided: HashMap::new(),
         rejected: HashSet::new(),
+        left: HashMap::new(),
+        waiting_names: HashMap::new(),
         problems: HashSet::new(),
         outbox: VecDeque::new(),
         scratch: Vec::new(),

@@ -8,6 +8,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::bump;
 use super::run::{Found, RootState, Tailer};
@@ -15,7 +16,7 @@ use crate::discovery::{
     Matcher, TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_until,
     transcript_of_meta, walk,
 };
-use crate::file::{FileError, FileTail, Start};
+use crate::file::{FileError, FileTail, Resume, Start};
 use crate::message::TailMessage;
 
 /// Bytes read from one file per turn of the loop, so one huge file cannot starve the rest
@@ -275,7 +276,11 @@ impl Tailer {
             }
             Err(err) => return self.problem(path, format!("cannot read: {err}")),
         };
+        let Some(resume) = self.renamed_from(path, &meta) else {
+            return; // a second name of a file followed under its first
+        };
         let start = match self.undecided.remove(path) {
+            _ if resume.is_some() => resume.map_or(Start::Appeared, Start::Resume),
             Some((start, size)) => {
                 if size == meta.len() {
                     self.undecided.insert(path.to_path_buf(), (start, size));
@@ -356,6 +361,7 @@ impl Tailer {
         };
         let mut out = Vec::new();
         let result = tail.poll(&mut self.scratch, READ_BUDGET, check_path, &mut out);
+        let resume = tail.take_resume();
         let generation = tail.generation();
         // Looked up first: most polls read lines of a generation already noted.
         if generation > 0 && self.generations.get(path) != Some(&generation) {
@@ -388,6 +394,13 @@ impl Tailer {
                 self.files.remove(path);
                 self.busy.remove(path);
                 self.problem(path, err_text(&err));
+            }
+        }
+        if let Some(resume) = resume {
+            self.left.insert(resume.identity, (resume, Instant::now()));
+            // A name it was renamed to, seen first: its turn now.
+            if let Some(name) = self.waiting_names.remove(&resume.identity) {
+                self.consider(&name, Found::Later);
             }
         }
     }
@@ -429,7 +442,49 @@ impl Tailer {
             .count()
     }
 
+    /// Is the file at `path` (named just now) one followed under another name, renamed?
+    /// `Some(Some(resume))`: yes, and its old name was read to its end: go on from there;
+    /// `Some(None)`: no; `None`: the same file still holds its old name too (a hard link),
+    /// and is followed there.
+    fn renamed_from(&mut self, path: &Path, meta: &fs::Metadata) -> Option<Option<Resume>> {
+        use std::os::unix::fs::MetadataExt as _;
+        let identity = (meta.dev(), meta.ino());
+        if let Some((resume, _)) = self.left.remove(&identity) {
+            return Some(Some(resume));
+        }
+        let Some(old) = self
+            .files
+            .iter()
+            .find(|(other, tail)| other.as_path() != path && tail.identity() == Some(identity))
+            .map(|(other, _)| other.clone())
+        else {
+            return Some(None);
+        };
+        // Not noticed under its old name yet: read that to its end (and see it gone) first.
+        self.poll_file(&old);
+        match self.left.remove(&identity) {
+            Some((resume, _)) => Some(Some(resume)),
+            None if self.files.contains_key(&old) => {
+                // Still there (or its reading waits for the consumer): looked at again when
+                // this name changes, or when the old one is gone.
+                self.waiting_names.insert(identity, path.to_path_buf());
+                None
+            }
+            None => Some(None),
+        }
+    }
+
     pub(super) fn housekeeping(&mut self) {
+        // A name the file was renamed to shows up in the same batch of changes, or the same
+        // poll pass: where reading stopped is not kept longer than this.
+        self.left
+            .retain(|_, (_, at)| at.elapsed() < super::run::RENAME_MEMORY);
+        let files = &self.files;
+        self.waiting_names.retain(|identity, _| {
+            files
+                .values()
+                .any(|tail| tail.identity() == Some(*identity))
+        });
         // Lines read are freed by their consumer; what this thread allocated for them goes
         // back to the system from here (familiar_model::memory).
         if self.busy.is_empty() {

@@ -16,7 +16,7 @@ use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
 use super::watch::InotifyWatcher;
 use super::{BATCH_INTERVAL, SEND_WAIT, TailStats, TailerConfig, WatchMode, bump};
 use crate::discovery::{Matcher, WatchRoot};
-use crate::file::{FileTail, Start};
+use crate::file::{FileTail, Resume, Start};
 use crate::message::TailMessage;
 
 /// Pending roots and vanished roots are looked at least this often.
@@ -31,6 +31,10 @@ const BACKLOG_IN_FLIGHT: usize = 16;
 const STREAM_INTERVAL: Duration = Duration::from_millis(3);
 /// How long a backlog waits for the consumer to take a message before looking again.
 const BACKLOG_WAIT: Duration = Duration::from_millis(1);
+
+/// How long where a file's reading stopped is kept once its path went away, for the name it
+/// may have been renamed to (seen in the same batch of changes or poll pass, in practice).
+pub(super) const RENAME_MEMORY: Duration = Duration::from_secs(5);
 
 /// What the thread waits on: the waker ([`super::Stopper`], [`super::TailerHandle::follow`])
 /// and the inotify descriptor.
@@ -83,6 +87,12 @@ pub(super) struct Tailer {
     /// would start, and their size when last looked at.
     pub undecided: HashMap<PathBuf, (Start, u64)>,
     pub rejected: HashSet<PathBuf>,
+    /// Where the reading of files whose path went away stopped, by device and inode, and
+    /// when: a name one of them was renamed to goes on from there ([`RENAME_MEMORY`]).
+    pub left: HashMap<(u64, u64), (Resume, Instant)>,
+    /// A new name of a file still followed under its old one, by device and inode: looked
+    /// at again once the old name is gone.
+    pub waiting_names: HashMap<(u64, u64), PathBuf>,
     /// Paths reported as problems (reported once).
     pub problems: HashSet<PathBuf>,
     pub outbox: VecDeque<TailMessage>,

@@ -6,7 +6,8 @@
 //! - [`appearing`]: new sessions and subagents, every project layout, directories that
 //!   appear later, a file named at run time ([`familiar_tail::TailerHandle::follow`]);
 //! - [`limits`]: over-long lines, unreadable entries, a full channel, stopping;
-//! - [`bursts`]: many files appended at once, directories moved in and out.
+//! - [`bursts`]: many files appended at once, directories moved in and out;
+//! - [`renames`]: a transcript renamed to another transcript name.
 //!
 //! This file holds what they share.
 
@@ -18,6 +19,7 @@ mod backlog;
 mod bursts;
 mod generations;
 mod limits;
+mod renames;
 
 use std::fs;
 use std::path::{Path, PathBuf};

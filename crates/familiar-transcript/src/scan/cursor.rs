@@ -105,13 +105,11 @@ impl<'a> Cursor<'a> {
 
     /// A string value as serde's borrowed `Cow<str>` holds it: borrowed unless it has escapes.
     pub(super) fn string_value(&mut self) -> Option<Cow<'a, str>> {
-        let start = self.pos;
         match self.string()? {
             (text, false) => Some(Cow::Borrowed(text)),
-            // Escapes (rare in the fields read): serde decodes them, surrogates and all.
-            (_, true) => serde_json::from_str::<String>(&self.text[start..self.pos])
-                .ok()
-                .map(Cow::Owned),
+            // Escapes: decoded in one allocation of at most the text's length (a record's text
+            // may be tens of MB).
+            (text, true) => super::bytes::unescape(text).map(Cow::Owned),
         }
     }
 

@@ -17,7 +17,6 @@
 //! same entries. The normalizer's per-file [`crate::Metrics`] use the same [`Ledger`].
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use memchr::memmem;
@@ -25,7 +24,7 @@ use memchr::memmem;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::pricing::{PriceTable, Tokens};
+use crate::pricing::Tokens;
 use crate::record::{Record, TextOr, Usage};
 use crate::{Diagnostic, Event, Normalizer, ParsedLine, parse_line};
 
@@ -231,240 +230,14 @@ pub fn scan_bytes(bytes: &[u8]) -> Ledger {
     ledger
 }
 
-/// Dedup key: message id and request id in one string, written by [`write_key`], so a lookup
-/// (every record of a message) needs no allocation; only a new message's key is stored.
-type Key = Box<str>;
+mod ledger;
 
-/// `len:message_id`, then `\0request_id` when there is one: unambiguous whatever the ids hold.
-fn write_key(scratch: &mut String, message_id: &str, request_id: Option<&str>) {
-    use std::fmt::Write as _;
-    scratch.clear();
-    // Writing to a String cannot fail.
-    let _ = write!(scratch, "{}:", message_id.len());
-    scratch.push_str(message_id);
-    if let Some(request_id) = request_id {
-        scratch.push('\0');
-        scratch.push_str(request_id);
-    }
-}
-
-#[derive(Debug, Clone)]
-struct Kept {
-    model: u32,
-    tokens: Tokens,
-    sidechain: bool,
-    /// The input (file) the kept record came from.
-    source: u32,
-}
-
-/// Messages seen so far, each counted once (see the module documentation for the rule).
-/// Memory grows with the number of distinct messages (some tens of bytes each), not with
-/// the number of records or bytes.
-#[derive(Debug, Clone, Default)]
-pub struct Ledger {
-    models: Vec<Box<str>>,
-    /// foldhash, not SipHash: a lookup per API record, and hashing was 1.3 % of `stats`.
-    index: HashMap<Key, usize, foldhash::fast::RandomState>,
-    /// The key being looked up, reused.
-    scratch: String,
-    kept: Vec<Kept>,
-    /// Records with no message id: nothing to deduplicate them by, each counts.
-    loose: Vec<Kept>,
-    source: u32,
-    /// What the Codex lines of the input so far said (model, session).
-    codex: crate::codex::usage::CodexScan,
-}
-
-impl Ledger {
-    pub fn new() -> Ledger {
-        Ledger::default()
-    }
-
-    /// Records added from now on come from input number `source` (for [`Ledger::by_source`]).
-    pub fn set_source(&mut self, source: u32) {
-        self.source = source;
-    }
-
-    fn model_index(&mut self, model: &str) -> u32 {
-        match self.models.iter().position(|known| &**known == model) {
-            Some(index) => index as u32,
-            None => {
-                self.models.push(model.into());
-                (self.models.len() - 1) as u32
-            }
-        }
-    }
-
-    pub fn add(&mut self, entry: &UsageEntry<'_>) {
-        let model = self.model_index(&entry.model);
-        let kept = Kept {
-            model,
-            tokens: entry.tokens,
-            sidechain: entry.sidechain,
-            source: self.source,
-        };
-        let Some(message_id) = entry.message_id.as_deref() else {
-            self.loose.push(kept);
-            return;
-        };
-        let mut scratch = std::mem::take(&mut self.scratch);
-        write_key(&mut scratch, message_id, entry.request_id.as_deref());
-        self.keep(&scratch, kept);
-        self.scratch = scratch;
-    }
-
-    fn keep(&mut self, key: &str, candidate: Kept) {
-        match self.index.get(key) {
-            Some(&at) => {
-                let existing = &self.kept[at];
-                let better = if candidate.sidechain != existing.sidechain {
-                    existing.sidechain
-                } else {
-                    candidate.tokens.total() > existing.tokens.total()
-                };
-                if better {
-                    self.kept[at] = candidate;
-                }
-            }
-            None => {
-                self.index.insert(key.into(), self.kept.len());
-                self.kept.push(candidate);
-            }
-        }
-    }
-
-    /// The ledgers of inputs in input order, merged as [`Ledger::merge`] one after the other
-    /// would, on up to `threads` threads: merging is associative (each message keeps its
-    /// best record, the earliest among equals, and first seen stays first), so contiguous runs
-    /// of inputs are merged at once and then those, in order.
-    pub fn merge_all(ledgers: Vec<Ledger>, threads: usize) -> Ledger {
-        let merge_run = |run: Vec<Ledger>| {
-            run.into_iter().fold(Ledger::new(), |mut merged, ledger| {
-                merged.merge(ledger);
-                merged
-            })
-        };
-        let run_len = ledgers.len().div_ceil(threads.max(1)).max(1);
-        if run_len >= ledgers.len() {
-            return merge_run(ledgers);
-        }
-        let mut runs = Vec::new();
-        let mut ledgers = ledgers.into_iter();
-        loop {
-            let run: Vec<Ledger> = ledgers.by_ref().take(run_len).collect();
-            if run.is_empty() {
-                break;
-            }
-            runs.push(run);
-        }
-        let merged: Vec<Ledger> = std::thread::scope(|scope| {
-            let handles: Vec<_> = runs
-                .into_iter()
-                .map(|run| scope.spawn(move || merge_run(run)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| {
-                    handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
-        merge_run(merged)
-    }
-
-    /// Merge `other` (a later input, reduced on its own) into this ledger; its records keep
-    /// their source numbers.
-    pub fn merge(&mut self, other: Ledger) {
-        if self.models.is_empty() && self.kept.is_empty() && self.loose.is_empty() {
-            // Into an empty ledger: nothing to compare, `other` is the merge as it stands.
-            let Ledger {
-                models,
-                index,
-                kept,
-                loose,
-                ..
-            } = other;
-            (self.models, self.index, self.kept, self.loose) = (models, index, kept, loose);
-            return;
-        }
-        let models: Vec<u32> = other
-            .models
-            .iter()
-            .map(|model| self.model_index(model))
-            .collect();
-        let remap = |mut kept: Kept| {
-            kept.model = models[kept.model as usize];
-            kept
-        };
-        let mut by_index: Vec<Option<Key>> = vec![None; other.kept.len()];
-        for (key, at) in other.index {
-            by_index[at] = Some(key);
-        }
-        for (key, kept) in by_index.into_iter().zip(other.kept) {
-            if let Some(key) = key {
-                self.keep(&key, remap(kept));
-            }
-        }
-        self.loose.extend(other.loose.into_iter().map(remap));
-    }
-
-    fn all(&self) -> impl Iterator<Item = &Kept> {
-        self.kept.iter().chain(&self.loose)
-    }
-
-    /// Tokens by model.
-    pub fn tokens_by_model(&self) -> Vec<(&str, Tokens)> {
-        let mut totals = vec![Tokens::default(); self.models.len()];
-        for kept in self.all() {
-            totals[kept.model as usize].add(&kept.tokens);
-        }
-        self.models.iter().map(|m| &**m).zip(totals).collect()
-    }
-
-    pub fn tokens(&self) -> Tokens {
-        self.all().fold(Tokens::default(), |mut total, kept| {
-            total.add(&kept.tokens);
-            total
-        })
-    }
-
-    /// Estimated cost: each message priced on its own (long-context rates are per message);
-    /// models with no price count as zero.
-    pub fn cost_usd(&self, prices: &PriceTable) -> f64 {
-        let prices: Vec<Option<&crate::pricing::Price>> = self
-            .models
-            .iter()
-            .map(|model| prices.price_for(model))
-            .collect();
-        self.all().fold(0.0, |sum, kept| {
-            sum + prices[kept.model as usize].map_or(0.0, |price| price.cost(&kept.tokens))
-        })
-    }
-
-    /// Tokens and cost credited to each source number below `sources`: a message found in
-    /// several inputs counts for the one whose record was kept, so the rows add up to the total.
-    pub fn by_source(&self, sources: usize, prices: &PriceTable) -> Vec<(Tokens, f64)> {
-        let model_prices: Vec<Option<&crate::pricing::Price>> = self
-            .models
-            .iter()
-            .map(|model| prices.price_for(model))
-            .collect();
-        let mut rows = vec![(Tokens::default(), 0.0); sources];
-        for kept in self.all() {
-            if let Some(row) = rows.get_mut(kept.source as usize) {
-                row.0.add(&kept.tokens);
-                row.1 += model_prices[kept.model as usize].map_or(0.0, |p| p.cost(&kept.tokens));
-            }
-        }
-        rows
-    }
-}
+pub use ledger::Ledger;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pricing::PriceTable;
 
     fn line(id: &str, request: &str, output: u64, sidechain: bool) -> String {
         format!(

@@ -1,0 +1,450 @@
+//! The [`Ledger`]: every API message seen so far, counted once (see [`super`] for the rule),
+//! in memory that grows by a fixed few tens of bytes per distinct message, whatever its ids
+//! hold.
+//!
+//! A message is known by a 128-bit hash of its message id and request id ([`Key`]), not by the
+//! ids themselves: 150,000 messages kept as strings made `familiar stats` peak at 35 MB on an
+//! event-dense transcript. The hash is SipHash-1-3 (std's keyed hasher) under one random key
+//! per process, taken twice with a different first byte for the two halves. Two different
+//! messages share a key only by a collision of that keyed function: among `n` messages the
+//! chance of any is about n² / 2¹²⁹, under 10⁻²¹ for a billion messages; and without the key,
+//! which never leaves the process, ids cannot be chosen to collide. A collision would count the
+//! two messages as one (the better record of the two kept).
+//!
+//! Kept records live in chunks of a fixed size, not one vector that doubles: a growing vector
+//! holds its old and new copies at once while it moves.
+
+use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+use std::sync::LazyLock;
+
+use hashbrown::HashTable;
+
+use super::UsageEntry;
+use crate::pricing::{PriceTable, Tokens};
+
+/// The one key of the process: every ledger (they are merged across threads) hashes with it.
+static KEYING: LazyLock<std::collections::hash_map::RandomState> =
+    LazyLock::new(std::collections::hash_map::RandomState::new);
+
+/// A message's identity: 128 bits of keyed hash of its message id and request id (as four
+/// `u32`, so that a kept message needs no 8-byte alignment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key([u32; 4]);
+
+impl Key {
+    fn of(message_id: &str, request_id: Option<&str>) -> Key {
+        let half = |tag: u8| {
+            let mut hasher = KEYING.build_hasher();
+            tag.hash(&mut hasher);
+            // `str` hashes its bytes and a terminator (0xff, never in UTF-8), and `Option` its
+            // variant first: no two different pairs of ids feed the same bytes.
+            message_id.hash(&mut hasher);
+            request_id.hash(&mut hasher);
+            hasher.finish()
+        };
+        let (low, high) = (half(0), half(1));
+        Key([
+            low as u32,
+            (low >> 32) as u32,
+            high as u32,
+            (high >> 32) as u32,
+        ])
+    }
+
+    /// Where the key lives in the index: its first half is already a keyed hash.
+    fn slot(self) -> u64 {
+        u64::from(self.0[0]) | (u64::from(self.0[1]) << 32)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    model: u32,
+    tokens: Tokens,
+    sidechain: bool,
+    /// The input (file) the kept record came from.
+    source: u32,
+}
+
+impl Kept {
+    /// Does `self` replace `existing` as the record of their message? The main-chain record,
+    /// then the one with more tokens; the first seen among equals.
+    fn better_than(&self, existing: &Kept) -> bool {
+        if self.sidechain != existing.sidechain {
+            existing.sidechain
+        } else {
+            self.tokens.total() > existing.tokens.total()
+        }
+    }
+}
+
+/// A kept message as stored: 48 bytes. Token counts fit in `u32` (the records' are capped at
+/// 2³⁰); a record with a larger one keeps its counts in [`Ledger`]'s `wide`, and `counts[0]`
+/// is their index there.
+#[derive(Debug, Clone, Copy)]
+struct Message {
+    key: Key,
+    counts: [u32; 5],
+    model: u32,
+    source: u32,
+    sidechain: bool,
+    wide: bool,
+}
+
+impl Message {
+    fn new(key: Key, kept: &Kept, wide: &mut Vec<Tokens>) -> Message {
+        let t = &kept.tokens;
+        let narrow = [
+            t.input,
+            t.output,
+            t.cache_read,
+            t.cache_creation,
+            t.cache_creation_1h,
+        ]
+        .map(u32::try_from);
+        let (counts, is_wide) = match narrow {
+            [Ok(a), Ok(b), Ok(c), Ok(d), Ok(e)] => ([a, b, c, d, e], false),
+            _ => {
+                wide.push(kept.tokens);
+                let at = u32::try_from(wide.len() - 1).unwrap_or(u32::MAX);
+                ([at, 0, 0, 0, 0], true)
+            }
+        };
+        Message {
+            key,
+            counts,
+            model: kept.model,
+            source: kept.source,
+            sidechain: kept.sidechain,
+            wide: is_wide,
+        }
+    }
+
+    fn kept(&self, wide: &[Tokens]) -> Kept {
+        let tokens = if self.wide {
+            wide.get(self.counts[0] as usize)
+                .copied()
+                .unwrap_or_default()
+        } else {
+            let [input, output, cache_read, cache_creation, cache_creation_1h] =
+                self.counts.map(u64::from);
+            Tokens {
+                input,
+                output,
+                cache_read,
+                cache_creation,
+                cache_creation_1h,
+            }
+        };
+        Kept {
+            model: self.model,
+            tokens,
+            sidechain: self.sidechain,
+            source: self.source,
+        }
+    }
+}
+
+/// Messages kept per chunk of [`Messages`].
+const CHUNK: usize = 4096;
+
+/// The kept messages in first-seen order, in chunks of [`CHUNK`] that never move once made.
+#[derive(Debug, Clone, Default)]
+struct Messages {
+    chunks: Vec<Vec<Message>>,
+    len: usize,
+}
+
+impl Messages {
+    fn push(&mut self, message: Message) -> usize {
+        if self.len.is_multiple_of(CHUNK) {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        if let Some(chunk) = self.chunks.last_mut() {
+            chunk.push(message);
+        }
+        self.len += 1;
+        self.len - 1
+    }
+
+    fn get(&self, at: usize) -> Option<&Message> {
+        self.chunks.get(at / CHUNK)?.get(at % CHUNK)
+    }
+
+    fn get_mut(&mut self, at: usize) -> Option<&mut Message> {
+        self.chunks.get_mut(at / CHUNK)?.get_mut(at % CHUNK)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Message> {
+        self.chunks.iter().flatten()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Messages seen so far, each counted once (see the module documentation for the rule).
+/// Memory grows with the number of distinct messages (about 55 bytes each), not with the
+/// number of records or bytes, nor with the length of their ids.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    models: Vec<Box<str>>,
+    /// Index into `messages`, found by [`Key::slot`].
+    index: HashTable<u32>,
+    messages: Messages,
+    /// Token counts of kept messages too large for `u32` ([`Message`]).
+    wide: Vec<Tokens>,
+    /// Records with no message id: nothing to deduplicate them by, each counts.
+    loose: Vec<Kept>,
+    source: u32,
+    /// What the Codex lines of the input so far said (model, session).
+    pub(super) codex: crate::codex::usage::CodexScan,
+}
+
+impl Ledger {
+    pub fn new() -> Ledger {
+        Ledger::default()
+    }
+
+    /// Records added from now on come from input number `source` (for [`Ledger::by_source`]).
+    pub fn set_source(&mut self, source: u32) {
+        self.source = source;
+    }
+
+    fn model_index(&mut self, model: &str) -> u32 {
+        match self.models.iter().position(|known| &**known == model) {
+            Some(index) => index as u32,
+            None => {
+                self.models.push(model.into());
+                (self.models.len() - 1) as u32
+            }
+        }
+    }
+
+    pub fn add(&mut self, entry: &UsageEntry<'_>) {
+        let model = self.model_index(&entry.model);
+        let kept = Kept {
+            model,
+            tokens: entry.tokens,
+            sidechain: entry.sidechain,
+            source: self.source,
+        };
+        let Some(message_id) = entry.message_id.as_deref() else {
+            self.loose.push(kept);
+            return;
+        };
+        self.keep(Key::of(message_id, entry.request_id.as_deref()), kept);
+    }
+
+    fn keep(&mut self, key: Key, candidate: Kept) {
+        let messages = &self.messages;
+        let found = self.index.find(key.slot(), |&at| {
+            messages.get(at as usize).is_some_and(|m| m.key == key)
+        });
+        if let Some(&at) = found {
+            let better = self
+                .messages
+                .get(at as usize)
+                .is_some_and(|existing| candidate.better_than(&existing.kept(&self.wide)));
+            if better {
+                let replacement = Message::new(key, &candidate, &mut self.wide);
+                if let Some(existing) = self.messages.get_mut(at as usize) {
+                    *existing = replacement;
+                }
+            }
+            return;
+        }
+        let at = self
+            .messages
+            .push(Message::new(key, &candidate, &mut self.wide));
+        let messages = &self.messages;
+        self.index.insert_unique(key.slot(), at as u32, |&at| {
+            messages.get(at as usize).map_or(0, |m| m.key.slot())
+        });
+    }
+
+    /// The ledgers of inputs in input order, merged as [`Ledger::merge`] one after the other
+    /// would, on up to `threads` threads: merging is associative (each message keeps its
+    /// best record, the earliest among equals, and first seen stays first), so contiguous runs
+    /// of inputs are merged at once and then those, in order.
+    pub fn merge_all(ledgers: Vec<Ledger>, threads: usize) -> Ledger {
+        let merge_run = |run: Vec<Ledger>| {
+            run.into_iter().fold(Ledger::new(), |mut merged, ledger| {
+                merged.merge(ledger);
+                merged
+            })
+        };
+        let run_len = ledgers.len().div_ceil(threads.max(1)).max(1);
+        if run_len >= ledgers.len() {
+            return merge_run(ledgers);
+        }
+        let mut runs = Vec::new();
+        let mut ledgers = ledgers.into_iter();
+        loop {
+            let run: Vec<Ledger> = ledgers.by_ref().take(run_len).collect();
+            if run.is_empty() {
+                break;
+            }
+            runs.push(run);
+        }
+        let merged: Vec<Ledger> = std::thread::scope(|scope| {
+            let handles: Vec<_> = runs
+                .into_iter()
+                .map(|run| scope.spawn(move || merge_run(run)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        merge_run(merged)
+    }
+
+    /// Merge `other` (a later input, reduced on its own) into this ledger; its records keep
+    /// their source numbers.
+    pub fn merge(&mut self, other: Ledger) {
+        if self.models.is_empty() && self.messages.is_empty() && self.loose.is_empty() {
+            // Into an empty ledger: nothing to compare, `other` is the merge as it stands.
+            let Ledger {
+                models,
+                index,
+                messages,
+                wide,
+                loose,
+                ..
+            } = other;
+            (
+                self.models,
+                self.index,
+                self.messages,
+                self.wide,
+                self.loose,
+            ) = (models, index, messages, wide, loose);
+            return;
+        }
+        let models: Vec<u32> = other
+            .models
+            .iter()
+            .map(|model| self.model_index(model))
+            .collect();
+        let remap = |mut kept: Kept| {
+            kept.model = models[kept.model as usize];
+            kept
+        };
+        for message in other.messages.iter() {
+            self.keep(message.key, remap(message.kept(&other.wide)));
+        }
+        self.loose.extend(other.loose.into_iter().map(remap));
+    }
+
+    fn all(&self) -> impl Iterator<Item = Kept> {
+        self.messages
+            .iter()
+            .map(|m| m.kept(&self.wide))
+            .chain(self.loose.iter().copied())
+    }
+
+    /// Tokens by model.
+    pub fn tokens_by_model(&self) -> Vec<(&str, Tokens)> {
+        let mut totals = vec![Tokens::default(); self.models.len()];
+        for kept in self.all() {
+            totals[kept.model as usize].add(&kept.tokens);
+        }
+        self.models.iter().map(|m| &**m).zip(totals).collect()
+    }
+
+    pub fn tokens(&self) -> Tokens {
+        self.all().fold(Tokens::default(), |mut total, kept| {
+            total.add(&kept.tokens);
+            total
+        })
+    }
+
+    /// Estimated cost: each message priced on its own (long-context rates are per message);
+    /// models with no price count as zero.
+    pub fn cost_usd(&self, prices: &PriceTable) -> f64 {
+        let prices: Vec<Option<&crate::pricing::Price>> = self
+            .models
+            .iter()
+            .map(|model| prices.price_for(model))
+            .collect();
+        self.all().fold(0.0, |sum, kept| {
+            sum + prices[kept.model as usize].map_or(0.0, |price| price.cost(&kept.tokens))
+        })
+    }
+
+    /// Tokens and cost credited to each source number below `sources`: a message found in
+    /// several inputs counts for the one whose record was kept, so the rows add up to the total.
+    pub fn by_source(&self, sources: usize, prices: &PriceTable) -> Vec<(Tokens, f64)> {
+        let model_prices: Vec<Option<&crate::pricing::Price>> = self
+            .models
+            .iter()
+            .map(|model| prices.price_for(model))
+            .collect();
+        let mut rows = vec![(Tokens::default(), 0.0); sources];
+        for kept in self.all() {
+            if let Some(row) = rows.get_mut(kept.source as usize) {
+                row.0.add(&kept.tokens);
+                row.1 += model_prices[kept.model as usize].map_or(0.0, |p| p.cost(&kept.tokens));
+            }
+        }
+        rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    fn entry(id: &str, tokens: Tokens, sidechain: bool) -> UsageEntry<'static> {
+        UsageEntry {
+            message_id: Some(Cow::Owned(id.to_owned())),
+            request_id: None,
+            model: Cow::Borrowed("gpt-5"),
+            tokens,
+            sidechain,
+        }
+    }
+
+    /// Counts past `u32` (a Codex rollout's are not capped) are kept whole, replaced by a
+    /// better record and merged like the others.
+    #[test]
+    fn counts_too_large_for_u32_are_kept_whole() {
+        let big = Tokens {
+            input: 5_000_000_000,
+            output: 7,
+            cache_read: u64::from(u32::MAX) + 1,
+            ..Tokens::default()
+        };
+        let bigger = Tokens { output: 8, ..big };
+        let mut first = Ledger::new();
+        first.add(&entry("a", big, true));
+        first.add(&entry(
+            "b",
+            Tokens {
+                output: 1,
+                ..Tokens::default()
+            },
+            false,
+        ));
+        assert_eq!(first.tokens().input, 5_000_000_000);
+        // The main-chain record replaces the sidechain one.
+        first.add(&entry("a", bigger, false));
+        assert_eq!(first.tokens().output, 9);
+        let mut second = Ledger::new();
+        second.set_source(1);
+        second.add(&entry("c", big, false));
+        second.add(&entry("a", big, false));
+        first.merge(second);
+        let total = first.tokens();
+        assert_eq!(total.input, 10_000_000_000);
+        assert_eq!(total.output, 8 + 1 + 7);
+        assert_eq!(total.cache_read, 2 * (u64::from(u32::MAX) + 1));
+    }
+}

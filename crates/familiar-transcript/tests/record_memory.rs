@@ -1,0 +1,50 @@
+//! What normalizing a big record allocates above its line (issue 28: a record's peak was 2.3
+//! times its size in a watcher, the goal 2). A text without escapes is one copy (the event's);
+//! a text with escapes is decoded in one allocation of at most its length, then copied into
+//! the event (the normalizer reads borrowed records): two copies, where serde's decoding (a
+//! buffer grown by doubling, then copied) made it 2.4 times the line. Measured with a counting
+//! allocator: exact, and independent of timing.
+
+use familiar_transcript::{Normalizer, NormalizerConfig};
+
+#[global_allocator]
+static ALLOCATOR: familiar_testkit::Counting = familiar_testkit::Counting;
+
+/// The most allocated while one record of about 20 MB with `unit` repeated as its text is
+/// normalized, above the line itself, in lines; and the events.
+fn peak_over_line(unit: &str) -> (f64, Vec<familiar_transcript::Event>) {
+    let text = unit.repeat(20 * 1024 * 1024 / unit.len());
+    let line = format!(
+        r#"{{"type":"assistant","uuid":"a","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{{"id":"m","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"{text}"}}]}}}}"#
+    )
+    .into_bytes();
+    drop(text);
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    let base = familiar_testkit::Counting::reset_peak();
+    normalizer
+        .push_line(&line, 1, &mut events)
+        .expect("a record");
+    let peak = familiar_testkit::Counting::peak().saturating_sub(base);
+    (peak as f64 / line.len() as f64, events)
+}
+
+#[test]
+fn a_big_text_costs_one_copy_of_itself_or_two_when_escaped() {
+    for (unit, bound) in [
+        ("abcdefghij", 1.05),
+        ("abcd\\nefgh\\\"", 1.9),
+        ("\\u00e9t\\u00e9 \\ud83d\\ude00", 1.9),
+    ] {
+        let (peak, events) = peak_over_line(unit);
+        let text = events
+            .iter()
+            .find_map(|event| event.text.as_deref())
+            .expect("the text");
+        assert!(text.len() > 5 << 20, "{unit}: the whole text");
+        assert!(
+            peak <= bound,
+            "{unit}: {peak:.2} times the line allocated at once above it"
+        );
+    }
+}
