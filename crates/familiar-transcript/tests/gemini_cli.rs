@@ -1,0 +1,226 @@
+//! Session files that the real Gemini CLI (0.61.0) wrote, driven by the end-to-end harness
+//! `tests/real_gemini.rs` against its mock Gemini API (`fixtures/gemini-<version>/`, written
+//! by `FAMILIAR_UPDATE_FIXTURES=1 cargo test --test real_gemini`). Each file matches its
+//! reviewed snapshot, and each scripted fact is pinned by a test:
+//! - `main.jsonl`: a `-p` run (a thought, a read, a failing shell command, an edit, a new file,
+//!   a read of a missing file, a search, a reply), then the same session resumed (`--resume
+//!   latest`) for a turn whose request the API refused (400);
+//! - `midturn.jsonl`: a run whose second request (after a tool's answer) the API refused.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{events_of, render};
+use familiar_transcript::{
+    AgentKind, ErrorKind, Event, EventKind, Normalizer, NormalizerConfig, PriceTable, Status,
+    Tokens, usage,
+};
+
+const PINNED: &str = "gemini-0.61.0";
+
+fn bytes_of(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(PINNED)
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+fn events_in(name: &str) -> Vec<Event> {
+    let (events, diagnostics) = events_of(&bytes_of(name));
+    assert!(diagnostics.is_empty(), "{name}: {diagnostics:?}");
+    assert!(
+        events.iter().all(|e| e.agent_kind == AgentKind::Gemini),
+        "{name}: every event says Gemini CLI wrote it"
+    );
+    events
+}
+
+fn of_kind(events: &[Event], kind: EventKind) -> Vec<&Event> {
+    events.iter().filter(|event| event.kind == kind).collect()
+}
+
+#[test]
+fn every_session_file_parses_and_matches_its_snapshot() {
+    for name in ["main.jsonl", "midturn.jsonl"] {
+        let events = events_in(name);
+        insta::assert_snapshot!(format!("gemini-{name}"), render(&events));
+    }
+}
+
+#[test]
+fn the_scripted_turn_is_told_once_each_though_messages_are_written_again() {
+    let events = events_in("main.jsonl");
+    let starts = of_kind(&events, EventKind::SessionStart);
+    assert_eq!(
+        starts.len(),
+        1,
+        "a resume writes the metadata again: one start"
+    );
+    let session = starts[0].session.as_deref().expect("the session id");
+    assert!(events.iter().all(|e| e.session.as_deref() == Some(session)));
+
+    let prompts: Vec<_> = of_kind(&events, EventKind::Prompt)
+        .iter()
+        .filter_map(|e| e.text.clone())
+        .collect();
+    assert_eq!(
+        prompts,
+        [
+            "Work on a.txt. FAMILIAR-SCRIPT main",
+            "FAMILIAR-SCRIPT badrequest"
+        ],
+        "the session context in `$set.messages` is no prompt"
+    );
+    let thinking = of_kind(&events, EventKind::Thinking);
+    assert_eq!(thinking.len(), 1);
+    assert_eq!(
+        thinking[0].text.as_deref(),
+        Some("Reading\nI should read the file first.")
+    );
+    let texts: Vec<_> = of_kind(&events, EventKind::Text)
+        .iter()
+        .filter_map(|e| e.text.clone())
+        .collect();
+    assert_eq!(texts, ["Now a failing command.", "All done."]);
+
+    let tools: Vec<(EventKind, &str, Option<&str>)> = events
+        .iter()
+        .filter(|e| e.tool.is_some() && e.kind != EventKind::Error)
+        .map(|e| (e.kind, e.tool.as_deref().unwrap_or(""), e.target.as_deref()))
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            (EventKind::Reading, "read_file", Some("a.txt")),
+            (EventKind::Bash, "run_shell_command", Some("exit 3")),
+            (EventKind::Writing, "replace", Some("a.txt")),
+            (EventKind::Writing, "write_file", Some("b.txt")),
+            (EventKind::Reading, "read_file", Some("missing.txt")),
+            (EventKind::Reading, "grep_search", Some("bye")),
+        ]
+    );
+}
+
+#[test]
+fn failures_are_errors_of_their_kind() {
+    let events = events_in("main.jsonl");
+    let errors: Vec<(ErrorKind, Option<&str>, Option<&str>)> = of_kind(&events, EventKind::Error)
+        .iter()
+        .map(|e| {
+            (
+                e.error.expect("an error kind"),
+                e.tool.as_deref(),
+                e.text.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    // The shell command exited 3: a `success` for the CLI, its output says so.
+    assert_eq!(
+        errors[0],
+        (
+            ErrorKind::Tool,
+            Some("run_shell_command"),
+            Some("exit code 3")
+        )
+    );
+    // The read of a missing file: `status: error`.
+    assert_eq!(errors[1].0, ErrorKind::Tool);
+    assert_eq!(errors[1].1, Some("read_file"));
+    assert!(
+        errors[1]
+            .2
+            .is_some_and(|text| text.starts_with("File not found: ")),
+        "{:?}",
+        errors[1]
+    );
+    // The refused request: the prompt rolled back out of the history.
+    assert_eq!(errors[2].0, ErrorKind::Api);
+    let api = of_kind(&events, EventKind::Error)[2];
+    assert_eq!(api.status, Status::WaitingForInput);
+    assert_eq!(
+        api.message.as_deref(),
+        Some("Gemini CLI: the request failed")
+    );
+}
+
+#[test]
+fn a_turn_ends_once_with_its_last_reply_and_holds_for_tool_calls() {
+    let events = events_in("main.jsonl");
+    let successes = of_kind(&events, EventKind::Success);
+    assert_eq!(successes.len(), 1, "one turn ended well");
+    // Dated by the reply that ended it ("All done."), let out by the next prompt.
+    let done = of_kind(&events, EventKind::Text)[1];
+    assert_eq!(successes[0].line, done.line);
+    let at = events
+        .iter()
+        .position(|e| e.kind == EventKind::Success)
+        .expect("success");
+    assert_eq!(events[at + 1].kind, EventKind::Status);
+    assert_eq!(events[at + 1].status, Status::WaitingForInput);
+
+    // Mid-turn failure: nothing in the file says so; the turn is still working.
+    let midturn = events_in("midturn.jsonl");
+    assert!(of_kind(&midturn, EventKind::Success).is_empty());
+    assert!(of_kind(&midturn, EventKind::Error).is_empty());
+    assert_eq!(midturn.last().map(|e| e.status), Some(Status::Working));
+}
+
+#[test]
+fn context_is_the_latest_requests_total_in_gemini_clis_window() {
+    let events = events_in("main.jsonl");
+    let last_text = of_kind(&events, EventKind::Text)[1];
+    // The mock's seventh request: 1600 prompt tokens + 20 output + 5 thinking.
+    assert_eq!(last_text.context_used, Some(1_625));
+    assert_eq!(last_text.context_limit, 1_048_576);
+    assert_eq!(last_text.model.as_deref(), Some("gemini-2.5-pro"));
+
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut out = Vec::new();
+    for (at, line) in bytes_of("main.jsonl").split(|&b| b == b'\n').enumerate() {
+        normalizer
+            .push_line(line, at as u64 + 1, &mut out)
+            .expect("a line of the fixture");
+    }
+    normalizer.flush(&mut out);
+    assert_eq!(normalizer.agent_kind(), AgentKind::Gemini);
+    assert_eq!(normalizer.context_used(), Some(1_625));
+    assert_eq!(normalizer.context_limit(), 1_048_576);
+    assert!(
+        normalizer.metrics().unknown.is_empty(),
+        "{:?}",
+        normalizer.metrics().unknown
+    );
+    assert_eq!(normalizer.metrics().prompts, 2);
+    assert_eq!(
+        normalizer
+            .metrics()
+            .files_modified
+            .iter()
+            .collect::<Vec<_>>(),
+        ["a.txt", "b.txt"]
+    );
+}
+
+#[test]
+fn stats_count_each_request_once_and_price_it_as_google_does() {
+    let ledger = usage::scan_bytes(&bytes_of("main.jsonl"));
+    // Seven requests (each reply written twice or more): prompts 1000..1600 by 100, 400 of
+    // each cached; 20 output and 5 thinking tokens each.
+    let expected = Tokens {
+        input: (1_000..=1_600).step_by(100).map(|n| n - 400).sum(),
+        output: 7 * 25,
+        cache_read: 7 * 400,
+        cache_creation: 0,
+        cache_creation_1h: 0,
+    };
+    assert_eq!(ledger.tokens(), expected);
+    let cost = ledger.cost_usd(&PriceTable::default());
+    let by_hand = (expected.input as f64 * 1.25
+        + expected.output as f64 * 10.0
+        + expected.cache_read as f64 * 0.125)
+        / 1e6;
+    assert!((cost - by_hand).abs() < 1e-12, "{cost} vs {by_hand}");
+}
