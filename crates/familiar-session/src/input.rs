@@ -24,6 +24,9 @@ pub struct FileInfo {
     pub agent_id: Option<String>,
     /// `agentType` of the subagent's `*.meta.json`.
     pub agent_type: Option<String>,
+    /// Where the session runs, when its place says and its records do not (a Gemini CLI
+    /// session's project folder): used only while no record names a `cwd`.
+    pub cwd: Option<String>,
 }
 
 impl FileInfo {
@@ -34,6 +37,7 @@ impl FileInfo {
             session_id: None,
             agent_id: None,
             agent_type: None,
+            cwd: None,
         }
     }
 }

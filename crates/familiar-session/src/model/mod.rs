@@ -267,6 +267,10 @@ impl SessionModel {
                     session.cwd.clone_from(&identity.cwd);
                     session.git_branch.clone_from(&identity.git_branch);
                 }
+                if session.cwd.is_none() && !is_subagent_file {
+                    // A Gemini CLI session: its place says where it runs.
+                    session.cwd.clone_from(&file.info.cwd);
+                }
                 // The session's model is its main agent's: a subagent's own model (often
                 // another) must not win by whichever file happened to be read last.
                 let main_model = events
