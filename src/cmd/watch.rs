@@ -130,6 +130,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             home.join("sessions").display()
         ));
     }
+    if let Some(dir) = &config.gemini_dir {
+        looked_in.push_str(&format!(
+            "; Gemini CLI sessions under {} (placed by their project folder)",
+            dir.join("tmp").display()
+        ));
+    }
     config.from_start = args.from_start;
     config.mode = if settings.poll {
         WatchMode::Poll {
