@@ -224,3 +224,42 @@ fn stats_count_each_request_once_and_price_it_as_google_does() {
         / 1e6;
     assert!((cost - by_hand).abs() < 1e-12, "{cost} vs {by_hand}");
 }
+
+#[test]
+fn what_gemini_cli_writes_that_familiar_does_not_know_is_counted_and_said() {
+    let mut text = String::from_utf8(bytes_of("midturn.jsonl")).expect("UTF-8");
+    // 0.61.0 writes none of these; a newer CLI might.
+    text.push_str(concat!(
+        r#"{"id":"e1","timestamp":"2026-11-28T02:02:00.000Z","type":"error","content":"quota"}"#,
+        "\n",
+        r#"{"$set":{"lastUpdated":"2026-11-28T02:02:00.000Z","mood":"happy"}}"#,
+        "\n",
+        r#"{"checkpoint":3}"#,
+        "\n",
+    ));
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut out = Vec::new();
+    for (at, line) in text.lines().enumerate() {
+        normalizer
+            .push_line(line.as_bytes(), at as u64 + 1, &mut out)
+            .expect("a JSON line");
+    }
+    let unknown: Vec<&str> = normalizer
+        .metrics()
+        .unknown
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            "gemini/$set/mood",
+            "gemini/(a line of another shape)",
+            "gemini/type/error"
+        ]
+    );
+    assert_eq!(normalizer.take_unknown_news().len(), 3, "each said once");
+    // The session goes on: its state is as the known lines left it.
+    assert_eq!(normalizer.agent_kind(), AgentKind::Gemini);
+    assert_eq!(normalizer.status(), Status::Working);
+}
