@@ -47,7 +47,9 @@ impl FileInfo {
 pub enum Input<'a> {
     /// A transcript is followed from its first line (or part-way, with `Line::backlog`
     /// lines): at start-up, when it appears, or as a new generation after it was truncated
-    /// or replaced. Any state of an earlier generation of the same path is dropped.
+    /// or replaced. Any state of an earlier generation of the same path is dropped, but what
+    /// was told of a Gemini CLI session (which the CLI may rewrite whole: a temporary file
+    /// renamed over it, `Normalizer::continue_from`).
     Opened { path: &'a Path, info: &'a FileInfo },
     /// One complete line (without its newline), numbered within its generation. `backlog`
     /// lines were on disk before watching began: they build state silently (no events), and

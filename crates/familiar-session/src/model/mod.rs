@@ -136,13 +136,18 @@ impl SessionModel {
     }
 
     fn open(&mut self, path: &Path, info: &FileInfo, out: &mut Vec<Output>) -> FileId {
+        let mut file = FileState::new(info.clone(), &self.config.normalizer);
         if let Some(id) = self.files.id(path) {
             self.flush(id, out);
             if let Some(mut old) = self.files.remove(id) {
                 Self::release_held(&mut old, out);
+                // A file rewritten whole (Gemini CLI's) goes on from what was told of it.
+                file.normalizer.continue_from(&old.normalizer);
+                if file.normalizer.agent_kind() == familiar_model::AgentKind::Gemini {
+                    file.session = old.session;
+                }
             }
         }
-        let file = FileState::new(info.clone(), &self.config.normalizer);
         self.files.insert(path, file)
     }
 

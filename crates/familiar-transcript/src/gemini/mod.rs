@@ -74,6 +74,8 @@ struct Told {
     text: bool,
     tokens: bool,
     calls: Vec<String>,
+    /// Its turn's `success` was made (held or let out): once per reply.
+    ended: bool,
 }
 
 /// The session state of one Gemini CLI session file.
@@ -342,7 +344,8 @@ impl Chat {
             self.told[at].calls.push(call_id.to_owned());
             self.tool_call(call, cx);
         }
-        if line.tool_calls.is_empty() && self.deferred.is_none() {
+        if line.tool_calls.is_empty() && self.deferred.is_none() && !self.told[at].ended {
+            self.told[at].ended = true;
             let mut success = self.event(EventKind::Success, cx);
             success.status = Status::WaitingForInput;
             self.deferred = Some((id.to_owned(), success));

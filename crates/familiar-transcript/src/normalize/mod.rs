@@ -243,6 +243,14 @@ impl Normalizer {
         &self.config
     }
 
+    /// Read a new generation of the same file (rewritten whole, or replaced) knowing what was
+    /// told of the earlier one: Gemini CLI rewrites a session file whole (a temporary file
+    /// renamed over it) with the messages it already held, whose ids were told. The other
+    /// formats are only ever appended to: their next generation starts over.
+    pub fn continue_from(&mut self, earlier: &Normalizer) {
+        self.gemini.clone_from(&earlier.gemini);
+    }
+
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
     }
