@@ -87,6 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sessions = selection::resolve_sessions(
         &config_dir,
         args.agent.codex_home().as_deref(),
+        args.agent.gemini_dir().as_deref(),
         &args.session,
         args.wait,
     )?;
