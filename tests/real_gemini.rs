@@ -94,6 +94,42 @@ fn scripts() -> HashMap<&'static str, Vec<Answer>> {
             "Request contains an invalid argument.",
         )],
     );
+    // A subagent: the main agent invokes the codebase investigator, which reads a file and
+    // reports through `complete_task`.
+    scripts.insert(
+        "subagent",
+        vec![
+            Answer::Parts(
+                vec![call(
+                    "invoke_agent",
+                    json!({"agent_name": "codebase_investigator",
+                        "prompt": "FAMILIAR-SCRIPT subinner Look at a.txt and report."}),
+                )],
+                800,
+            ),
+            Answer::Parts(vec![text("The subagent reported.")], 850),
+        ],
+    );
+    scripts.insert(
+        "subinner",
+        vec![
+            Answer::Parts(
+                vec![
+                    thought("**Looking**\nReading a.txt."),
+                    call("read_file", json!({"file_path": "a.txt"})),
+                ],
+                700,
+            ),
+            Answer::Parts(
+                vec![call(
+                    "complete_task",
+                    json!({"report": {"SummaryOfFindings": "a.txt says bye",
+                        "ExplorationTrace": ["read a.txt"], "RelevantLocations": []}}),
+                )],
+                750,
+            ),
+        ],
+    );
     // A tool's answer, then the API refuses the next request.
     scripts.insert(
         "midturn",
@@ -110,11 +146,15 @@ fn scripts() -> HashMap<&'static str, Vec<Answer>> {
 }
 
 /// Settings for a throwaway home: the API key auth (the mock is its base URL), no folder
-/// trust prompt (it would turn `--yolo` off), and nothing that reaches the internet (usage
-/// statistics, telemetry, updates).
+/// trust prompt (it would turn `--yolo` off), nothing that reaches the internet (usage
+/// statistics, telemetry, updates), and no session cleanup at start-up: 0.61.0's (on by
+/// default) deletes a session file it finds with nothing to resume, and it scans while the
+/// same run resumes a session, whose file then ends with a history of the session context
+/// alone for a moment: one `--resume` run in five lost the whole session file here.
 const SETTINGS: &str = r#"{
   "privacy": {"usageStatisticsEnabled": false},
-  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false,
+    "sessionRetention": {"enabled": false}},
   "telemetry": {"enabled": false},
   "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}
 }
@@ -171,21 +211,22 @@ fn wait_bounded(
     }
 }
 
-/// Every session file under `<gemini dir>/tmp/*/chats/`.
+/// Every session file under `<gemini dir>/tmp/*/chats/`, subagents' (`chats/<session>/`) too.
 fn session_files(gemini_dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for project in fs::read_dir(gemini_dir.join("tmp"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let chats = project.path().join("chats");
-        for entry in fs::read_dir(&chats).into_iter().flatten().flatten() {
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
-            if path.extension().is_some_and(|ext| ext == "jsonl") {
+            if path.is_dir() && depth > 0 {
+                walk(&path, depth - 1, out);
+            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
                 out.push(path);
             }
         }
+    }
+    let mut out = Vec::new();
+    let projects = fs::read_dir(gemini_dir.join("tmp"));
+    for project in projects.into_iter().flatten().flatten() {
+        walk(&project.path().join("chats"), 1, &mut out);
     }
     out.sort();
     out
@@ -256,15 +297,19 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
         &["--resume", "latest"],
     );
     let midturn = partner.run("midturn", "FAMILIAR-SCRIPT midturn", &[]);
+    let subagent = partner.run("subagent", "FAMILIAR-SCRIPT subagent", &[]);
 
     // Name each session file after its first script.
     let mut files: BTreeMap<&str, PathBuf> = BTreeMap::new();
     for path in session_files(&gemini_dir) {
         let text = fs::read_to_string(&path).expect("session file");
-        for name in ["main", "midturn"] {
+        for name in ["main", "midturn", "subagent"] {
             if text.contains(&format!("FAMILIAR-SCRIPT {name}\"")) {
                 files.insert(name, path.clone());
             }
+        }
+        if text.contains("\"kind\":\"subagent\"") {
+            files.insert("subagent-investigator", path.clone());
         }
     }
     // Saved before any check, so a failing run can be looked at.
@@ -288,9 +333,9 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
     }
     assert_eq!(
         files.keys().copied().collect::<Vec<_>>(),
-        ["main", "midturn"],
-        "one session file each (the resumed run appends to main's); the CLI printed:\n\
-         {main}\n{badrequest}\n{midturn}"
+        ["main", "midturn", "subagent", "subagent-investigator"],
+        "one session file each (the resumed run appends to main's), the subagent's its own; the \
+         CLI printed:\n{main}\n{badrequest}\n{midturn}\n{subagent}"
     );
     assert!(
         mock.requests.load(std::sync::atomic::Ordering::SeqCst) >= 10,
@@ -310,7 +355,10 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
     );
     checks::check_records(&files, &project, &gemini_dir);
 
-    // Live: everything the watcher printed, up to the sentinel.
+    // Live: everything the watcher printed, up to the sentinel. The last run's reply holds its
+    // `success` until the file has been quiet for the quiet-turn time (5 s): the CLI may still
+    // write it again with tool calls.
+    std::thread::sleep(Duration::from_secs(6));
     let claude_dir = encoded_project_dir(&home, &project);
     fs::create_dir_all(&claude_dir).expect("claude project dir");
     append(
@@ -338,11 +386,23 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
         .map(|line| serde_json::from_str(line).expect("live event JSON"))
         .collect();
     for (name, want) in &offline {
+        let mut want: Vec<Value> = want
+            .iter()
+            .filter(|e| e["kind"] != "status")
+            .cloned()
+            .collect();
+        // A subagent's file names no session: live, its events carry the parent's (its path's).
+        let agent = want[0]["agent"].clone();
+        if !agent.is_null() {
+            for event in &mut want {
+                event["session"] = offline["subagent"][0]["session"].clone();
+            }
+        }
         let got: Vec<&Value> = live
             .iter()
-            .filter(|event| event["session"] == want[0]["session"])
+            .filter(|event| event["session"] == want[0]["session"] && event["agent"] == agent)
             .collect();
-        let want: Vec<&Value> = want.iter().filter(|e| e["kind"] != "status").collect();
+        let want: Vec<&Value> = want.iter().collect();
         assert_eq!(got, want, "{name}: live differs from offline");
     }
 

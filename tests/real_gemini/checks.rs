@@ -17,7 +17,10 @@ fn lines(path: &Path) -> Vec<Value> {
 /// What the CLI wrote, as Familiar's reader expects it (`crates/familiar-transcript/src/
 /// gemini/shapes.rs`): a failing fact here means the CLI changed, not Familiar.
 pub(super) fn check_records(files: &BTreeMap<&str, PathBuf>, project: &Path, gemini_dir: &Path) {
-    for (name, path) in files {
+    for (name, path) in files
+        .iter()
+        .filter(|(name, _)| **name != "subagent-investigator")
+    {
         let lines = lines(path);
         let meta = &lines[0];
         assert!(meta["sessionId"].is_string(), "{name}: {meta}");
@@ -83,6 +86,31 @@ pub(super) fn check_records(files: &BTreeMap<&str, PathBuf>, project: &Path, gem
     let last = main.last().expect("lines");
     let history = last["$set"]["messages"].as_array().expect("a history");
     assert!(history.iter().all(|message| message["id"] != prompt["id"]));
+    // The subagent: its own file, `chats/<parent session>/<its id>.jsonl`, `kind: subagent`;
+    // the parent's `invoke_agent` call, written once it ended, names it (`agentId`).
+    let parent = lines(&files["subagent"]);
+    let inner_path = &files["subagent-investigator"];
+    let inner = lines(inner_path);
+    assert_eq!(inner[0]["kind"], "subagent");
+    let inner_id = inner[0]["sessionId"].as_str().expect("its id");
+    assert_eq!(
+        inner_path.file_name().and_then(|n| n.to_str()),
+        Some(format!("{inner_id}.jsonl").as_str())
+    );
+    assert_eq!(
+        inner_path
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|n| n.to_str()),
+        parent[0]["sessionId"].as_str()
+    );
+    let invoke = parent
+        .iter()
+        .flat_map(|line| line["toolCalls"].as_array().into_iter().flatten())
+        .find(|call| call["name"] == "invoke_agent")
+        .expect("the invoke_agent call");
+    assert_eq!(invoke["agentId"], inner_id);
+    assert_eq!(invoke["status"], "success");
     // The mid-turn failure: the file ends with the tool's answer.
     let midturn = lines(&files["midturn"]);
     let answer = midturn
@@ -180,6 +208,43 @@ pub(super) fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
     assert_eq!(tools, ["list_directory"]);
     assert!(of_kind(midturn, "error").is_empty() && of_kind(midturn, "success").is_empty());
     assert_eq!(midturn.last().expect("events")["status"], "working");
+
+    // The subagent, from the parent's side: its start and end, written together.
+    let parent = &files["subagent"];
+    let runs: Vec<(&str, &str)> = parent
+        .iter()
+        .filter(|e| e["kind"] == "subagent_start" || e["kind"] == "subagent_end")
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap_or(""),
+                e["agent_type"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            ("subagent_start", "codebase_investigator"),
+            ("subagent_end", "codebase_investigator")
+        ]
+    );
+    assert_eq!(of_kind(parent, "success").len(), 1);
+    // From its own file: its events are its agent's, on no session of their own.
+    let inner = &files["subagent-investigator"];
+    let agent = &inner[0]["agent"];
+    assert!(agent.is_string(), "{:?}", inner[0]);
+    assert!(
+        inner
+            .iter()
+            .all(|e| e["agent"] == *agent && e["sidechain"] == true && e["session"].is_null())
+    );
+    let tools: Vec<&Value> = inner
+        .iter()
+        .filter(|e| e["tool"].is_string())
+        .map(|e| &e["tool"])
+        .collect();
+    assert_eq!(tools, ["read_file", "complete_task"]);
+    assert!(of_kind(inner, "prompt").is_empty() && of_kind(inner, "success").is_empty());
 }
 
 /// `familiar sessions`, `stats` and `doctor` on what the CLI wrote.
@@ -208,7 +273,8 @@ pub(super) fn check_commands(
     let sessions: Vec<Value> =
         serde_json::from_str(&familiar(&["sessions", "--json", "--agent", "gemini"]))
             .expect("sessions JSON");
-    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    // main (resumed), midturn and the subagent's parent: the subagent is no session of its own.
+    assert_eq!(sessions.len(), 3, "{sessions:?}");
     for session in &sessions {
         assert_eq!(session["agent_kind"], "gemini");
         assert_eq!(session["cwd"], project.to_string_lossy().as_ref());
@@ -234,11 +300,16 @@ pub(super) fn check_commands(
         .lines()
         .map(|line| serde_json::from_str(line).expect("stats JSON line"))
         .collect();
-    for (name, script) in [("main", "main"), ("midturn", "midturn")] {
-        let id = &lines(&files[name])[0]["sessionId"];
+    for (name, script) in [
+        ("main", "main"),
+        ("midturn", "midturn"),
+        ("subagent", "subagent"),
+        ("subagent-investigator", "subinner"),
+    ] {
+        let file = files[name].to_string_lossy();
         let row = rows
             .iter()
-            .find(|row| row["session"] == *id)
+            .find(|row| row["file"] == file.as_ref())
             .unwrap_or_else(|| panic!("{name}: no stats row in {rows:?}"));
         let sent = mock.sent_for(script);
         assert!(!sent.is_empty(), "{name}: the mock sent nothing");
@@ -273,7 +344,7 @@ pub(super) fn check_commands(
 
     let doctor = familiar(&["doctor"]);
     assert!(
-        doctor.contains("Gemini dir") && doctor.contains("2 session(s)"),
+        doctor.contains("Gemini dir") && doctor.contains("4 session(s)"),
         "{doctor}"
     );
 }

@@ -61,3 +61,40 @@ fn a_rewritten_gemini_session_tells_only_what_is_new() {
     assert!(session.is_some());
     assert!(after.iter().all(|e| e.session == session));
 }
+
+#[test]
+fn a_gemini_session_moved_away_and_written_again_tells_only_what_is_new() {
+    // The CLI's `rewriteConversationFile` renames the old file away (a backup) and a temporary
+    // file in: the tailer says the path was removed, then opened as a new file.
+    let text = std::fs::read_to_string(familiar_testkit::own_fixture("gemini-0.61.0/main.jsonl"))
+        .expect("fixture");
+    let lines: Vec<&str> = text.lines().collect();
+    let first_run = lines
+        .iter()
+        .position(|line| line.contains("All done."))
+        .expect("the last reply")
+        + 2;
+    let path = Path::new("/h/.gemini/tmp/project/chats/session-2026-11-28T02-01-y.jsonl");
+    let mut model = SessionModel::new(ModelConfig::default());
+    let before = feed(&mut model, path, &lines[..first_run]);
+    assert_eq!(
+        before
+            .iter()
+            .filter(|e| e.kind == EventKind::Prompt)
+            .count(),
+        1
+    );
+    let removed = model.events(Input::Removed { path });
+    let after = feed(&mut model, path, &lines);
+    let kinds: Vec<EventKind> = removed
+        .iter()
+        .chain(&after)
+        .filter(|e| e.kind != EventKind::Status)
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(
+        kinds,
+        [EventKind::Success, EventKind::Prompt, EventKind::Error],
+        "{after:#?}"
+    );
+}

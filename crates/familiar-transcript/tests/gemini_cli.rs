@@ -5,7 +5,9 @@
 //! - `main.jsonl`: a `-p` run (a thought, a read, a failing shell command, an edit, a new file,
 //!   a read of a missing file, a search, a reply), then the same session resumed (`--resume
 //!   latest`) for a turn whose request the API refused (400);
-//! - `midturn.jsonl`: a run whose second request (after a tool's answer) the API refused.
+//! - `midturn.jsonl`: a run whose second request (after a tool's answer) the API refused;
+//! - `subagent.jsonl`: a run that invoked the `codebase_investigator` subagent, whose own file
+//!   (`chats/<session>/<its id>.jsonl`, `kind: subagent`) is `subagent-investigator.jsonl`.
 
 mod common;
 
@@ -43,7 +45,12 @@ fn of_kind(events: &[Event], kind: EventKind) -> Vec<&Event> {
 
 #[test]
 fn every_session_file_parses_and_matches_its_snapshot() {
-    for name in ["main.jsonl", "midturn.jsonl"] {
+    for name in [
+        "main.jsonl",
+        "midturn.jsonl",
+        "subagent.jsonl",
+        "subagent-investigator.jsonl",
+    ] {
         let events = events_in(name);
         insta::assert_snapshot!(format!("gemini-{name}"), render(&events));
     }
@@ -262,4 +269,51 @@ fn what_gemini_cli_writes_that_familiar_does_not_know_is_counted_and_said() {
     // The session goes on: its state is as the known lines left it.
     assert_eq!(normalizer.agent_kind(), AgentKind::Gemini);
     assert_eq!(normalizer.status(), Status::Working);
+}
+
+#[test]
+fn a_subagent_is_started_and_ended_by_its_parent_and_its_own_file_is_its_agents() {
+    let parent = events_in("subagent.jsonl");
+    let start = of_kind(&parent, EventKind::SubagentStart);
+    let end = of_kind(&parent, EventKind::SubagentEnd);
+    assert_eq!((start.len(), end.len()), (1, 1));
+    assert_eq!(
+        start[0].agent_type.as_deref(),
+        Some("codebase_investigator")
+    );
+    assert_eq!(
+        start[0].description.as_deref(),
+        Some("FAMILIAR-SCRIPT subinner Look at a.txt and report.")
+    );
+    assert_eq!(start[0].tool_use_id, end[0].tool_use_id);
+    assert!(start[0].agent.is_none() && !start[0].sidechain);
+    assert_eq!(of_kind(&parent, EventKind::Success).len(), 1);
+
+    let inner = events_in("subagent-investigator.jsonl");
+    let first_line = String::from_utf8(bytes_of("subagent-investigator.jsonl")).expect("UTF-8");
+    let meta: serde_json::Value =
+        serde_json::from_str(first_line.lines().next().expect("a line")).expect("JSON");
+    let id = meta["sessionId"].as_str().expect("its id");
+    assert!(
+        inner
+            .iter()
+            .all(|e| e.agent.as_deref() == Some(id) && e.sidechain)
+    );
+    assert!(
+        inner.iter().all(|e| e.session.is_none()),
+        "the parent's: only the path says"
+    );
+    assert!(of_kind(&inner, EventKind::Prompt).is_empty());
+    assert!(of_kind(&inner, EventKind::Success).is_empty());
+    let tools: Vec<_> = inner.iter().filter_map(|e| e.tool.as_deref()).collect();
+    assert_eq!(tools, ["read_file", "complete_task"]);
+
+    // The parent's call names the subagent's file: the session model links the two.
+    let parent_text = String::from_utf8(bytes_of("subagent.jsonl")).expect("UTF-8");
+    let link = parent_text
+        .lines()
+        .find_map(|line| familiar_transcript::subagent_link(line.as_bytes()))
+        .expect("a link");
+    assert_eq!(link.agent_id, id);
+    assert_eq!(Some(link.tool_use_id), start[0].tool_use_id.clone());
 }

@@ -98,7 +98,23 @@ pub fn classify(path: &Path) -> Option<TranscriptInfo> {
         });
     }
     // Gemini CLI names a session `session-<minute>-<first 8 of its id>`: its records say the
-    // whole id.
+    // whole id. A subagent's session is `chats/<parent session>/<its own id>.jsonl`.
+    if gemini_chat(path).is_some()
+        && let Some(parent) = path
+            .parent()
+            .filter(|dir| dir.file_name() != Some(OsStr::new("chats")))
+            .and_then(Path::file_name)
+            .and_then(OsStr::to_str)
+    {
+        return Some(TranscriptInfo {
+            path: path.to_path_buf(),
+            kind: TranscriptKind::Subagent,
+            session_id: Some(parent.to_owned()),
+            agent_id: Some(stem.to_owned()),
+            agent_type: None,
+            cwd: None,
+        });
+    }
     let session_id = match gemini_chat(path) {
         Some(_) if stem.starts_with("session-") => None,
         _ => Some(codex_session_id(stem).unwrap_or(stem).to_owned()),
@@ -225,11 +241,19 @@ mod tests {
             "the name holds 8 characters of the id"
         );
         assert_eq!(info.cwd.as_deref(), Some("/home/u/my app"));
-        let subagent = chats.join("6435cd03-7822-42c5-8604-c04e4df1a206/abc.jsonl");
+        let subagent = chats.join("6435cd03-7822-42c5-8604-c04e4df1a206/56cd6550.jsonl");
         assert_eq!(
             gemini_chat(&subagent),
             Some(dir.join(".gemini/tmp/my-app").as_path())
         );
+        let info = describe(&subagent).expect("a subagent's transcript");
+        assert_eq!(info.kind, TranscriptKind::Subagent);
+        assert_eq!(
+            info.session_id.as_deref(),
+            Some("6435cd03-7822-42c5-8604-c04e4df1a206")
+        );
+        assert_eq!(info.agent_id.as_deref(), Some("56cd6550"));
+        assert_eq!(info.cwd.as_deref(), Some("/home/u/my app"));
         // Its logs are no session; nor is a Claude Code transcript.
         assert_eq!(
             gemini_chat(&dir.join(".gemini/tmp/my-app/logs/session-x.jsonl")),

@@ -91,6 +91,10 @@ pub(crate) struct Chat {
     /// The `success` of a reply without tool calls, and that reply's id: held until another
     /// event, the end of the input or a pause lets it out, or its tool calls come.
     deferred: Option<(String, Event)>,
+    /// A subagent's file (`kind: subagent`, `chats/<parent session>/<id>.jsonl`): its own id,
+    /// which its events carry as `agent`; their session is the parent's, which only the path
+    /// says (the session model tags them).
+    subagent: Option<String>,
 }
 
 impl crate::agent::AgentState for Chat {
@@ -99,7 +103,7 @@ impl crate::agent::AgentState for Chat {
     }
 
     fn session(&self) -> Option<&str> {
-        self.session.as_deref()
+        self.session.as_deref().filter(|_| self.subagent.is_none())
     }
 
     fn context_used(&self) -> Option<u64> {
@@ -175,10 +179,10 @@ impl Chat {
             }
         } else if let (Some(session), Some(_)) = (line.session_id.as_deref(), &line.project_hash) {
             cx.metrics.count_record("session");
-            if let Some(kind) = line.session_kind.as_deref()
-                && !matches!(kind, "main" | "subagent")
-            {
-                cx.metrics.count_unknown(format!("gemini/kind/{kind}"));
+            match line.session_kind.as_deref() {
+                Some("subagent") => self.subagent = Some(session.to_owned()),
+                Some("main") | None => {}
+                Some(kind) => cx.metrics.count_unknown(format!("gemini/kind/{kind}")),
             }
             self.start(session, &mut cx);
         } else {
@@ -210,7 +214,8 @@ impl Chat {
             }
             match key.as_ref() {
                 "messages" => self.history(value.get(), cx),
-                "summary" => {
+                // A subagent's summary is its report's, not the session's title.
+                "summary" if self.subagent.is_none() => {
                     if let Ok(summary) = serde_json::from_str::<String>(value.get()) {
                         let mut event = self.event(EventKind::Summary, cx);
                         event.text = Some(summary);
@@ -287,7 +292,8 @@ impl Chat {
             return;
         }
         let text = content_text(line.content.as_ref());
-        if text.trim().is_empty() {
+        // A subagent's task is no prompt (as Claude Code's: the main chain's only).
+        if text.trim().is_empty() || self.subagent.is_some() {
             return;
         }
         cx.metrics.prompts += 1;
@@ -344,7 +350,12 @@ impl Chat {
             self.told[at].calls.push(call_id.to_owned());
             self.tool_call(call, cx);
         }
-        if line.tool_calls.is_empty() && self.deferred.is_none() && !self.told[at].ended {
+        // A turn's end is the main agent's (a subagent ends with its `complete_task` call).
+        if line.tool_calls.is_empty()
+            && self.deferred.is_none()
+            && !self.told[at].ended
+            && self.subagent.is_none()
+        {
             self.told[at].ended = true;
             let mut success = self.event(EventKind::Success, cx);
             success.status = Status::WaitingForInput;
@@ -366,11 +377,33 @@ impl Chat {
         {
             cx.metrics.files_modified.insert(path.clone());
         }
-        let mut event = self.event(kind, cx);
-        event.tool = Some(name.to_owned());
-        event.target.clone_from(&target);
-        event.tool_use_id = call.id.as_deref().map(str::to_owned);
-        event.model = self.model.clone();
+        // A subagent's run is written once it ended: its start and end together.
+        let subagent = (name == "invoke_agent").then(|| {
+            let mut event = self.event(EventKind::SubagentStart, cx);
+            event.tool = Some(name.to_owned());
+            event.tool_use_id = call.id.as_deref().map(str::to_owned);
+            event.agent_type = target.clone();
+            event.description = tools::task_description(&call.args);
+            event.target.clone_from(&event.description);
+            event.model = self.model.clone();
+            event
+        });
+        let mut event = match &subagent {
+            Some(start) => start.clone(),
+            None => {
+                let mut event = self.event(kind, cx);
+                event.tool = Some(name.to_owned());
+                event.target.clone_from(&target);
+                event.tool_use_id = call.id.as_deref().map(str::to_owned);
+                event.model = self.model.clone();
+                event
+            }
+        };
+        if let Some(end) = &subagent {
+            self.emit(event, cx);
+            event = end.clone();
+            event.kind = EventKind::SubagentEnd;
+        }
         self.emit(event, cx);
         if let Some((error, text)) = tools::failure(call) {
             let mut event = self.event(EventKind::Error, cx);
@@ -394,7 +427,13 @@ impl Chat {
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
         let mut event = Event::new(kind, cx.meta.line);
         event.agent_kind = AgentKind::Gemini;
-        event.session = self.session.clone();
+        match &self.subagent {
+            Some(agent) => {
+                event.agent = Some(agent.clone());
+                event.sidechain = true;
+            }
+            None => event.session = self.session.clone(),
+        }
         event.context_used = self.context_used;
         event.context_limit = self.limit(cx.meta.explicit_limit);
         event.status = self.status;

@@ -30,6 +30,16 @@ pub(super) fn kind_and_target(name: &str, args: &Value) -> (EventKind, Option<St
     }
 }
 
+/// What a subagent was asked (`invoke_agent`'s `prompt`): its first line, at most 200 bytes.
+pub(super) fn task_description(args: &Value) -> Option<String> {
+    let prompt = args.get("prompt")?.as_str()?.trim();
+    let line = prompt.lines().next()?;
+    Some(match line.len() {
+        0..=200 => line.to_owned(),
+        _ => format!("{}…", &line[..line.floor_char_boundary(200)]),
+    })
+}
+
 fn first_path(args: &Value) -> Option<String> {
     let paths = args.get("paths").or_else(|| args.get("include"))?;
     paths.as_array()?.first()?.as_str().map(str::to_owned)
