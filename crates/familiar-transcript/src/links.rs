@@ -1,5 +1,6 @@
 //! What a record says about the session around it, beyond its events: the subagent a
-//! parent's records tie to a Task/Agent call ([`subagent_link`]). The session model
+//! parent's records tie to a Task/Agent call, or Gemini CLI's `invoke_agent`
+//! ([`subagent_link`]). The session model
 //! (`familiar-session`) reads it per line (and where the session runs from [`crate::head`]);
 //! it lives here because it parses the record format, which only this crate knows.
 
