@@ -94,6 +94,15 @@ fn scripts() -> HashMap<&'static str, Vec<Answer>> {
             "Request contains an invalid argument.",
         )],
     );
+    // Resumed again: the API's rate limit, every attempt (the settings allow two).
+    scripts.insert(
+        "ratelimit",
+        vec![Answer::Error(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "Resource has been exhausted (e.g. check quota).",
+        )],
+    );
     // A subagent: the main agent invokes the codebase investigator, which reads a file and
     // reports through `complete_task`.
     scripts.insert(
@@ -147,14 +156,15 @@ fn scripts() -> HashMap<&'static str, Vec<Answer>> {
 
 /// Settings for a throwaway home: the API key auth (the mock is its base URL), no folder
 /// trust prompt (it would turn `--yolo` off), nothing that reaches the internet (usage
-/// statistics, telemetry, updates), and no session cleanup at start-up: 0.61.0's (on by
+/// statistics, telemetry, updates), two attempts per request (not ten: a rate limit fails in
+/// seconds), and no session cleanup at start-up: 0.61.0's (on by
 /// default) deletes a session file it finds with nothing to resume, and it scans while the
 /// same run resumes a session, whose file then ends with a history of the session context
 /// alone for a moment: one `--resume` run in five lost the whole session file here.
 const SETTINGS: &str = r#"{
   "privacy": {"usageStatisticsEnabled": false},
   "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false,
-    "sessionRetention": {"enabled": false}},
+    "sessionRetention": {"enabled": false}, "maxAttempts": 2},
   "telemetry": {"enabled": false},
   "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}
 }
@@ -296,6 +306,11 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
         "FAMILIAR-SCRIPT badrequest",
         &["--resume", "latest"],
     );
+    let ratelimit = partner.run(
+        "ratelimit",
+        "FAMILIAR-SCRIPT ratelimit",
+        &["--resume", "latest"],
+    );
     let midturn = partner.run("midturn", "FAMILIAR-SCRIPT midturn", &[]);
     let subagent = partner.run("subagent", "FAMILIAR-SCRIPT subagent", &[]);
 
@@ -342,8 +357,10 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
         "the CLI did not talk to the mock"
     );
     assert!(
-        badrequest.contains("INVALID_ARGUMENT") && midturn.contains("INVALID_ARGUMENT"),
-        "the API errors reached the CLI:\n{badrequest}\n{midturn}"
+        badrequest.contains("INVALID_ARGUMENT")
+            && midturn.contains("INVALID_ARGUMENT")
+            && ratelimit.contains("429"),
+        "the API errors reached the CLI:\n{badrequest}\n{ratelimit}\n{midturn}"
     );
     assert_eq!(
         fs::read_to_string(project.join("a.txt")).expect("a.txt"),
@@ -353,7 +370,7 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
         fs::read_to_string(project.join("b.txt")).expect("b.txt"),
         "new file\n"
     );
-    checks::check_records(&files, &project, &gemini_dir);
+    checks::check_records(&files, &project, &gemini_dir, &mock);
 
     // Live: everything the watcher printed, up to the sentinel. The last run's reply holds its
     // `success` until the file has been quiet for the quiet-turn time (5 s): the CLI may still

@@ -154,9 +154,14 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
     let (script, answer) = choose(&request, shared);
     match answer {
         Answer::Error(status, api_status, message) => {
-            let body = json!({"error": {"code": status, "message": message,
-                "status": api_status}})
-            .to_string();
+            let mut body = json!({"error": {"code": status, "message": message,
+                "status": api_status}});
+            if status == 429 {
+                // The API says when to try again; the CLI waits that long (not its 5 s).
+                body["error"]["details"] = json!([{
+                    "@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"}]);
+            }
+            let body = body.to_string();
             write!(
                 out,
                 "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",

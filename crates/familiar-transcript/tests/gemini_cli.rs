@@ -4,7 +4,8 @@
 //! reviewed snapshot, and each scripted fact is pinned by a test:
 //! - `main.jsonl`: a `-p` run (a thought, a read, a failing shell command, an edit, a new file,
 //!   a read of a missing file, a search, a reply), then the same session resumed (`--resume
-//!   latest`) for a turn whose request the API refused (400);
+//!   latest`) for a turn whose request the API refused (400), and again for one the API
+//!   rate-limited on both attempts (429);
 //! - `midturn.jsonl`: a run whose second request (after a tool's answer) the API refused;
 //! - `subagent.jsonl`: a run that invoked the `codebase_investigator` subagent, whose own file
 //!   (`chats/<session>/<its id>.jsonl`, `kind: subagent`) is `subagent-investigator.jsonl`.
@@ -76,7 +77,8 @@ fn the_scripted_turn_is_told_once_each_though_messages_are_written_again() {
         prompts,
         [
             "Work on a.txt. FAMILIAR-SCRIPT main",
-            "FAMILIAR-SCRIPT badrequest"
+            "FAMILIAR-SCRIPT badrequest",
+            "FAMILIAR-SCRIPT ratelimit"
         ],
         "the session context in `$set.messages` is no prompt"
     );
@@ -123,7 +125,7 @@ fn failures_are_errors_of_their_kind() {
             )
         })
         .collect();
-    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert_eq!(errors.len(), 4, "{errors:?}");
     // The shell command exited 3: a `success` for the CLI, its output says so.
     assert_eq!(
         errors[0],
@@ -143,14 +145,16 @@ fn failures_are_errors_of_their_kind() {
         "{:?}",
         errors[1]
     );
-    // The refused request: the prompt rolled back out of the history.
-    assert_eq!(errors[2].0, ErrorKind::Api);
-    let api = of_kind(&events, EventKind::Error)[2];
-    assert_eq!(api.status, Status::WaitingForInput);
-    assert_eq!(
-        api.message.as_deref(),
-        Some("Gemini CLI: the request failed")
-    );
+    // The refused requests (400, then 429 twice): each prompt rolled back out of the
+    // history, the same record whatever the API said.
+    for api in &of_kind(&events, EventKind::Error)[2..] {
+        assert_eq!(api.error, Some(ErrorKind::Api));
+        assert_eq!(api.status, Status::WaitingForInput);
+        assert_eq!(
+            api.message.as_deref(),
+            Some("Gemini CLI: the request failed")
+        );
+    }
 }
 
 #[test]
@@ -200,7 +204,7 @@ fn context_is_the_latest_requests_total_in_gemini_clis_window() {
         "{:?}",
         normalizer.metrics().unknown
     );
-    assert_eq!(normalizer.metrics().prompts, 2);
+    assert_eq!(normalizer.metrics().prompts, 3);
     assert_eq!(
         normalizer
             .metrics()
@@ -316,4 +320,20 @@ fn a_subagent_is_started_and_ended_by_its_parent_and_its_own_file_is_its_agents(
         .expect("a link");
     assert_eq!(link.agent_id, id);
     assert_eq!(Some(link.tool_use_id), start[0].tool_use_id.clone());
+}
+
+#[test]
+fn the_stray_file_a_resume_writes_in_another_minute_starts_nothing() {
+    // What 0.61.0 left beside a session resumed a minute after it began (seen on the real
+    // CLI: `session-<that minute>-<id8>.jsonl`): its first two lines, the metadata and the
+    // history of the session context alone.
+    let main = String::from_utf8(bytes_of("main.jsonl")).expect("UTF-8");
+    let stray: String = main
+        .lines()
+        .take(2)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let (events, diagnostics) = events_of(stray.as_bytes());
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert!(events.is_empty(), "{events:#?}");
 }

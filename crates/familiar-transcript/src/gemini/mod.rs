@@ -91,6 +91,10 @@ pub(crate) struct Chat {
     /// The `success` of a reply without tool calls, and that reply's id: held until another
     /// event, the end of the input or a pause lets it out, or its tool calls come.
     deferred: Option<(String, Event)>,
+    /// The `session_start` of the metadata line, held until the file's first message: a
+    /// resume writes a stray file for the session (metadata and history, no message) when it
+    /// starts in another minute than the session did, and that file starts nothing.
+    pending_start: Option<Event>,
     /// A subagent's file (`kind: subagent`, `chats/<parent session>/<id>.jsonl`): its own id,
     /// which its events carry as `agent`; their session is the parent's, which only the path
     /// says (the session model tags them).
@@ -197,8 +201,7 @@ impl Chat {
             return;
         }
         self.session = Some(session.to_owned());
-        let event = self.event(EventKind::SessionStart, cx);
-        self.emit(event, cx);
+        self.pending_start = Some(self.event(EventKind::SessionStart, cx));
     }
 
     fn set(&mut self, set: &RawValue, cx: &mut Cx<'_, '_>) {
@@ -416,8 +419,12 @@ impl Chat {
         }
     }
 
-    /// Every event goes out here: a held `success` first (this event comes after it).
+    /// Every event goes out here: a held `session_start` or `success` first (this event comes
+    /// after it).
     fn emit(&mut self, event: Event, cx: &mut Cx<'_, '_>) {
+        if let Some(start) = self.pending_start.take() {
+            cx.out.push(start);
+        }
         if let Some((_, success)) = self.deferred.take() {
             push_event(cx.out, success);
         }
