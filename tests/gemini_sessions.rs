@@ -166,7 +166,8 @@ fn a_session_file_rewritten_whole_tells_only_what_is_new() {
         .collect();
     watch.interrupt();
     let kinds: Vec<&str> = events.iter().filter_map(|e| e["kind"].as_str()).collect();
-    assert_eq!(kinds, ["prompt", "error"], "{events:#?}");
+    assert_eq!(kinds, ["prompt", "error", "prompt", "error"], "{events:#?}");
     assert_eq!(events[0]["text"], "FAMILIAR-SCRIPT badrequest");
     assert_eq!(events[1]["error"], "api");
+    assert_eq!(events[2]["text"], "FAMILIAR-SCRIPT ratelimit");
 }

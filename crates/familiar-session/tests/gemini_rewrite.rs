@@ -32,7 +32,7 @@ fn a_rewritten_gemini_session_tells_only_what_is_new() {
         .expect("fixture");
     let lines: Vec<&str> = text.lines().collect();
     // The first run's lines (up to its last reply and the `$set` after it), then the whole
-    // file as a new generation: the resumed turn is what is new.
+    // file as a new generation: the two resumed turns (each refused) are what is new.
     let first_run = lines
         .iter()
         .position(|line| line.contains("All done."))
@@ -53,7 +53,13 @@ fn a_rewritten_gemini_session_tells_only_what_is_new() {
         .collect();
     assert_eq!(
         kinds,
-        [EventKind::Success, EventKind::Prompt, EventKind::Error],
+        [
+            EventKind::Success,
+            EventKind::Prompt,
+            EventKind::Error,
+            EventKind::Prompt,
+            EventKind::Error
+        ],
         "{after:#?}"
     );
     assert!(after.iter().all(|e| e.agent_kind == AgentKind::Gemini));
@@ -94,7 +100,13 @@ fn a_gemini_session_moved_away_and_written_again_tells_only_what_is_new() {
         .collect();
     assert_eq!(
         kinds,
-        [EventKind::Success, EventKind::Prompt, EventKind::Error],
+        [
+            EventKind::Success,
+            EventKind::Prompt,
+            EventKind::Error,
+            EventKind::Prompt,
+            EventKind::Error
+        ],
         "{after:#?}"
     );
 }
