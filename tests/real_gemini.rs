@@ -186,6 +186,8 @@ impl Partner {
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &self.home)
+            // Its error reports (`gemini-client-error-*.json`) go to the test's directory.
+            .env("TMPDIR", self.home.join("tmp"))
             .env("GEMINI_API_KEY", "familiar-test-dummy")
             .env("GOOGLE_GEMINI_BASE_URL", &self.url)
             .current_dir(&self.project)
@@ -272,7 +274,7 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
     let home = tmp.path().join("home");
     let gemini_dir = home.join(".gemini");
     let project = tmp.path().join("project");
-    for dir in [&gemini_dir, &project] {
+    for dir in [&gemini_dir, &project, &home.join("tmp")] {
         fs::create_dir_all(dir).expect("mkdir");
     }
     fs::write(project.join("a.txt"), "hello\n").expect("a.txt");
