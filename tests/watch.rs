@@ -559,6 +559,7 @@ fn a_short_session_id_is_followed_and_a_missing_one_is_an_error() {
             .env("XDG_CONFIG_HOME", config.join(".config"))
             .env_remove("FAMILIAR_CONFIG")
             .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
             .env("FAMILIAR_SOCKET", config.join("run/hook.sock"))
             .stdin(Stdio::null())
             .output()

@@ -1,6 +1,6 @@
-//! `--agent claude|codex|all`: which coding agents' sessions a live command looks at, and where
-//! each keeps them (Claude Code's config dir, Codex's home). Shared by `watch` and `sessions`;
-//! the places themselves come from `familiar-tail`'s discovery.
+//! `--agent claude|codex|gemini|all`: which coding agents' sessions a live command looks at,
+//! and where each keeps them (Claude Code's config dir, Codex's home, Gemini CLI's dir). Shared
+//! by `watch` and `sessions`; the places themselves come from `familiar-tail`'s discovery.
 
 use std::path::PathBuf;
 
@@ -13,7 +13,9 @@ pub enum AgentArg {
     Claude,
     /// OpenAI Codex CLI rollouts only.
     Codex,
-    /// Both.
+    /// Google Gemini CLI sessions only.
+    Gemini,
+    /// Every one of them.
     #[default]
     All,
 }
@@ -37,9 +39,24 @@ impl AgentArg {
         }
     }
 
+    /// Gemini CLI's dir when its sessions are wanted and a home is known.
+    pub fn gemini_dir(self) -> Option<PathBuf> {
+        if !matches!(self, AgentArg::Gemini | AgentArg::All) {
+            return None;
+        }
+        match familiar_tail::discovery::gemini_dir() {
+            Ok(dir) => Some(dir),
+            Err(err) => {
+                tracing::warn!("not following Gemini CLI sessions: {err}");
+                None
+            }
+        }
+    }
+
     /// Point a tailer at the agents' places.
     pub fn apply(self, config: &mut TailerConfig) {
         config.claude = self.claude();
         config.codex_home = self.codex_home();
+        config.gemini_dir = self.gemini_dir();
     }
 }

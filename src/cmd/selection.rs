@@ -178,6 +178,7 @@ pub fn check_paths(
 pub fn resolve_sessions(
     config_dir: &Path,
     codex_home: Option<&Path>,
+    gemini_dir: Option<&Path>,
     given: &[String],
     wait: bool,
 ) -> anyhow::Result<Vec<String>> {
@@ -185,11 +186,22 @@ pub fn resolve_sessions(
         return Ok(Vec::new());
     }
     let matcher = familiar_tail::discovery::Matcher::new(config_dir, &[Selector::All])
-        .agents(true, codex_home);
+        .agents(true, codex_home)
+        .gemini(gemini_dir);
     let mut known: Vec<String> = familiar_tail::discovery::discover_with(&matcher)
         .into_iter()
         .filter(|info| info.kind == TranscriptKind::Session)
-        .filter_map(|info| info.session_id)
+        .filter_map(|info| {
+            // A Gemini CLI session's name holds 8 characters of its id: its first line says it.
+            match familiar_tail::discovery::gemini_chat(&info.path) {
+                Some(_) if info.session_id.is_none() => {
+                    familiar_tail::discovery::read_head_of(&info.path)
+                        .ok()?
+                        .session_id
+                }
+                _ => info.session_id,
+            }
+        })
         .collect();
     known.sort();
     known.dedup();

@@ -87,6 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sessions = selection::resolve_sessions(
         &config_dir,
         args.agent.codex_home().as_deref(),
+        args.agent.gemini_dir().as_deref(),
         &args.session,
         args.wait,
     )?;
@@ -128,6 +129,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         looked_in.push_str(&format!(
             "; Codex rollouts under {} (placed by their cwd)",
             home.join("sessions").display()
+        ));
+    }
+    if let Some(dir) = &config.gemini_dir {
+        looked_in.push_str(&format!(
+            "; Gemini CLI sessions under {} (placed by their project folder)",
+            dir.join("tmp").display()
         ));
     }
     config.from_start = args.from_start;

@@ -2,12 +2,12 @@
 # The drift check: the agents change weekly, and this says how the newest published CLIs differ
 # from the pinned ones, the day they do. Not in CI (it needs the registry's latest versions).
 #
-#   tests/agents/drift.sh                 # Claude Code and Codex at `latest`
-#   tests/agents/drift.sh 2.1.340 0.172.0 # or at given versions
+#   tests/agents/drift.sh                        # Claude Code, Codex and Gemini CLI at `latest`
+#   tests/agents/drift.sh 2.1.340 0.172.0 0.62.0 # or at given versions
 #
 # For each agent it installs the CLI into a temporary prefix, runs the same real-CLI suites CI
 # runs against the pinned one (`tests/real_claude.rs`, `tests/real_codex.rs`, each without its
-# previous-generation tests), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
+# previous-generation tests, and `tests/real_gemini.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
 #   - the versions, pinned and tried;
 #   - what the CLI wrote that Familiar does not know (record, subtype, attachment and Codex item
 #     types, from `familiar stats --json`'s `unknown`), with counts;
@@ -19,6 +19,7 @@ cd "$(dirname "$0")/../.."
 
 claude_version=${1:-latest}
 codex_version=${2:-latest}
+gemini_version=${3:-latest}
 work=$(mktemp -d "${TMPDIR:-/tmp}/familiar-drift.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 drift=0
@@ -112,6 +113,20 @@ if install "$codex_prefix" "@openai/codex@$codex_version"; then
   FAMILIAR_CODEX_BIN="$codex" FAMILIAR_DRIFT_DIR="$work/codex-files" \
     suite "tests/real_codex.rs" "$work/codex-tests.log" --test real_codex -- --skip previous
   unknown_in "$work/codex-files"
+else
+  drift=1
+fi
+
+heading "Gemini CLI"
+gemini_prefix="$work/gemini"
+if install "$gemini_prefix" "@google/gemini-cli@$gemini_version"; then
+  gemini="$gemini_prefix/node_modules/.bin/gemini"
+  # Even `--version` writes to the CLI's dir: a throwaway HOME, never the user's.
+  tried=$(HOME="$work/gemini-home" "$gemini" --version 2>/dev/null | tail -1)
+  say "pinned $(pinned gemini @google/gemini-cli), tried $tried"
+  FAMILIAR_GEMINI_BIN="$gemini" FAMILIAR_DRIFT_DIR="$work/gemini-files" \
+    suite "tests/real_gemini.rs" "$work/gemini-tests.log" --test real_gemini
+  unknown_in "$work/gemini-files"
 else
   drift=1
 fi

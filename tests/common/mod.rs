@@ -118,8 +118,10 @@ impl Test {
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("XDG_DATA_HOME", self.home.path().join(".local/share"))
             .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))
-            // Codex's home defaults to the temporary HOME's `.codex`, never the user's.
+            // Codex's home defaults to the temporary HOME's `.codex` (Gemini CLI's dir to its
+            // `.gemini`), never the user's.
             .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()

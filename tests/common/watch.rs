@@ -273,8 +273,10 @@ impl Watch {
             .args(args)
             .env("CLAUDE_CONFIG_DIR", config)
             .env_remove("ANTHROPIC_MODEL")
-            // Codex's home is then `config/.codex`, never the user's.
+            // Codex's home is then `config/.codex`, Gemini CLI's dir `config/.gemini`, never
+            // the user's.
             .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
             // Isolated from the user's config, desktop bus and other running Familiars.
             .env("HOME", config)
             .env("XDG_CONFIG_HOME", config.join(".config"))

@@ -13,6 +13,7 @@ pub(super) fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str,
             .env("CLAUDE_CONFIG_DIR", home)
             .env("XDG_CONFIG_HOME", home.join(".config"))
             .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME")
             .env_remove("FAMILIAR_CONFIG")
             .env("NO_COLOR", "1")
             .current_dir(project)

@@ -143,15 +143,19 @@ pub enum AgentKind {
     /// OpenAI's Codex CLI (rollouts under `~/.codex/sessions`).
     #[serde(rename = "codex")]
     Codex,
+    /// Google's Gemini CLI (sessions under `~/.gemini/tmp/<project>/chats`).
+    #[serde(rename = "gemini")]
+    Gemini,
 }
 
 impl AgentKind {
-    pub const ALL: [AgentKind; 2] = [AgentKind::ClaudeCode, AgentKind::Codex];
+    pub const ALL: [AgentKind; 3] = [AgentKind::ClaudeCode, AgentKind::Codex, AgentKind::Gemini];
 
     pub fn as_str(self) -> &'static str {
         match self {
             AgentKind::ClaudeCode => "claude-code",
             AgentKind::Codex => "codex",
+            AgentKind::Gemini => "gemini",
         }
     }
 
@@ -211,7 +215,7 @@ pub struct Event {
     pub context_limit: u64,
     pub status: Status,
     /// The CLI that wrote the records: left out of the JSON form for Claude Code (so existing
-    /// consumers see no change), `"agent_kind":"codex"` for Codex.
+    /// consumers see no change), `"agent_kind":"codex"` for Codex, `"gemini"` for Gemini CLI.
     #[serde(default, skip_serializing_if = "AgentKind::is_claude_code")]
     pub agent_kind: AgentKind,
 

@@ -36,12 +36,14 @@ fn info(index: usize) -> FileInfo {
             session_id: Some("s".into()),
             agent_id: None,
             agent_type: None,
+            cwd: None,
         },
         1 => FileInfo {
             kind: FileKind::Subagent,
             session_id: Some("s".into()),
             agent_id: Some("a1".into()),
             agent_type: None,
+            cwd: None,
         },
         _ => FileInfo::unknown(),
     }

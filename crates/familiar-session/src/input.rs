@@ -24,6 +24,9 @@ pub struct FileInfo {
     pub agent_id: Option<String>,
     /// `agentType` of the subagent's `*.meta.json`.
     pub agent_type: Option<String>,
+    /// Where the session runs, when its place says and its records do not (a Gemini CLI
+    /// session's project folder): used only while no record names a `cwd`.
+    pub cwd: Option<String>,
 }
 
 impl FileInfo {
@@ -34,6 +37,7 @@ impl FileInfo {
             session_id: None,
             agent_id: None,
             agent_type: None,
+            cwd: None,
         }
     }
 }
@@ -43,7 +47,9 @@ impl FileInfo {
 pub enum Input<'a> {
     /// A transcript is followed from its first line (or part-way, with `Line::backlog`
     /// lines): at start-up, when it appears, or as a new generation after it was truncated
-    /// or replaced. Any state of an earlier generation of the same path is dropped.
+    /// or replaced. Any state of an earlier generation of the same path is dropped, but what
+    /// was told of a Gemini CLI session (which the CLI may rewrite whole: a temporary file
+    /// renamed over it, `Normalizer::continue_from`).
     Opened { path: &'a Path, info: &'a FileInfo },
     /// One complete line (without its newline), numbered within its generation. `backlog`
     /// lines were on disk before watching began: they build state silently (no events), and

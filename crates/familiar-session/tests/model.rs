@@ -23,6 +23,7 @@ fn session_file(id: &str) -> FileInfo {
         session_id: Some(id.to_owned()),
         agent_id: None,
         agent_type: None,
+        cwd: None,
     }
 }
 
@@ -275,6 +276,7 @@ fn a_finished_subagent_does_not_wait_for_input() {
         session_id: Some("258c7280-ae70-4798-800f-63464d01a85d".into()),
         agent_id: Some(agent.into()),
         agent_type: None,
+        cwd: None,
     };
     model.events(Input::Opened {
         path: &sub_path,
@@ -327,6 +329,7 @@ fn regression_a_subagent_read_last_does_not_change_the_sessions_model() {
         session_id: Some(session.into()),
         agent_id: Some("a881341".into()),
         agent_type: None,
+        cwd: None,
     };
     model.events(Input::Opened {
         path: &main,

@@ -14,6 +14,7 @@ fn feed(model: &mut SessionModel, path: &Path, backlog: bool) -> Vec<Event> {
         session_id: None,
         agent_id: None,
         agent_type: None,
+        cwd: None,
     };
     model.apply(Input::Opened { path, info: &info }, &mut Vec::new());
     let mut events = Vec::new();

@@ -25,6 +25,7 @@ fn run(name: &str, lines: &[Vec<u8>]) -> Vec<Event> {
                 session_id: None,
                 agent_id: None,
                 agent_type: None,
+                cwd: None,
             },
         },
         &mut Vec::new(),

@@ -23,6 +23,8 @@
 //! - [`models`]: context windows of models, and which source of one wins.
 //! - [`codex`]: OpenAI Codex CLI rollouts, read into the same events (a [`Normalizer`] hands
 //!   them records of the Codex shape).
+//! - [`gemini`]: Google Gemini CLI sessions, read into the same events (a [`Normalizer`] hands
+//!   them lines of the Gemini shape).
 
 use std::io::Read as _;
 
@@ -30,6 +32,7 @@ pub mod agent;
 mod bulk;
 pub mod codex;
 pub mod error_message;
+pub mod gemini;
 pub mod head;
 pub mod lines;
 pub mod links;

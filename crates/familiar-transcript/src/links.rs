@@ -1,5 +1,6 @@
 //! What a record says about the session around it, beyond its events: the subagent a
-//! parent's records tie to a Task/Agent call ([`subagent_link`]). The session model
+//! parent's records tie to a Task/Agent call, or Gemini CLI's `invoke_agent`
+//! ([`subagent_link`]). The session model
 //! (`familiar-session`) reads it per line (and where the session runs from [`crate::head`]);
 //! it lives here because it parses the record format, which only this crate knows.
 
@@ -60,6 +61,9 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
         tool_use_id: Option<String>,
     }
     memmem::find(line, b"\"agentId\"")?;
+    if memmem::find(line, b"\"invoke_agent\"").is_some() {
+        return gemini_link(line);
+    }
     if memmem::find(line, b"\"agent_progress\"").is_some() {
         let record: Progress = serde_json::from_slice(line).ok()?;
         let data = record.data?;
@@ -89,6 +93,36 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
     })
 }
 
+/// Gemini CLI: a model's message whose `invoke_agent` call ran (`toolCalls[].agentId`, the
+/// subagent's session id, which names its file `chats/<session>/<agentId>.jsonl`).
+fn gemini_link(line: &[u8]) -> Option<SubagentLink> {
+    #[derive(Deserialize)]
+    struct Message {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        #[serde(rename = "toolCalls", default)]
+        tool_calls: Vec<Call>,
+    }
+    #[derive(Deserialize)]
+    struct Call {
+        id: Option<String>,
+        name: Option<String>,
+        #[serde(rename = "agentId")]
+        agent_id: Option<String>,
+    }
+    let message: Message = serde_json::from_slice(line).ok()?;
+    if message.kind.as_deref() != Some("gemini") {
+        return None;
+    }
+    message.tool_calls.into_iter().find_map(|call| {
+        (call.name.as_deref() == Some("invoke_agent")).then_some(())?;
+        Some(SubagentLink {
+            agent_id: call.agent_id?,
+            tool_use_id: call.id?,
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +145,10 @@ mod tests {
         let sidechain = br#"{"isSidechain":true,"agentId":"a3","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3","content":"x"}]},"toolUseResult":{"agentId":"a3"}}"#;
         assert_eq!(subagent_link(sidechain), None);
         assert_eq!(subagent_link(b"{\"type\":\"user\"}"), None);
+        let gemini = br#"{"id":"m1","type":"gemini","content":"","toolCalls":[{"id":"invoke_agent__1","name":"invoke_agent","args":{},"status":"success","agentId":"56cd6550"}]}"#;
+        assert_eq!(
+            subagent_link(gemini).map(|link| (link.agent_id, link.tool_use_id)),
+            Some(("56cd6550".into(), "invoke_agent__1".into()))
+        );
     }
 }

@@ -21,9 +21,21 @@ use crate::{DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT};
 /// prices are). Everything else defaults to 200k and reaches 1M only as `[1m]`.
 const ONE_MILLION: &[&str] = &["fable", "mythos", "opus-5", "sonnet-5", "haiku-5"];
 
-/// The window of a model id: 1M for `[1m]` ids and for models that only come with 1M, else
-/// 200k (Claude Code's default for Opus 4.x, Sonnet 4.x and Haiku 4.5 without `[1m]`).
+/// Google's models as Gemini CLI 0.61.0 counts their windows (its `tokenLimit`,
+/// `packages/core/src/core/tokenLimits.ts`): Gemma 4 256,000 tokens, every other model
+/// 1,048,576 (the Gemini API's input limit of Gemini 2.5 and 3).
+const GEMINI_WINDOWS: &[(&str, u64)] = &[("gemma-4", 256_000), ("gemini-", 1_048_576)];
+
+/// The window of a model id: Gemini CLI's figure for Google's models ([`GEMINI_WINDOWS`]);
+/// 1M for `[1m]` ids and for models that only come with 1M, else 200k (Claude Code's default
+/// for Opus 4.x, Sonnet 4.x and Haiku 4.5 without `[1m]`).
 pub fn default_window(model: &str) -> u64 {
+    if let Some((_, window)) = GEMINI_WINDOWS
+        .iter()
+        .find(|(key, _)| model.starts_with(key))
+    {
+        return *window;
+    }
     if is_one_million(model) {
         LARGE_CONTEXT_LIMIT
     } else {
@@ -100,6 +112,13 @@ mod tests {
         assert_eq!(default_window("claude-opus-5-5"), 1_000_000);
         assert_eq!(default_window("claude-fable-5-1"), 1_000_000);
         assert_eq!(default_window("claude-haiku-4-5-20251001"), 200_000);
+    }
+
+    #[test]
+    fn google_models_have_gemini_clis_windows() {
+        assert_eq!(default_window("gemini-2.5-pro"), 1_048_576);
+        assert_eq!(default_window("gemini-3.1-pro-preview"), 1_048_576);
+        assert_eq!(default_window("gemma-4-31b-it"), 256_000);
     }
 
     #[test]

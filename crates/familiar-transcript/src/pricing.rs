@@ -7,7 +7,10 @@
 //! and equals what ccusage 20.0.24 charges for every model it knows. The OpenAI rows (Codex CLI
 //! rollouts) are OpenAI's standard list price of June 2026 (<https://openai.com/api/pricing>):
 //! input, cached input (`cache_read`) and output; OpenAI bills no cache writes, and its
-//! long-context rate (a whole request past 272k input tokens) is not applied. Two rules follow ccusage so
+//! long-context rate (a whole request past 272k input tokens) is not applied. The Google rows
+//! (Gemini CLI sessions) are the Gemini API's standard list price for prompts up to 200k tokens
+//! (<https://ai.google.dev/gemini-api/docs/pricing>): input, context cache reads and output
+//! (thinking billed as output); their rate past 200k is not applied. Two rules follow ccusage so
 //! the two tools agree to the cent:
 //! - cache writes are split by lifetime: `usage.cache_creation.ephemeral_1h_input_tokens` at the
 //!   1-hour rate (2 × input), the rest at the 5-minute rate (1.25 × input);
@@ -206,6 +209,27 @@ impl Default for PriceTable {
             ("gpt-5-nano", Price::new(0.05, 0.4).with_cache_read(0.005)),
             // GPT-5, 5.1 and their -codex variants.
             ("gpt-5", Price::new(1.25, 10.0).with_cache_read(0.125)),
+            // Google (Gemini CLI sessions): the Gemini API's paid tier, standard list price
+            // for prompts up to 200k tokens, input / output (thinking included) / context
+            // cache reads, from <https://ai.google.dev/gemini-api/docs/pricing> as known on
+            // 2026-11-28 (not fetched again that day: no copy of the page was reachable).
+            // The rate of longer prompts and the cache's storage are not applied; models
+            // not listed cost nothing.
+            ("gemini-3.1-pro", Price::new(2.0, 12.0).with_cache_read(0.2)),
+            ("gemini-3-pro", Price::new(2.0, 12.0).with_cache_read(0.2)),
+            ("gemini-3-flash", Price::new(0.5, 3.0).with_cache_read(0.05)),
+            (
+                "gemini-2.5-pro",
+                Price::new(1.25, 10.0).with_cache_read(0.125),
+            ),
+            (
+                "gemini-2.5-flash",
+                Price::new(0.3, 2.5).with_cache_read(0.03),
+            ),
+            (
+                "gemini-2.5-flash-lite",
+                Price::new(0.1, 0.4).with_cache_read(0.01),
+            ),
         ];
         PriceTable {
             builtin: builtin
@@ -293,6 +317,9 @@ mod tests {
         assert_eq!(input("gpt-5.4-mini"), Some(0.75));
         assert_eq!(input("gpt-5-codex"), Some(1.25));
         assert_eq!(input("gpt-5.1-codex-max"), Some(1.25));
+        assert_eq!(input("gemini-2.5-pro"), Some(1.25));
+        assert_eq!(input("gemini-2.5-flash-lite"), Some(0.1));
+        assert_eq!(input("gemini-3.1-pro-preview"), Some(2.0));
         assert_eq!(input("gpt-5-mini"), Some(0.25));
         let file: PriceFile = toml::from_str("[models.sonnet]\ninput = 1.0\noutput = 2.0\n")
             .expect("valid price file");

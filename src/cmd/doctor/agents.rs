@@ -1,10 +1,11 @@
 //! The agents' part of `familiar doctor`: Claude Code's config dir, its projects and this
-//! directory's, the newest sessions, the Codex home and its rollouts, and what the newest
-//! sessions of each hold that Familiar does not know.
+//! directory's, the newest sessions, the Codex home and its rollouts, Gemini CLI's dir and its
+//! sessions, and what the newest sessions of each hold that Familiar does not know.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use familiar_model::text::printable_line;
 use familiar_tail::discovery::{self, Matcher, Selector, TranscriptKind};
 
 use super::Check;
@@ -226,5 +227,75 @@ pub(super) fn check_codex(checks: &mut Vec<Check>) {
         .collect();
     if !newest.is_empty() {
         checks.push(check_known("Codex records", &newest));
+    }
+}
+
+/// Gemini CLI's dir and its sessions (`tmp/<project>/chats/session-*.jsonl`), each with the
+/// project its folder names. Gemini CLI is optional: no dir is fine.
+pub(super) fn check_gemini(checks: &mut Vec<Check>) {
+    let dir = match discovery::gemini_dir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            checks.push(Check::ok(
+                "Gemini dir",
+                format!("{err}; Gemini CLI sessions not followed"),
+            ));
+            return;
+        }
+    };
+    let from = if std::env::var_os("GEMINI_CLI_HOME").is_some_and(|v| !v.is_empty()) {
+        " (GEMINI_CLI_HOME)"
+    } else {
+        ""
+    };
+    let tmp = dir.join("tmp");
+    if !tmp.is_dir() {
+        checks.push(Check::ok(
+            "Gemini dir",
+            format!(
+                "{} has no sessions yet (only needed with Gemini CLI; set GEMINI_CLI_HOME if it \
+                 keeps its files elsewhere)",
+                tmp.display()
+            ),
+        ));
+        return;
+    }
+    let matcher = Matcher::new(&dir, &[Selector::All])
+        .agents(false, None)
+        .gemini(Some(&dir));
+    let mut sessions: Vec<(Option<SystemTime>, PathBuf, Option<String>)> =
+        discovery::discover_with(&matcher)
+            .into_iter()
+            .map(|info| {
+                let last = discovery::last_record_time(&info.path).ok().flatten();
+                (last, info.path, info.cwd)
+            })
+            .collect();
+    sessions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut check = Check::ok(
+        "Gemini dir",
+        format!("{}{from}, {} session(s)", dir.display(), sessions.len()),
+    );
+    for (last, path, project) in sessions.iter().take(3) {
+        let when = last.map_or_else(
+            || "no record time".to_owned(),
+            |t| humantime::format_rfc3339_seconds(t).to_string(),
+        );
+        let shown = path.strip_prefix(&tmp).unwrap_or(path);
+        let project = project.as_deref().unwrap_or("no .project_root");
+        check.more.push(format!(
+            "{}  ({})  last record {when}",
+            shown.display(),
+            printable_line(project)
+        ));
+    }
+    checks.push(check);
+    let newest: Vec<PathBuf> = sessions
+        .iter()
+        .take(3)
+        .map(|(_, path, _)| path.clone())
+        .collect();
+    if !newest.is_empty() {
+        checks.push(check_known("Gemini records", &newest));
     }
 }

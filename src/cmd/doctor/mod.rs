@@ -96,6 +96,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().ok();
     agents::check_claude(&mut checks, cwd.as_deref());
     agents::check_codex(&mut checks);
+    agents::check_gemini(&mut checks);
     check_scripts(&mut checks, settings.as_ref());
     check_notifications(&mut checks);
     checks.push(check_sound());
@@ -128,6 +129,7 @@ fn check_open_files() -> Check {
     let roots = [
         familiar_tail::discovery::config_dir().map(|dir| dir.join("projects")),
         familiar_tail::discovery::codex_home().map(|dir| dir.join("sessions")),
+        familiar_tail::discovery::gemini_dir().map(|dir| dir.join("tmp")),
     ];
     for root in roots.into_iter().flatten() {
         familiar_tail::discovery::walk(&root, true, &mut |_| transcripts += 1, &mut |_, _| {});

@@ -5,7 +5,7 @@ use bevy::prelude::*;
 use familiar_model::{Action, ActionKind, AgentKind, Event, EventKind, Status};
 
 use super::state::CompanionSeq;
-use super::text::{codex_label, project_of, session_label, short_target, trimmed};
+use super::text::{agent_label, codex_label, project_of, session_label, short_target, trimmed};
 use super::{
     Animation, Companion, Familiar, FeedChannel, FeedMessage, Floater, Focus, GameConfig, LogStrip,
     MAX_PER_FRAME, Mana, Mark, Quest, SessionInfo, Speech,
@@ -219,14 +219,16 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         familiar.label = match ev.agent_kind {
             AgentKind::ClaudeCode => session_label(cwd, ev.session.as_deref()),
             AgentKind::Codex => codex_label(cwd, ev.session.as_deref()),
+            other => agent_label(cwd, other.as_str(), ev.session.as_deref()),
         };
     }
     if let Some(mut info) = world.get_mut::<SessionInfo>(e) {
         if let Some(cwd) = ev.cwd.as_deref() {
-            // The plate says which agent a Codex session is (Claude Code is the default).
+            // The plate says which agent a Codex or Gemini session is (Claude Code is the
+            // default).
             info.project = Some(match ev.agent_kind {
                 AgentKind::ClaudeCode => project_of(cwd),
-                AgentKind::Codex => format!("{} codex", project_of(cwd)),
+                other => format!("{} {other}", project_of(cwd)),
             });
         }
         if let Some(branch) = ev.git_branch.as_deref().filter(|b| !b.trim().is_empty()) {

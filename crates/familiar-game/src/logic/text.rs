@@ -40,10 +40,16 @@ pub fn session_label(cwd: &str, session: Option<&str>) -> String {
 /// the end of the session id (a Codex id is a UUIDv7, whose start is the time: alike for every
 /// session of a day).
 pub fn codex_label(cwd: &str, session: Option<&str>) -> String {
+    agent_label(cwd, "codex", session)
+}
+
+/// `my-project gemini 3ca3e2` for another agent's session (`agent`: its name), ending with the
+/// end of the session id as [`codex_label`] does.
+pub fn agent_label(cwd: &str, agent: &str, session: Option<&str>) -> String {
     let project = project_of(cwd);
     let id: Vec<char> = session.unwrap_or("").chars().collect();
     let short: String = id[id.len().saturating_sub(6)..].iter().collect();
-    trimmed(format!("{project} codex {short}").trim(), 40)
+    trimmed(format!("{project} {agent} {short}").trim(), 40)
 }
 
 /// The project's name: the last component of the session's `cwd`.

@@ -284,5 +284,6 @@ pub fn file_info(info: &TranscriptInfo) -> FileInfo {
         session_id: info.session_id.clone(),
         agent_id: info.agent_id.clone(),
         agent_type: info.agent_type.clone(),
+        cwd: info.cwd.clone(),
     }
 }

@@ -46,6 +46,9 @@ fn place_of(path: &Path) -> FileInfo {
         return FileInfo::unknown();
     };
     let mut info = super::live::file_info(&info);
+    // A Gemini CLI session's project, from its folder (its records never say).
+    info.cwd = familiar_tail::discovery::gemini_chat(path)
+        .and_then(familiar_tail::discovery::gemini_project_root);
     info.session_id = info
         .session_id
         .filter(|id| familiar_tail::discovery::is_session_id(id));

@@ -4,7 +4,7 @@
 //! - `signals`: what time and the signals do to a status: the timers' tick, a hook's or the
 //!   CLI's word.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -52,6 +52,9 @@ struct SessionInfo {
     plan: familiar_model::Plan,
 }
 
+/// Removed Gemini CLI session files remembered, in case one is written again whole.
+const MAX_GONE: usize = 16;
+
 /// The one owner of session state (see the crate docs).
 #[derive(Debug, Default)]
 pub struct SessionModel {
@@ -62,6 +65,10 @@ pub struct SessionModel {
     links: HashMap<String, String>,
     /// Task/Agent tool_uses whose result arrived: their subagent is done.
     ended: HashSet<String>,
+    /// Gemini CLI session files removed lately, with what was told of them: the CLI may move a
+    /// session file away and write it again whole under the same name (its
+    /// `rewriteConversationFile`), which the tailer sees as a removal, then a new file.
+    gone: VecDeque<(PathBuf, familiar_transcript::Normalizer, Option<String>)>,
     now: Option<SystemTime>,
     scratch: Vec<Event>,
 }
@@ -112,6 +119,16 @@ impl SessionModel {
                     self.flush(id, out);
                     if let Some(mut file) = self.files.remove(id) {
                         Self::release_held(&mut file, out);
+                        if file.normalizer.agent_kind() == familiar_model::AgentKind::Gemini {
+                            if self.gone.len() == MAX_GONE {
+                                self.gone.pop_front();
+                            }
+                            self.gone.push_back((
+                                path.to_path_buf(),
+                                file.normalizer,
+                                file.session,
+                            ));
+                        }
                     }
                 }
             }
@@ -136,13 +153,25 @@ impl SessionModel {
     }
 
     fn open(&mut self, path: &Path, info: &FileInfo, out: &mut Vec<Output>) -> FileId {
+        let mut file = FileState::new(info.clone(), &self.config.normalizer);
+        if let Some(at) = self.gone.iter().position(|(gone, ..)| gone == path)
+            && let Some((_, earlier, session)) = self.gone.remove(at)
+        {
+            // Written again whole under the same name: go on from what was told of it.
+            file.normalizer.continue_from(&earlier);
+            file.session = session;
+        }
         if let Some(id) = self.files.id(path) {
             self.flush(id, out);
             if let Some(mut old) = self.files.remove(id) {
                 Self::release_held(&mut old, out);
+                // A file rewritten whole (Gemini CLI's) goes on from what was told of it.
+                file.normalizer.continue_from(&old.normalizer);
+                if file.normalizer.agent_kind() == familiar_model::AgentKind::Gemini {
+                    file.session = old.session;
+                }
             }
         }
-        let file = FileState::new(info.clone(), &self.config.normalizer);
         self.files.insert(path, file)
     }
 
@@ -266,6 +295,10 @@ impl SessionModel {
                 {
                     session.cwd.clone_from(&identity.cwd);
                     session.git_branch.clone_from(&identity.git_branch);
+                }
+                if session.cwd.is_none() && !is_subagent_file {
+                    // A Gemini CLI session: its place says where it runs.
+                    session.cwd.clone_from(&file.info.cwd);
                 }
                 // The session's model is its main agent's: a subagent's own model (often
                 // another) must not win by whichever file happened to be read last.

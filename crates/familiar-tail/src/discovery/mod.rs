@@ -14,6 +14,11 @@
 //! `sessions/YYYY/MM/DD/rollout-<timestamp>-<uuid>.jsonl`, placed in a project by the `cwd` of
 //! their `session_meta` record, named after the UUID ([`Matcher::agents`] adds them).
 //!
+//! Gemini CLI sessions live under [`gemini_dir`] (`$GEMINI_CLI_HOME/.gemini` or `~/.gemini`):
+//! `tmp/<project>/chats/session-<minute>-<id8>.jsonl` (0.61.0: append-only JSONL; earlier
+//! versions' whole-JSON `.json` files are not read), placed in a project by the folder's
+//! `.project_root` ([`Matcher::gemini`] adds them).
+//!
 //! Layouts handled (all under the config dir, `$CLAUDE_CONFIG_DIR` or `~/.claude`):
 //! - `projects/<encoded project>/<sessionId>.jsonl`, the project encoded either with the dash
 //!   scheme (every byte that is not an ASCII letter or digit becomes `-`, which is lossy, so the
@@ -37,7 +42,8 @@ use serde::Deserialize;
 
 pub use paths::{
     TranscriptInfo, TranscriptKind, base64url_decode, base64url_encode, classify, dash_encode,
-    describe, is_session_id, meta_path, read_agent_type, transcript_of_meta,
+    describe, gemini_chat, gemini_project_root, is_session_id, meta_path, read_agent_type,
+    transcript_of_meta,
 };
 pub use scan::{
     HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, discover_with, last_record_time,
@@ -107,6 +113,23 @@ pub fn codex_home() -> Result<PathBuf, DiscoveryError> {
     std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(|home| PathBuf::from(home).join(".codex"))
+        .ok_or(DiscoveryError::NoConfigDir)
+}
+
+/// Gemini CLI's own dir: `.gemini` in `$GEMINI_CLI_HOME` when set and not empty (the CLI's
+/// `homedir()`), else in the home directory. Its sessions are
+/// `tmp/<project>/chats/session-*.jsonl`.
+pub fn gemini_dir() -> Result<PathBuf, DiscoveryError> {
+    if let Some(dir) = std::env::var_os("GEMINI_CLI_HOME").filter(|dir| !dir.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return Ok(std::path::absolute(&dir).unwrap_or(dir).join(".gemini"));
+    }
+    if let Some(base) = directories::BaseDirs::new() {
+        return Ok(base.home_dir().join(".gemini"));
+    }
+    std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(|home| PathBuf::from(home).join(".gemini"))
         .ok_or(DiscoveryError::NoConfigDir)
 }
 

@@ -64,6 +64,10 @@ pub struct TranscriptInfo {
     pub agent_id: Option<String>,
     /// `agentType` from `agent-<id>.meta.json`, when present.
     pub agent_type: Option<String>,
+    /// Where the session runs, when its place says and its records do not: a Gemini CLI
+    /// session's project, from its project folder's `.project_root` ([`gemini_project_root`]).
+    /// Filled by [`describe`].
+    pub cwd: Option<String>,
 }
 
 /// Classify a `*.jsonl` path; `None` for anything else.
@@ -90,15 +94,70 @@ pub fn classify(path: &Path) -> Option<TranscriptInfo> {
             session_id,
             agent_id: Some(agent.to_owned()),
             agent_type: None,
+            cwd: None,
         });
     }
+    // Gemini CLI names a session `session-<minute>-<first 8 of its id>`: its records say the
+    // whole id. A subagent's session is `chats/<parent session>/<its own id>.jsonl`.
+    if gemini_chat(path).is_some()
+        && let Some(parent) = path
+            .parent()
+            .filter(|dir| dir.file_name() != Some(OsStr::new("chats")))
+            .and_then(Path::file_name)
+            .and_then(OsStr::to_str)
+    {
+        return Some(TranscriptInfo {
+            path: path.to_path_buf(),
+            kind: TranscriptKind::Subagent,
+            session_id: Some(parent.to_owned()),
+            agent_id: Some(stem.to_owned()),
+            agent_type: None,
+            cwd: None,
+        });
+    }
+    let session_id = match gemini_chat(path) {
+        Some(_) if stem.starts_with("session-") => None,
+        _ => Some(codex_session_id(stem).unwrap_or(stem).to_owned()),
+    };
     Some(TranscriptInfo {
         path: path.to_path_buf(),
         kind: TranscriptKind::Session,
-        session_id: Some(codex_session_id(stem).unwrap_or(stem).to_owned()),
+        session_id,
         agent_id: None,
         agent_type: None,
+        cwd: None,
     })
+}
+
+/// The project folder of a Gemini CLI session file (`<gemini dir>/tmp/<project>/chats/
+/// <session>.jsonl`, or a subagent's `chats/<parent session>/<id>.jsonl`): `<project>`, when
+/// the path has that shape.
+pub fn gemini_chat(path: &Path) -> Option<&Path> {
+    let dir = path.parent()?;
+    let chats = if dir.file_name() == Some(OsStr::new("chats")) {
+        dir
+    } else {
+        dir.parent()
+            .filter(|up| up.file_name() == Some(OsStr::new("chats")))?
+    };
+    let project = chats.parent()?;
+    let tmp = project.parent()?;
+    (tmp.file_name() == Some(OsStr::new("tmp"))).then_some(project)
+}
+
+/// The directory a Gemini CLI project folder is for: the first line of its `.project_root`
+/// (which the CLI writes beside `chats/`; `projects.json` maps the same directory to the
+/// folder's name). Read at most 4 KiB; absent or empty → `None`.
+pub fn gemini_project_root(project: &Path) -> Option<String> {
+    let mut bytes = Vec::new();
+    open_nonblocking(&project.join(".project_root"))
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let root = text.lines().next()?.trim_end();
+    root.starts_with('/').then(|| root.to_owned())
 }
 
 /// The session id in a Codex rollout's name, `rollout-<timestamp>-<uuid>`: its last 36
@@ -148,18 +207,64 @@ pub fn read_agent_type(meta: &Path) -> Option<String> {
     serde_json::from_slice::<Meta>(&bytes).ok()?.agent_type
 }
 
-/// [`classify`] plus the subagent's `agentType` from its meta file.
+/// [`classify`] plus the subagent's `agentType` from its meta file, and a Gemini CLI session's
+/// project from its project folder.
 pub fn describe(path: &Path) -> Option<TranscriptInfo> {
     let mut info = classify(path)?;
     if info.kind == TranscriptKind::Subagent {
         info.agent_type = meta_path(path).and_then(|meta| read_agent_type(&meta));
     }
+    info.cwd = gemini_chat(path).and_then(gemini_project_root);
     Some(info)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gemini_session_is_placed_by_its_project_folder() {
+        let dir =
+            std::env::temp_dir().join(format!("familiar-gemini-paths-{}", std::process::id()));
+        let chats = dir.join(".gemini/tmp/my-app/chats");
+        std::fs::create_dir_all(&chats).expect("mkdir");
+        std::fs::write(
+            dir.join(".gemini/tmp/my-app/.project_root"),
+            "/home/u/my app",
+        )
+        .expect("write");
+        let session = chats.join("session-2026-11-28T02-01-6435cd03.jsonl");
+        let info = describe(&session).expect("a transcript");
+        assert_eq!(info.kind, TranscriptKind::Session);
+        assert_eq!(
+            info.session_id, None,
+            "the name holds 8 characters of the id"
+        );
+        assert_eq!(info.cwd.as_deref(), Some("/home/u/my app"));
+        let subagent = chats.join("6435cd03-7822-42c5-8604-c04e4df1a206/56cd6550.jsonl");
+        assert_eq!(
+            gemini_chat(&subagent),
+            Some(dir.join(".gemini/tmp/my-app").as_path())
+        );
+        let info = describe(&subagent).expect("a subagent's transcript");
+        assert_eq!(info.kind, TranscriptKind::Subagent);
+        assert_eq!(
+            info.session_id.as_deref(),
+            Some("6435cd03-7822-42c5-8604-c04e4df1a206")
+        );
+        assert_eq!(info.agent_id.as_deref(), Some("56cd6550"));
+        assert_eq!(info.cwd.as_deref(), Some("/home/u/my app"));
+        // Its logs are no session; nor is a Claude Code transcript.
+        assert_eq!(
+            gemini_chat(&dir.join(".gemini/tmp/my-app/logs/session-x.jsonl")),
+            None
+        );
+        assert_eq!(
+            gemini_chat(Path::new("/h/.claude/projects/-a/s.jsonl")),
+            None
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn dash_encoding_replaces_every_non_alphanumeric_byte() {

@@ -68,7 +68,14 @@ pub fn read_head_until(path: &Path, enough: &mut dyn FnMut(&Head) -> bool) -> io
     loop {
         let asked = want - bytes.len();
         let got = (&mut file).take(asked as u64).read_to_end(&mut bytes)?;
-        let head = read_head(&bytes);
+        let mut head = read_head(&bytes);
+        if head.cwd.is_none()
+            && let Some(project) = super::paths::gemini_chat(path)
+        {
+            // A Gemini CLI session's records never say where it runs; its folder does.
+            head.cwd = super::paths::gemini_project_root(project);
+            head.exhausted |= head.session_id.is_some();
+        }
         if got < asked || bytes.len() >= HEAD_MAX_BYTES || head.exhausted || enough(&head) {
             return Ok(head);
         }

@@ -61,6 +61,8 @@ pub struct Matcher {
     claude: bool,
     /// `$CODEX_HOME/sessions`, when Codex rollouts are watched too.
     codex_sessions: Option<PathBuf>,
+    /// `<gemini dir>/tmp`, when Gemini CLI sessions are watched too.
+    gemini_tmp: Option<PathBuf>,
     selectors: Vec<Compiled>,
 }
 
@@ -97,6 +99,7 @@ impl Matcher {
             sessions: config_dir.join(SESSIONS_DIR),
             claude: true,
             codex_sessions: None,
+            gemini_tmp: None,
             selectors: selectors.iter().map(compile).collect(),
         }
     }
@@ -129,6 +132,14 @@ impl Matcher {
         self
     }
 
+    /// Gemini CLI's sessions too, or not: `<gemini_dir>/tmp/<project>/chats/session-*.jsonl`,
+    /// placed in a project by their project folder's `.project_root` (the head's `cwd`:
+    /// [`super::scan::read_head_until`]).
+    pub fn gemini(mut self, gemini_dir: Option<&Path>) -> Matcher {
+        self.gemini_tmp = gemini_dir.map(|dir| dir.join("tmp"));
+        self
+    }
+
     /// The directories to watch for these selectors.
     pub fn roots(&self) -> Vec<WatchRoot> {
         let mut roots: Vec<WatchRoot> = Vec::new();
@@ -143,7 +154,8 @@ impl Matcher {
             match selector {
                 Compiled::All | Compiled::Project { .. } | Compiled::Session(_) => {
                     let claude = Some([&self.projects, &self.sessions]).filter(|_| self.claude);
-                    for dir in claude.into_iter().flatten().chain(&self.codex_sessions) {
+                    let others = self.codex_sessions.iter().chain(&self.gemini_tmp);
+                    for dir in claude.into_iter().flatten().chain(others) {
                         add(WatchRoot {
                             path: dir.clone(),
                             recursive: true,
@@ -163,6 +175,15 @@ impl Matcher {
             .is_some_and(|dir| path.starts_with(dir))
         {
             return Place::Flat;
+        }
+        if let Some(tmp) = &self.gemini_tmp
+            && path.starts_with(tmp)
+        {
+            // Its sessions, not the logs and tool outputs beside them.
+            return match super::paths::gemini_chat(path) {
+                Some(project) if project.parent() == Some(tmp.as_path()) => Place::Flat,
+                _ => Place::Elsewhere,
+            };
         }
         if !self.claude {
             return Place::Elsewhere;
@@ -375,6 +396,56 @@ mod tests {
 
         let elsewhere = classify(Path::new("/cfg/projects/-x/s4.jsonl")).expect("transcript");
         assert_eq!(matcher.decide(&elsewhere, None), Verdict::No);
+    }
+
+    #[test]
+    fn gemini_sessions_are_placed_by_their_project_folder_not_their_logs() {
+        let gemini = Path::new("/h/.gemini");
+        let session = classify(Path::new(
+            "/h/.gemini/tmp/b/chats/session-2026-11-28T02-01-6435cd03.jsonl",
+        ))
+        .expect("a session");
+        let log =
+            classify(Path::new("/h/.gemini/tmp/b/logs/session-6435cd03.jsonl")).expect("a jsonl");
+        let mine = Head {
+            cwd: Some("/a/b".into()),
+            session_id: Some("6435cd03-7822-42c5-8604-c04e4df1a206".into()),
+            exhausted: true,
+        };
+        let other = Head {
+            cwd: Some("/elsewhere".into()),
+            ..mine.clone()
+        };
+        let project = [Selector::Project(PathBuf::from("/a/b"))];
+        let matcher = Matcher::new(Path::new("/cfg"), &project)
+            .agents(false, None)
+            .gemini(Some(gemini));
+        assert_eq!(matcher.decide(&session, None), Verdict::NeedRecords);
+        assert_eq!(matcher.decide(&session, Some(&mine)), Verdict::Yes);
+        assert_eq!(matcher.decide(&session, Some(&other)), Verdict::No);
+        assert_eq!(matcher.decide(&log, Some(&mine)), Verdict::No);
+        assert_eq!(
+            matcher.roots(),
+            [WatchRoot {
+                path: "/h/.gemini/tmp".into(),
+                recursive: true
+            }]
+        );
+        // Without `.gemini(…)` (`--agent claude`), they are elsewhere.
+        let claude = Matcher::new(Path::new("/cfg"), &[Selector::All]);
+        assert_eq!(claude.decide(&session, Some(&mine)), Verdict::No);
+        let all = Matcher::new(Path::new("/cfg"), &[Selector::All]).gemini(Some(gemini));
+        assert_eq!(all.decide(&session, None), Verdict::Yes);
+        // `--session` by the whole id, which only the records say.
+        let by_id = Matcher::new(
+            Path::new("/cfg"),
+            &[Selector::Session(
+                "6435cd03-7822-42c5-8604-c04e4df1a206".into(),
+            )],
+        )
+        .gemini(Some(gemini));
+        assert_eq!(by_id.decide(&session, None), Verdict::NeedRecords);
+        assert_eq!(by_id.decide(&session, Some(&mine)), Verdict::Yes);
     }
 
     #[test]

@@ -98,6 +98,8 @@ pub struct TailerConfig {
     pub claude: bool,
     /// The Codex CLI's home, when its rollouts are followed too (`sessions/` lives there).
     pub codex_home: Option<PathBuf>,
+    /// Gemini CLI's dir (`~/.gemini`), when its sessions are followed too (`tmp/` lives there).
+    pub gemini_dir: Option<PathBuf>,
     pub selectors: Vec<Selector>,
     /// Send existing files from their first line, as new lines (`backlog: false`), instead of
     /// their last [`TailerConfig::prime_bytes`] as backlog.
@@ -120,6 +122,7 @@ impl TailerConfig {
             config_dir,
             claude: true,
             codex_home: None,
+            gemini_dir: None,
             selectors,
             from_start: false,
             mode: WatchMode::Inotify,
@@ -314,7 +317,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let now = Instant::now();
     let tailer = Tailer {
         matcher: Matcher::new(&config.config_dir, &config.selectors)
-            .agents(config.claude, config.codex_home.as_deref()),
+            .agents(config.claude, config.codex_home.as_deref())
+            .gemini(config.gemini_dir.as_deref()),
         roots: Vec::new(),
         watched: HashMap::new(),
         watcher,

@@ -214,6 +214,8 @@ pub struct Normalizer {
     claude: Claude,
     /// A Codex rollout's state, once a record of the Codex shape was read.
     codex: Option<Box<crate::codex::Rollout>>,
+    /// A Gemini CLI session's state, once a line of the Gemini shape was read.
+    gemini: Option<Box<crate::gemini::Chat>>,
 }
 
 impl Normalizer {
@@ -223,20 +225,30 @@ impl Normalizer {
             metrics: Metrics::default(),
             claude: Claude::default(),
             codex: None,
+            gemini: None,
         }
     }
 
-    /// The state of the format the records are in: Codex's once a record of its shape was
-    /// read, else Claude Code's.
+    /// The state of the format the records are in: Codex's or Gemini CLI's once a record of
+    /// its shape was read, else Claude Code's.
     pub fn agent(&self) -> &dyn AgentState {
-        match &self.codex {
-            Some(rollout) => rollout.as_ref(),
-            None => &self.claude,
+        match (&self.codex, &self.gemini) {
+            (Some(rollout), _) => rollout.as_ref(),
+            (None, Some(chat)) => chat.as_ref(),
+            (None, None) => &self.claude,
         }
     }
 
     pub fn config(&self) -> &NormalizerConfig {
         &self.config
+    }
+
+    /// Read a new generation of the same file (rewritten whole, or replaced) knowing what was
+    /// told of the earlier one: Gemini CLI rewrites a session file whole (a temporary file
+    /// renamed over it) with the messages it already held, whose ids were told. The other
+    /// formats are only ever appended to: their next generation starts over.
+    pub fn continue_from(&mut self, earlier: &Normalizer) {
+        self.gemini.clone_from(&earlier.gemini);
     }
 
     pub fn metrics(&self) -> &Metrics {
@@ -284,17 +296,21 @@ impl Normalizer {
     /// for its `turn_duration`)? [`Normalizer::flush`] lets it out.
     pub fn has_deferred(&self) -> bool {
         self.claude.deferred_success.is_some()
+            || self.gemini.as_ref().is_some_and(|chat| chat.has_deferred())
     }
 
     /// The input ended, or paused long enough that no record is coming soon: events held
     /// back for a later record go out now, as they are (a `success` without `duration_ms`).
     pub fn flush(&mut self, out: &mut Vec<Event>) {
+        let first = out.len();
         if let Some(success) = self.claude.deferred_success.take() {
-            let first = out.len();
             push_event(out, success);
-            for event in &out[first..] {
-                self.metrics.count_event(event.kind);
-            }
+        }
+        if let Some(chat) = &mut self.gemini {
+            chat.flush(out);
+        }
+        for event in &out[first..] {
+            self.metrics.count_event(event.kind);
         }
     }
 
@@ -347,7 +363,7 @@ impl Normalizer {
     pub fn apply(&mut self, parsed: &ParsedLine<'_>, line_no: u64, out: &mut Vec<Event>) {
         let mut push = |record: &Record<'_>, json: &str| {
             let raw = self.config.keep_raw.then(|| Arc::<str>::from(json));
-            self.push_record(record, line_no, raw, out);
+            self.push_record(record, json, line_no, raw, out);
         };
         match &parsed.records {
             Records::None => {}
@@ -363,11 +379,26 @@ impl Normalizer {
     fn push_record(
         &mut self,
         record: &Record<'_>,
+        json: &str,
         line: u64,
         raw: Option<Arc<str>>,
         out: &mut Vec<Event>,
     ) {
         let kind = record.kind.as_deref().unwrap_or("");
+        // Gemini CLI sessions: a state machine of their own (`crate::gemini`), which reads the
+        // line's text itself (its records share `type` names with Claude Code's).
+        if self.gemini.is_some() || crate::gemini::is_record(record.kind.as_deref(), json) {
+            let first = out.len();
+            let meta = crate::gemini::Meta {
+                line,
+                raw,
+                explicit_limit: self.config.context_limit,
+            };
+            let chat = self.gemini.get_or_insert_with(Default::default);
+            chat.push(json, &meta, &mut self.metrics, out);
+            self.count_events(first, out);
+            return;
+        }
         match record.subtype.as_deref() {
             Some(subtype) if kind == "system" || kind == "result" => {
                 self.metrics.count_record(&format!("{kind}/{subtype}"))

@@ -122,6 +122,15 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
         }
         return;
     }
+    // Gemini CLI sessions: a model's message carries `tokens`, not `usage`.
+    if crate::gemini::usage::may_matter(line) {
+        if let Ok(text) = simdutf8::basic::from_utf8(line)
+            && let Some(entry) = crate::gemini::usage::scan(text)
+        {
+            ledger.add(&entry);
+        }
+        return;
+    }
     if USAGE_KEY.find(line).is_none() {
         return;
     }
@@ -181,9 +190,10 @@ pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &m
     // The records' own `type` says whether one is a Codex record the scan needs: no search of
     // the line's text (four of them per line were a few percent of `familiar stats`).
     let codex = |parsed: &ParsedLine<'_>| {
-        parsed
-            .records()
-            .any(|record| crate::codex::usage::matters(record.kind.as_deref()))
+        parsed.records().any(|record| {
+            crate::codex::usage::matters(record.kind.as_deref())
+                || record.kind.as_deref() == Some("gemini")
+        })
     };
     let Some(parsed) = parsed.filter(|parsed| !codex(parsed)) else {
         scan_line(line, ledger);

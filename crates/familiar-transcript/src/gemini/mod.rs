@@ -1,0 +1,473 @@
+//! Google Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-*.jsonl`) in the same
+//! event vocabulary as Claude Code transcripts. [`crate::Normalizer`] hands every line of the
+//! Gemini shape ([`is_record`]) to a [`Chat`], which keeps the session state of that file and
+//! emits events tagged `agent_kind: gemini`; everything downstream is unchanged.
+//!
+//! - this file: the [`Chat`] state machine;
+//! - `shapes`: typed views of the lines (the four kinds of line are listed there);
+//! - `tools`: tool names → event kinds and targets, and how a call failed;
+//! - `known`: the message types, `$set` keys and statuses Familiar knows;
+//! - `usage`: tokens per request for `familiar stats` (read by [`crate::usage`]).
+//!
+//! The file is append-only JSONL (0.61.0; versions before wrote one JSON document, rewritten
+//! whole, which this module does not read), but a message is appended again, whole, each time
+//! it grows: a model's reply first with its text, thoughts and tokens, then again with its
+//! `toolCalls` once they ran (results and status included). So each message's id is
+//! remembered with what was already told of it, and only what is new is told. A reply without
+//! tool calls may still get some: its `success` is held until another event comes, or the
+//! input ends or pauses (as Claude Code's turn end waits for its `turn_duration`).
+//!
+//! Gemini CLI 0.61.0 writes no record of an API error: a request that fails rolls the prompt
+//! back out of the history, which it writes whole (`$set.messages`, without the prompt). That
+//! rewrite is read as the turn's `error` (`api`); a failure after a tool's answer leaves
+//! nothing in the file at all.
+
+mod known;
+mod shapes;
+mod tools;
+pub mod usage;
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
+use serde_json::value::RawValue;
+
+use crate::metrics::Metrics;
+use crate::normalize::MAX_ERROR_TEXT;
+use shapes::{Line, Listed, content_text, is_tool_answer};
+
+pub use shapes::MessageTokens;
+
+/// Messages remembered with what was told of them (a message is only ever rewritten while it
+/// is among the latest).
+const MAX_TOLD: usize = 64;
+
+/// Is this record (its `type`, and its JSON text) a line of a Gemini CLI session file? A
+/// model's message (`type: gemini`), a `$set` or `$rewindTo`, or the metadata line
+/// (`sessionId` and `projectHash`, no `type`). Once a file had one, all its lines are read so.
+pub fn is_record(kind: Option<&str>, json: &str) -> bool {
+    match kind {
+        Some(kind) => kind == "gemini",
+        None => {
+            let start = json.trim_start();
+            start.starts_with("{\"$set\"")
+                || start.starts_with("{\"$rewindTo\"")
+                || (start.starts_with("{\"sessionId\"") && json.contains("\"projectHash\""))
+        }
+    }
+}
+
+/// Where the record being read came from.
+pub(crate) struct Meta {
+    pub line: u64,
+    pub raw: Option<Arc<str>>,
+    pub explicit_limit: Option<u64>,
+}
+
+/// What was already told of one message.
+#[derive(Debug, Clone, Default)]
+struct Told {
+    id: String,
+    thoughts: usize,
+    text: bool,
+    tokens: bool,
+    calls: Vec<String>,
+    /// Its turn's `success` was made (held or let out): once per reply.
+    ended: bool,
+}
+
+/// The session state of one Gemini CLI session file.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Chat {
+    session: Option<String>,
+    model: Option<String>,
+    context_used: Option<u64>,
+    status: Status,
+    told: VecDeque<Told>,
+    /// The latest prompt, while no reply to it came (a rollback without it is a failure).
+    pending_prompt: Option<String>,
+    /// The `success` of a reply without tool calls, and that reply's id: held until another
+    /// event, the end of the input or a pause lets it out, or its tool calls come.
+    deferred: Option<(String, Event)>,
+    /// The `session_start` of the metadata line, held until the file's first message: a
+    /// resume writes a stray file for the session (metadata and history, no message) when it
+    /// starts in another minute than the session did, and that file starts nothing.
+    pending_start: Option<Event>,
+    /// A subagent's file (`kind: subagent`, `chats/<parent session>/<id>.jsonl`): its own id,
+    /// which its events carry as `agent`; their session is the parent's, which only the path
+    /// says (the session model tags them).
+    subagent: Option<String>,
+}
+
+impl crate::agent::AgentState for Chat {
+    fn kind(&self) -> AgentKind {
+        AgentKind::Gemini
+    }
+
+    fn session(&self) -> Option<&str> {
+        self.session.as_deref().filter(|_| self.subagent.is_none())
+    }
+
+    fn context_used(&self) -> Option<u64> {
+        self.context_used
+    }
+
+    /// `--context-limit`, else the window of its latest model (the CLI's own `tokenLimit`:
+    /// [`crate::models`]).
+    fn context_limit(&self, config: &crate::NormalizerConfig) -> u64 {
+        self.limit(config.context_limit)
+    }
+
+    fn status(&self) -> Status {
+        self.status
+    }
+}
+
+impl Chat {
+    /// Before a reply names its model, the window Gemini CLI gives any model but Gemma's
+    /// (`gemini-`: 1,048,576 in [`crate::models`]).
+    fn limit(&self, explicit: Option<u64>) -> u64 {
+        crate::models::context_window(&crate::models::WindowSources {
+            explicit,
+            model: Some(self.model.as_deref().unwrap_or("gemini-")),
+            ..Default::default()
+        })
+    }
+
+    pub fn has_deferred(&self) -> bool {
+        self.deferred.is_some()
+    }
+
+    /// Let the held `success` out (the input ended or paused).
+    pub fn flush(&mut self, out: &mut Vec<Event>) {
+        if let Some((_, success)) = self.deferred.take() {
+            self.status = Status::WaitingForInput;
+            push_event(out, success);
+        }
+    }
+
+    /// Read one line (`json`, the record's text).
+    pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
+        let Ok(line) = serde_json::from_str::<Line<'_>>(json) else {
+            metrics.count_record("gemini/(unread)");
+            metrics.count_unknown("gemini/(a line of another shape)".to_owned());
+            return;
+        };
+        if let Some(ts) = line.timestamp.as_deref() {
+            metrics.see_timestamp(ts);
+        }
+        let mut cx = Cx {
+            meta,
+            ts: line.timestamp.as_deref(),
+            metrics,
+            out,
+        };
+        if let Some(set) = line.set {
+            cx.metrics.count_record("$set");
+            self.set(set, &mut cx);
+        } else if let Some(id) = line.rewind_to.as_deref() {
+            cx.metrics.count_record("$rewindTo");
+            self.rewind(id);
+        } else if let (Some(id), Some(kind)) = (line.id.as_deref(), line.kind.as_deref()) {
+            cx.metrics.count_record(kind);
+            match kind {
+                "user" => self.user(id, &line, &mut cx),
+                "gemini" => self.reply(id, &line, &mut cx),
+                _ => {
+                    if let Some(what) = known::unknown_message_type(kind) {
+                        cx.metrics.count_unknown(what);
+                    }
+                }
+            }
+        } else if let (Some(session), Some(_)) = (line.session_id.as_deref(), &line.project_hash) {
+            cx.metrics.count_record("session");
+            match line.session_kind.as_deref() {
+                Some("subagent") => self.subagent = Some(session.to_owned()),
+                Some("main") | None => {}
+                Some(kind) => cx.metrics.count_unknown(format!("gemini/kind/{kind}")),
+            }
+            self.start(session, &mut cx);
+        } else {
+            cx.metrics.count_record("gemini/(other)");
+            cx.metrics
+                .count_unknown("gemini/(a line of another shape)".to_owned());
+        }
+    }
+
+    fn start(&mut self, session: &str, cx: &mut Cx<'_, '_>) {
+        if self.session.as_deref() == Some(session) {
+            return;
+        }
+        self.session = Some(session.to_owned());
+        self.pending_start = Some(self.event(EventKind::SessionStart, cx));
+    }
+
+    fn set(&mut self, set: &RawValue, cx: &mut Cx<'_, '_>) {
+        let Ok(fields) = serde_json::from_str::<BTreeMap<Cow<'_, str>, &RawValue>>(set.get())
+        else {
+            cx.metrics
+                .count_unknown("gemini/$set (not an object)".to_owned());
+            return;
+        };
+        for (key, value) in &fields {
+            if let Some(what) = known::unknown_set_key(key) {
+                cx.metrics.count_unknown(what);
+            }
+            match key.as_ref() {
+                "messages" => self.history(value.get(), cx),
+                // A subagent's summary is its report's, not the session's title.
+                "summary" if self.subagent.is_none() => {
+                    if let Ok(summary) = serde_json::from_str::<String>(value.get()) {
+                        let mut event = self.event(EventKind::Summary, cx);
+                        event.text = Some(summary);
+                        self.emit(event, cx);
+                    }
+                }
+                "sessionId" => {
+                    if let Ok(session) = serde_json::from_str::<Cow<'_, str>>(value.get()) {
+                        self.start(&session, cx);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The whole history, rewritten: a prompt no longer in it, with no reply, was rolled back
+    /// because its request failed (or was cancelled).
+    fn history(&mut self, messages: &str, cx: &mut Cx<'_, '_>) {
+        let Ok(listed) = serde_json::from_str::<Vec<Listed<'_>>>(messages) else {
+            return;
+        };
+        let Some(prompt) = self.pending_prompt.take() else {
+            return;
+        };
+        if listed
+            .iter()
+            .any(|message| message.id.as_deref() == Some(prompt.as_str()))
+        {
+            self.pending_prompt = Some(prompt);
+            return;
+        }
+        self.status = Status::WaitingForInput;
+        let mut event = self.event(EventKind::Error, cx);
+        event.error = Some(ErrorKind::Api);
+        event.text = Some(
+            "the request failed: Gemini CLI took the prompt back out of the history \
+             (its session file records no reason)"
+                .to_owned(),
+        );
+        event.message = Some("Gemini CLI: the request failed".to_owned());
+        self.emit(event, cx);
+    }
+
+    fn rewind(&mut self, id: &str) {
+        if let Some(at) = self.told.iter().position(|told| told.id == id) {
+            self.told.truncate(at);
+        }
+        if self.pending_prompt.as_deref() == Some(id) {
+            self.pending_prompt = None;
+        }
+    }
+
+    fn told_index(&mut self, id: &str) -> (usize, bool) {
+        if let Some(at) = self.told.iter().position(|told| told.id == id) {
+            return (at, false);
+        }
+        if self.told.len() == MAX_TOLD {
+            self.told.pop_front();
+        }
+        self.told.push_back(Told {
+            id: id.to_owned(),
+            ..Told::default()
+        });
+        (self.told.len() - 1, true)
+    }
+
+    fn user(&mut self, id: &str, line: &Line<'_>, cx: &mut Cx<'_, '_>) {
+        if !self.told_index(id).1 {
+            return;
+        }
+        self.status = Status::Working;
+        if is_tool_answer(line.content.as_ref()) {
+            return;
+        }
+        let text = content_text(line.content.as_ref());
+        // A subagent's task is no prompt (as Claude Code's: the main chain's only).
+        if text.trim().is_empty() || self.subagent.is_some() {
+            return;
+        }
+        cx.metrics.prompts += 1;
+        self.pending_prompt = Some(id.to_owned());
+        let mut event = self.event(EventKind::Prompt, cx);
+        event.text = Some(text.trim_end().to_owned());
+        self.emit(event, cx);
+    }
+
+    /// A model's message, new or written again with more in it.
+    fn reply(&mut self, id: &str, line: &Line<'_>, cx: &mut Cx<'_, '_>) {
+        self.pending_prompt = None;
+        self.status = Status::Working;
+        let (at, _) = self.told_index(id);
+        if let Some(model) = line.model.as_deref() {
+            self.model = Some(model.to_owned());
+        }
+        if let Some(tokens) = line.tokens
+            && !self.told[at].tokens
+        {
+            self.told[at].tokens = true;
+            self.context_used = Some(tokens.total);
+            cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
+        }
+        // Its tool calls came: it did not end the turn.
+        if !line.tool_calls.is_empty() && self.deferred.as_ref().is_some_and(|(held, _)| held == id)
+        {
+            self.deferred = None;
+        }
+        for thought in line.thoughts.iter().skip(self.told[at].thoughts) {
+            let text = match thought.subject.trim() {
+                "" => thought.description.clone(),
+                subject => format!("{subject}\n{}", thought.description),
+            };
+            let mut event = self.event(EventKind::Thinking, cx);
+            event.text = Some(text);
+            event.model = self.model.clone();
+            self.emit(event, cx);
+        }
+        self.told[at].thoughts = self.told[at].thoughts.max(line.thoughts.len());
+        let text = content_text(line.content.as_ref());
+        if !self.told[at].text && !text.trim().is_empty() {
+            self.told[at].text = true;
+            let mut event = self.event(EventKind::Text, cx);
+            event.text = Some(text);
+            event.model = self.model.clone();
+            self.emit(event, cx);
+        }
+        for call in &line.tool_calls {
+            let call_id = call.id.as_deref().unwrap_or("");
+            if self.told[at].calls.iter().any(|told| told == call_id) {
+                continue;
+            }
+            self.told[at].calls.push(call_id.to_owned());
+            self.tool_call(call, cx);
+        }
+        // A turn's end is the main agent's (a subagent ends with its `complete_task` call).
+        if line.tool_calls.is_empty()
+            && self.deferred.is_none()
+            && !self.told[at].ended
+            && self.subagent.is_none()
+        {
+            self.told[at].ended = true;
+            let mut success = self.event(EventKind::Success, cx);
+            success.status = Status::WaitingForInput;
+            self.deferred = Some((id.to_owned(), success));
+        }
+    }
+
+    fn tool_call(&mut self, call: &shapes::ToolCall<'_>, cx: &mut Cx<'_, '_>) {
+        let Some(name) = call.name.as_deref() else {
+            return;
+        };
+        *cx.metrics.tool_calls.entry(name.to_owned()).or_default() += 1;
+        if let Some(what) = call.status.as_deref().and_then(known::unknown_status) {
+            cx.metrics.count_unknown(what);
+        }
+        let (kind, target) = tools::kind_and_target(name, &call.args);
+        if tools::writes(name)
+            && let Some(path) = &target
+        {
+            cx.metrics.files_modified.insert(path.clone());
+        }
+        // A subagent's run is written once it ended: its start and end together.
+        let subagent = (name == "invoke_agent").then(|| {
+            let mut event = self.event(EventKind::SubagentStart, cx);
+            event.tool = Some(name.to_owned());
+            event.tool_use_id = call.id.as_deref().map(str::to_owned);
+            event.agent_type = target.clone();
+            event.description = tools::task_description(&call.args);
+            event.target.clone_from(&event.description);
+            event.model = self.model.clone();
+            event
+        });
+        let mut event = match &subagent {
+            Some(start) => start.clone(),
+            None => {
+                let mut event = self.event(kind, cx);
+                event.tool = Some(name.to_owned());
+                event.target.clone_from(&target);
+                event.tool_use_id = call.id.as_deref().map(str::to_owned);
+                event.model = self.model.clone();
+                event
+            }
+        };
+        if let Some(end) = &subagent {
+            self.emit(event, cx);
+            event = end.clone();
+            event.kind = EventKind::SubagentEnd;
+        }
+        self.emit(event, cx);
+        if let Some((error, text)) = tools::failure(call) {
+            let mut event = self.event(EventKind::Error, cx);
+            event.error = Some(error);
+            event.text = Some(cap_text(text.trim()));
+            event.tool = Some(name.to_owned());
+            event.target = target;
+            event.tool_use_id = call.id.as_deref().map(str::to_owned);
+            self.emit(event, cx);
+        }
+    }
+
+    /// Every event goes out here: a held `session_start` or `success` first (this event comes
+    /// after it).
+    fn emit(&mut self, event: Event, cx: &mut Cx<'_, '_>) {
+        if let Some(start) = self.pending_start.take() {
+            cx.out.push(start);
+        }
+        if let Some((_, success)) = self.deferred.take() {
+            push_event(cx.out, success);
+        }
+        push_event(cx.out, event);
+    }
+
+    fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
+        let mut event = Event::new(kind, cx.meta.line);
+        event.agent_kind = AgentKind::Gemini;
+        match &self.subagent {
+            Some(agent) => {
+                event.agent = Some(agent.clone());
+                event.sidechain = true;
+            }
+            None => event.session = self.session.clone(),
+        }
+        event.context_used = self.context_used;
+        event.context_limit = self.limit(cx.meta.explicit_limit);
+        event.status = self.status;
+        event.ts = cx.ts.map(str::to_owned);
+        event.raw = cx.meta.raw.clone();
+        event
+    }
+}
+
+/// What one `push` works with.
+struct Cx<'m, 'o> {
+    meta: &'m Meta,
+    ts: Option<&'o str>,
+    metrics: &'o mut Metrics,
+    out: &'o mut Vec<Event>,
+}
+
+/// A turn's end and the status it leaves, as Claude Code's (`Event::status_after`).
+fn push_event(out: &mut Vec<Event>, event: Event) {
+    let status = (event.kind == EventKind::Success).then(|| event.status_after());
+    out.push(event);
+    out.extend(status);
+}
+
+fn cap_text(text: &str) -> String {
+    if text.len() <= MAX_ERROR_TEXT {
+        return text.to_owned();
+    }
+    format!("{}…", &text[..text.floor_char_boundary(MAX_ERROR_TEXT)])
+}
