@@ -13,12 +13,15 @@
 //! - `known`: what Familiar knows Claude Code writes; the rest is counted as unknown.
 
 mod api_errors;
+mod chain;
 mod context;
 mod known;
 mod parse;
 mod plan;
 mod tool_calls;
 mod turn;
+
+use chain::{Chain, ChainKey, PendingTool, id_hash};
 
 pub use context::{DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT};
 use parse::Records;
@@ -67,80 +70,6 @@ impl Default for NormalizerConfig {
             keep_raw: false,
             subagent: None,
         }
-    }
-}
-
-/// Which conversation chain a record belongs to: the main agent, a subagent transcript
-/// (`agentId`), or 1.0.x sidechain records inline in the main file (no `agentId`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct ChainKey {
-    agent: Option<String>,
-    sidechain: bool,
-}
-
-impl ChainKey {
-    fn is_main(&self) -> bool {
-        self.agent.is_none() && !self.sidechain
-    }
-}
-
-#[derive(Debug, Clone)]
-struct PendingTool {
-    /// [`id_hash`] of `id`: a result is matched against up to [`MAX_PENDING_TOOLS`] calls, and
-    /// comparing ids byte by byte (they share their `toolu_01` prefix) was a tenth of
-    /// `familiar events`' time on a transcript of short tool calls.
-    id_hash: u64,
-    id: String,
-    name: String,
-    target: Option<String>,
-    /// `(agent_type, description)` of a Task/Agent call.
-    subagent: Option<(Option<String>, Option<String>)>,
-}
-
-/// A cheap hash of a tool-use id (FNV-1a), for [`PendingTool::id_hash`].
-fn id_hash(id: &str) -> u64 {
-    id.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-#[derive(Debug, Clone, Default)]
-struct Chain {
-    session: Option<String>,
-    context_used: Option<u64>,
-    window: context::WindowEvidence,
-    status: Status,
-    /// Oldest first; the oldest is dropped at [`MAX_PENDING_TOOLS`].
-    pending: std::collections::VecDeque<PendingTool>,
-    /// The current turn ended (well or badly): no further `success` until the next prompt.
-    turn_over: bool,
-    /// An API error ended the current turn (a stream-json `result` repeating it adds nothing).
-    api_error_ended_turn: bool,
-    /// The current turn began with a slash command that does work (`/compact`): the CLI's
-    /// `<local-command-stdout>` answer ends it.
-    command_turn: bool,
-    /// Tool uses the CLI's own rules refused (stream-json `permission_denied`), until their
-    /// result; a few at most.
-    denied: Vec<String>,
-}
-
-impl Chain {
-    /// A tool call or its result: the agent is at work. A tool waiting for its result may be
-    /// running or may wait on a permission dialog, and no record tells which (in auto mode,
-    /// Claude Code's default since 2.1.3xx, nobody is asked): `waiting_for_approval` comes
-    /// only from what sees the dialog open (a hook, the CLI's sessions file).
-    fn settle_status(&mut self) {
-        self.status = Status::Working;
-    }
-
-    /// The Task/Agent call `id`, still waiting for its subagent to finish.
-    fn take_subagent(&mut self, id: &str) -> Option<PendingTool> {
-        let hash = id_hash(id);
-        let index = self
-            .pending
-            .iter()
-            .position(|tool| tool.id_hash == hash && tool.id == id && tool.subagent.is_some())?;
-        self.pending.remove(index)
     }
 }
 
