@@ -123,29 +123,29 @@ def build(out, transcripts, rollouts, projects, gigabytes, rng):
 
 def run_measured(argv, env, cwd, until=None):
     """Run `argv`; return (seconds, bytes read, peak RSS in KB). With `until`, a stderr text
-    after which the process is interrupted (a watcher), the time being the time to it."""
+    after which the process is interrupted (a watcher), the time being the time to it. The
+    peak RSS is GNU time's (`%M`): a child forked from this Python would count the Python's
+    pages as its own."""
     before = rchar()
+    argv = ["/usr/bin/time", "-f", "maxrss %M", *argv]
     start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    seconds = None
+    rss = 0
+    for line in proc.stderr:
+        if until is not None and seconds is None and until.encode() in line:
+            seconds = time.perf_counter() - start
+            # GNU time ignores Ctrl-C while it waits: the group's familiar gets it.
+            os.killpg(proc.pid, signal.SIGINT)
+        if line.startswith(b"maxrss "):
+            rss = int(line.split()[1])
+    proc.wait()
     if until is None:
-        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.perf_counter() - start
-    else:
-        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
-        seconds = None
-        for line in proc.stderr:
-            if until.encode() in line:
-                seconds = time.perf_counter() - start
-                break
-        proc.send_signal(signal.SIGINT)
-        proc.stderr.close()
-        _, status, usage = os.wait4(proc.pid, 0)
-        if seconds is None:
-            sys.exit(f"{argv[0]} never said {until!r}")
-    return seconds, rchar() - before, usage.ru_maxrss
+    elif seconds is None:
+        sys.exit(f"{argv[3]} never said {until!r}")
+    return seconds, rchar() - before, rss
 
 
 def drop_caches():
