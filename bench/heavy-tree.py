@@ -82,6 +82,8 @@ def build(out, transcripts, rollouts, projects, gigabytes, rng):
             while size < per_file:
                 tag = f"{n}x{copy}".encode()
                 for line in lines:
+                    if size >= per_file:
+                        break
                     line = ids.sub(lambda m: b'"' + m.group(1) + b"_" + tag + b"_" + m.group(2) + b'"', line)
                     line = session.sub(b'"sessionId":"' + sid.encode() + b'"', line)
                     line = cwd.sub(b'"cwd":"' + str(project).encode() + b'"', line)
@@ -106,6 +108,8 @@ def build(out, transcripts, rollouts, projects, gigabytes, rng):
             first = True
             while size < per_file:
                 for line in codex:
+                    if size >= per_file and not first:
+                        break
                     if line.startswith(b'{"timestamp"') and b'"session_meta"' in line:
                         if not first:
                             continue
