@@ -91,19 +91,20 @@ impl Progression {
     }
 
     /// Save the profile if it changed and the last save is old enough (`now`: the wall
-    /// clock), or whatever its age when `force` (the run ends).
-    pub fn save(&mut self, now: Instant, force: bool) {
+    /// clock), or whatever its age when `force` (the run ends). Whether the profile changed
+    /// by it: another Familiar's gain, saved meanwhile, is now added to this one's.
+    pub fn save(&mut self, now: Instant, force: bool) -> bool {
         let Some(keeper) = &mut self.keeper else {
-            return;
+            return false;
         };
         if self.profile == keeper.saved {
-            return;
+            return false;
         }
         let due = keeper
             .last_save
             .is_none_or(|last| now.saturating_duration_since(last) >= SAVE_EVERY);
         if !due && !force {
-            return;
+            return false;
         }
         keeper.last_save = Some(now);
         // Another Familiar may share the file: this run's gain is added to its save.
@@ -112,12 +113,15 @@ impl Progression {
         let result = familiar_save::update(&keeper.path, |saved: Option<Saved>| {
             Saved(ours.merged(&base, saved.map(|Saved(p)| p)))
         });
+        let mut changed = false;
         let result = result.map(|Saved(merged)| {
             keeper.saved = merged.clone();
+            changed = merged != self.profile;
             self.profile = merged;
         });
         if let Some(err) = keeper.gate.note(result) {
             tracing::warn!("progress: {err}; play goes on");
         }
+        changed
     }
 }

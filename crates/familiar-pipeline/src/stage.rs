@@ -240,7 +240,7 @@ impl Stage {
     /// carry their actions out.
     pub fn tick(&mut self, now: SystemTime) -> ControlFlow<()> {
         // A gain not yet saved (it came within a second of the last save) is saved now.
-        self.progression.save(Instant::now(), false);
+        self.save_progress(false);
         let (actions, diagnostics) = self.host.tick(now);
         print_warnings(&diagnostics);
         if actions.is_empty() {
@@ -254,9 +254,9 @@ impl Stage {
     /// `Break` when stdout was closed; a failing notification or window never stops it.
     fn carry_out(&mut self, event: Option<&Event>) -> ControlFlow<()> {
         let progress = self.progression.apply(&mut self.actions);
+        let gained = progress.is_some();
         if let Some(update) = &progress {
             self.host.set_user_xp(update.profile.xp);
-            self.progression.save(Instant::now(), false);
         }
         if let Some(game) = &self.game {
             let sent = event
@@ -270,6 +270,9 @@ impl Stage {
                 tracing::info!("the game window closed; carrying on without it");
                 self.game = None;
             }
+        }
+        if gained {
+            self.save_progress(false);
         }
         for action in &self.actions {
             self.sinks.handle(action);
@@ -343,6 +346,19 @@ impl Stage {
         }
     }
 
+    /// Save the user's progression when due (or now, `force`); when another Familiar's gain
+    /// came with it, the scripts and the window learn the new total.
+    fn save_progress(&mut self, force: bool) {
+        if self.progression.save(Instant::now(), force) {
+            let profile = self.progression.profile().clone();
+            self.host.set_user_xp(profile.xp);
+            self.tell_window(WindowFeed::Progress(ProgressUpdate {
+                profile,
+                ..ProgressUpdate::default()
+            }));
+        }
+    }
+
     /// Changes of script files, for a caller that waits on several channels.
     pub fn reload_events(&self) -> Option<Receiver<PathBuf>> {
         self.watcher
@@ -372,7 +388,7 @@ impl Stage {
     /// Wait for queued notifications and running programs; report failures. Returns how
     /// many handler calls failed.
     pub fn finish(&mut self) -> u64 {
-        self.progression.save(Instant::now(), true);
+        self.save_progress(true);
         if let Err(err) = self.out.flush()
             && err.kind() != io::ErrorKind::BrokenPipe
             && self.output_error.is_none()

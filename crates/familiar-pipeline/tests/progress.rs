@@ -188,15 +188,19 @@ fn two_familiars_add_up_and_saves_come_at_most_once_a_second() {
     earn(&mut one, 30);
     earn(&mut two, 30);
     let now = Instant::now();
-    one.save(now, false);
+    assert!(
+        !one.save(now, false),
+        "nothing else was saved: one's profile stays"
+    );
     // Within a second of its last save, only a forced save writes.
     earn(&mut one, 5);
-    one.save(now, false);
+    assert!(!one.save(now, false));
     assert_eq!(saved(&path).xp, 30);
-    two.save(now, true);
-    // Two adds its 30 to the 30 one saved; one then adds the 5 it gained since.
+    // Two adds its 30 to the 30 one saved, and learns of them; one then adds the 5 it
+    // gained since.
+    assert!(two.save(now, true));
     assert_eq!(two.profile().xp, 60);
-    one.save(now, true);
+    assert!(one.save(now, true));
     assert_eq!(saved(&path).xp, 65);
     assert_eq!(saved(&path).level(), 2);
 }
