@@ -23,11 +23,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use checks::{check_commands, check_events, check_records, events};
+use checks::{check_commands, check_events, check_records};
 use common::Generation;
-use common::watch::{
-    Watch, append, encoded_project_dir, familiar_events, sentinel, without_status,
-};
+use common::facts::events;
+use common::watch::{Watch, append, encoded_project_dir, sentinel, without_status};
 use mock::{Answer, Mock, custom_tool_call, function_call, reasoning, text};
 use serde_json::{Value, json};
 

@@ -388,7 +388,7 @@ fn the_real_gemini_cli_writes_the_sessions_familiar_reads() {
     watch.interrupt();
     let offline: BTreeMap<&str, Vec<Value>> = files
         .iter()
-        .map(|(name, path)| (*name, checks::events(path)))
+        .map(|(name, path)| (*name, common::facts::events(path)))
         .collect();
     checks::check_events(&offline);
     let first_live: Value = live_lines

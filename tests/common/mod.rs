@@ -4,6 +4,7 @@
 //! `CLAUDE_CONFIG_DIR`, so nothing on the machine (and nothing under `~/.claude`) is touched.
 #![allow(dead_code)]
 
+pub mod facts;
 pub mod http;
 pub mod watch;
 

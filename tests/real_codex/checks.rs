@@ -3,6 +3,7 @@
 //! them, and the records the CLI wrote.
 
 use super::*;
+use common::facts::{of_kind, tool_uses};
 
 /// `familiar sessions`, `stats` and `doctor` on what the CLI wrote.
 pub(super) fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str, PathBuf>) {
@@ -71,32 +72,11 @@ pub(super) fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str,
     );
 }
 
-pub(super) fn events(path: &Path) -> Vec<Value> {
-    familiar_events(path)
-        .iter()
-        .map(|line| serde_json::from_str(line).expect("event JSON"))
-        .collect()
-}
-
-fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["kind"] == kind).collect()
-}
-
 /// The scripted facts, on `familiar events` of each rollout.
 pub(super) fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
     let main = &files["main"];
     assert!(main.iter().all(|e| e["agent_kind"] == "codex"));
-    let tools: Vec<(&str, &str, &str)> = main
-        .iter()
-        .filter(|e| e["tool"].is_string() && e["kind"] != "error")
-        .map(|e| {
-            (
-                e["kind"].as_str().unwrap_or(""),
-                e["tool"].as_str().unwrap_or(""),
-                e["target"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
+    let tools = tool_uses(main);
     assert_eq!(
         tools,
         [
@@ -107,15 +87,7 @@ pub(super) fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
             ("writing", "apply_patch", "b.txt"),
         ]
     );
-    let errors: Vec<(&str, &str)> = of_kind(main, "error")
-        .iter()
-        .map(|e| {
-            (
-                e["error"].as_str().unwrap_or(""),
-                e["tool"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
+    let errors = common::facts::errors(main);
     assert_eq!(errors, [("tool", "exec_command"), ("tool", "not_a_tool")]);
     assert_eq!(
         of_kind(main, "thinking")[0]["text"],

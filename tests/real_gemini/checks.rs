@@ -3,7 +3,7 @@
 //! `stats`, `doctor`) on them.
 
 use super::*;
-use common::watch::familiar_events;
+use common::facts::{of_kind, tool_uses};
 use mock::Usage;
 
 fn lines(path: &Path) -> Vec<Value> {
@@ -142,32 +142,11 @@ pub(super) fn check_records(
     );
 }
 
-pub(super) fn events(path: &Path) -> Vec<Value> {
-    familiar_events(path)
-        .iter()
-        .map(|line| serde_json::from_str(line).expect("event JSON"))
-        .collect()
-}
-
-fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["kind"] == kind).collect()
-}
-
 /// The scripted facts, on `familiar events` of each session file.
 pub(super) fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
     let main = &files["main"];
     assert!(main.iter().all(|e| e["agent_kind"] == "gemini"));
-    let tools: Vec<(&str, &str, &str)> = main
-        .iter()
-        .filter(|e| e["tool"].is_string() && e["kind"] != "error")
-        .map(|e| {
-            (
-                e["kind"].as_str().unwrap_or(""),
-                e["tool"].as_str().unwrap_or(""),
-                e["target"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
+    let tools = tool_uses(main);
     assert_eq!(
         tools,
         [
@@ -179,15 +158,7 @@ pub(super) fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
             ("reading", "grep_search", "bye"),
         ]
     );
-    let errors: Vec<(&str, &str)> = of_kind(main, "error")
-        .iter()
-        .map(|e| {
-            (
-                e["error"].as_str().unwrap_or(""),
-                e["tool"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
+    let errors = common::facts::errors(main);
     assert_eq!(
         errors,
         [
