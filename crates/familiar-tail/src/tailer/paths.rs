@@ -452,10 +452,12 @@ impl Tailer {
         if let Some((resume, _)) = self.left.remove(&identity) {
             return Some(Some(resume));
         }
+        // The identity first: a path compares component by component, and every file found
+        // at start-up is looked for among all those followed (5,000 files: 12 M comparisons).
         let Some(old) = self
             .files
             .iter()
-            .find(|(other, tail)| other.as_path() != path && tail.identity() == Some(identity))
+            .find(|(other, tail)| tail.identity() == Some(identity) && other.as_path() != path)
             .map(|(other, _)| other.clone())
         else {
             return Some(None);
