@@ -7,12 +7,12 @@
 
 use bevy::prelude::*;
 
-use super::{Background, FamiliarParts, row};
+use super::{Background, FamiliarParts, Layout, row};
 use crate::assets;
 use crate::logic::{Companion, Familiar};
 use crate::progression::UserProfile;
 use crate::progression::wardrobe::{
-    COMPANION_HAT, DECOR, DECOR_SIZE, Decor, Wardrobe, companion_hat_index, companion_hats,
+    COMPANION_HAT, DECOR, DECOR_SIZE, Wardrobe, companion_hat_index, companion_hats,
     companion_head, decor_columns, wearable_index, wearables_rows,
 };
 use crate::sheet::{COMPANION_SHEET, SHEET};
@@ -190,6 +190,7 @@ pub(super) fn draw_wardrobe(
     background: Query<(&Sprite, &Transform), (With<Background>, Without<DecorLayer>)>,
     companions: Query<(&Sprite, &CompanionHat), (With<Companion>, Without<DecorLayer>)>,
     all: Query<(Entity, &Familiar)>,
+    mut placed: Local<Option<(Layout, Vec<bool>, (f32, Vec<bool>))>>,
 ) {
     let t = time.elapsed_secs();
     let wardrobe = Wardrobe::of(&profile);
@@ -259,28 +260,25 @@ pub(super) fn draw_wardrobe(
         return;
     };
     let (_, l) = row(&all);
-    let art = decor_art();
-    let earned = |d: &Decor| wardrobe.decor.iter().any(|w| w.id == d.id);
-    let props: Vec<[u32; 4]> = DECOR
+    let earned: Vec<bool> = DECOR
         .iter()
-        .zip(art)
-        .filter(|(d, _)| d.prop && earned(d))
-        .map(|(_, a)| *a)
+        .map(|d| wardrobe.decor.iter().any(|w| w.id == d.id))
         .collect();
-    let scale = l.decor_scale(&props);
-    let shown = |d: &Decor| {
-        let index = DECOR.iter().position(|other| other.id == d.id);
-        earned(d)
-            && (!d.prop
-                || index
-                    .and_then(|i| art.get(i))
-                    .is_some_and(|a| l.decor_fits(scale, *a)))
+    // Placed again only when the layout or what is earned changes, not every frame.
+    if placed
+        .as_ref()
+        .is_none_or(|(at, had, _)| *at != l || *had != earned)
+    {
+        let placement = decor_placement(&l, &earned);
+        *placed = Some((l, earned, placement));
+    }
+    let Some((_, _, (scale, shown))) = placed.as_ref() else {
+        return;
     };
+    let art = decor_art();
     for (layer, mut sprite, mut tr, mut vis) in &mut decor {
         let d = &DECOR[layer.0];
-        let support =
-            d.on.and_then(|id| DECOR.iter().find(|other| other.id == id));
-        if !shown(d) || support.is_some_and(|s| !shown(s)) {
+        if !shown.get(layer.0).copied().unwrap_or(false) {
             *vis = Visibility::Hidden;
             continue;
         }
@@ -288,15 +286,44 @@ pub(super) fn draw_wardrobe(
         if let Some(atlas) = sprite.texture_atlas.as_mut() {
             atlas.index = layer.0 * decor_columns() as usize + frame;
         }
-        let centre = l.decor_layer(scale, art.get(layer.0).copied().unwrap_or_default());
+        let centre = l.decor_layer(*scale, art.get(layer.0).copied().unwrap_or_default());
         let [w, h] = crate::sheet::SKY_SIZE;
-        let size = Vec2::new(w as f32, h as f32) * scale;
+        let size = Vec2::new(w as f32, h as f32) * *scale;
         if sprite.custom_size != Some(size) {
             sprite.custom_size = Some(size);
         }
         tr.translation = centre.extend(bg.translation.z + 1.0 + layer.0 as f32 * 0.1);
         *vis = Visibility::Inherited;
     }
+}
+
+/// Where the decor goes in layout `l`, given which of [`DECOR`] are `earned` (by its order):
+/// the scale its layers are drawn at ([`Layout::decor_scale`]), and which of them show (earned,
+/// with room when a prop, and what it stands on showing too).
+fn decor_placement(l: &Layout, earned: &[bool]) -> (f32, Vec<bool>) {
+    let art = decor_art();
+    let earned_prop = |i: usize| DECOR[i].prop && earned.get(i).copied().unwrap_or(false);
+    let props: Vec<[u32; 4]> = (0..DECOR.len())
+        .filter(|&i| earned_prop(i))
+        .filter_map(|i| art.get(i).copied())
+        .collect();
+    let scale = l.decor_scale(&props);
+    let fits: Vec<bool> = (0..DECOR.len())
+        .map(|i| {
+            earned.get(i).copied().unwrap_or(false)
+                && (!DECOR[i].prop || art.get(i).is_some_and(|a| l.decor_fits(scale, *a)))
+        })
+        .collect();
+    let shown = DECOR
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let support =
+                d.on.and_then(|id| DECOR.iter().position(|other| other.id == id));
+            fits[i] && support.is_none_or(|s| fits[s])
+        })
+        .collect();
+    (scale, shown)
 }
 
 /// The box of each decor's art in its backdrop-sized layer (`[x0, y0, x1, y1]`, over all its
@@ -335,6 +362,31 @@ pub(crate) fn decor_art() -> &'static [[u32; 4]] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decor_shows_where_it_has_room_and_never_without_its_support() {
+        use crate::view::layout::layout;
+        let all = vec![true; DECOR.len()];
+        let index = |id: &str| DECOR.iter().position(|d| d.id == id).unwrap_or(usize::MAX);
+        // A lone familiar: everything earned shows.
+        let (_, shown) = decor_placement(&layout(Vec2::new(480.0, 320.0), 1), &all);
+        assert!(shown.iter().all(|s| *s), "{shown:?}");
+        // Nothing earned: nothing shows.
+        let (_, shown) = decor_placement(
+            &layout(Vec2::new(480.0, 320.0), 1),
+            &vec![false; DECOR.len()],
+        );
+        assert!(shown.iter().all(|s| !*s));
+        // A party of three: the bookshelf has no room beside the first familiar, so the owl
+        // that perches on it does not show either.
+        let (_, shown) = decor_placement(&layout(Vec2::new(480.0, 320.0), 3), &all);
+        assert!(!shown[index("scene.bookshelf")], "{shown:?}");
+        assert!(!shown[index("scene.owl")], "{shown:?}");
+        assert!(
+            shown[index("scene.fireflies")],
+            "the air's decor is no prop: {shown:?}"
+        );
+    }
 
     #[test]
     fn each_decor_has_art_inside_its_layer() {
