@@ -207,7 +207,7 @@ fn a_link_cut_at_fifty_random_points_loses_and_doubles_nothing() {
 }
 
 #[test]
-fn a_remote_permission_prompt_notifies_here_within_a_second() {
+fn a_remote_permission_prompt_and_a_remote_error_notify_here() {
     let sshd = Sshd::start();
     let project = Project::new();
     let bus = tempfile::tempdir().expect("temp dir");
@@ -276,6 +276,25 @@ fn a_remote_permission_prompt_notifies_here_within_a_second() {
         took < Duration::from_secs(1),
         "the remote prompt took {took:?} to notify here"
     );
+
+    // A session there that ends on an API error (as the real Claude Code CLI wrote it).
+    let failing = remote_session(&sshd, "5bbf869c-c9f4-4122-b582-261f32f7f0e9.jsonl");
+    let written = fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude-2.1.332/overload.jsonl"),
+    )
+    .expect("the fixture");
+    append(&failing, &written);
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let call = notified
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("the remote error notified nobody: {}", watch.stderr()));
+        if call.summary == "Claude Code stopped on an API error" {
+            assert!(call.body.contains("529"), "{call:?}");
+            break;
+        }
+    }
 }
 
 #[test]
