@@ -424,3 +424,107 @@ fn sessions_lists_the_remote_ones_beside_the_local_ones_and_names_a_host_it_cann
         "{stderr}"
     );
 }
+
+#[test]
+fn a_remote_familiar_too_old_for_feed_is_told_to_update() {
+    let sshd = Sshd::start();
+    let project = Project::new();
+    // What an older `familiar`, one without `feed`, answers (clap's usage error).
+    let older = sshd.root.join("older-familiar");
+    fs::write(
+        &older,
+        "#!/bin/sh\necho \"error: unrecognized subcommand 'feed'\" >&2\nexit 2\n",
+    )
+    .expect("script");
+    use std::os::unix::fs::PermissionsExt as _;
+    fs::set_permissions(&older, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let args = [
+        "--remote".to_owned(),
+        sshd.remote(None),
+        "--remote-bin".to_owned(),
+        older.display().to_string(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let watch = Watch::start_with(
+        &project.config,
+        &project.project,
+        &args,
+        Options {
+            env: sshd.env(),
+            ..Options::default()
+        },
+    );
+    watch.wait_stderr("no `feed`");
+    assert!(
+        watch.stderr().contains(&format!(
+            "familiar: the Familiar on {} has no `feed` that this one can use (an older \
+             version?): install Familiar",
+            sshd.remote(None)
+        )),
+        "{}",
+        watch.stderr()
+    );
+}
+
+#[test]
+fn a_remote_directory_selects_that_project_there() {
+    let sshd = Sshd::start();
+    let project = Project::new();
+    let mut sessions = Vec::new();
+    for name in ["app-a", "app-b"] {
+        let dir = sshd.root.join(name);
+        fs::create_dir_all(&dir).expect("mkdir");
+        let folder = encoded_project_dir(&sshd.remote_config, &dir);
+        fs::create_dir_all(&folder).expect("mkdir");
+        let path = folder.join(format!("{name}.jsonl"));
+        fs::write(&path, "").expect("create");
+        sessions.push((dir, path));
+    }
+    let chosen = &sessions[0].0;
+    let args = [
+        "--remote".to_owned(),
+        sshd.remote(Some(chosen)),
+        "--remote-bin".to_owned(),
+        env!("CARGO_BIN_EXE_familiar").to_owned(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let watch = Watch::start_with(
+        &project.config,
+        &project.project,
+        &args,
+        Options {
+            env: sshd.env(),
+            ..Options::default()
+        },
+    );
+    let name = sshd.remote(None);
+    watch.wait_stderr(&format!("{name}: caught up"));
+    for (dir, path) in &sessions {
+        let text = format!(
+            "from-{}",
+            dir.file_name().and_then(|n| n.to_str()).unwrap_or("?")
+        );
+        let record = prompt_record(&text).replace(
+            "\"sessionId\"",
+            &format!("\"cwd\":\"{}\",\"sessionId\"", dir.display()),
+        );
+        append(path, record.as_bytes());
+    }
+    append(&sessions[0].1, sentinel("chosen-end").as_bytes());
+    let printed = watch.events_until("chosen-end");
+    assert!(
+        printed.iter().any(|line| line.contains("from-app-a")),
+        "{printed:?}"
+    );
+    // The other project's prompt was written first; it is not followed.
+    assert!(
+        !printed.iter().any(|line| line.contains("from-app-b")),
+        "{printed:?}"
+    );
+    assert!(
+        printed
+            .iter()
+            .all(|line| line.contains(&format!("\"host\":\"{name}\""))),
+        "{printed:?}"
+    );
+}

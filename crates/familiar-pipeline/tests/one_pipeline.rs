@@ -238,7 +238,6 @@ fn over_cut_links(path: &Path, sizes: &[usize], cuts: &[usize]) -> Vec<Action> {
         },
         &mut cursor,
     );
-    drop(through);
     stage.finish();
     stage.take_collected()
 }
