@@ -528,3 +528,38 @@ fn a_remote_directory_selects_that_project_there() {
         "{printed:?}"
     );
 }
+
+#[test]
+fn hosts_in_the_config_are_followed_without_a_flag() {
+    let sshd = Sshd::start();
+    let project = Project::new();
+    let config_dir = project.config.join(".config/familiar");
+    fs::create_dir_all(&config_dir).expect("mkdir");
+    fs::write(
+        config_dir.join("config.toml"),
+        format!(
+            "[remote]\nhosts = [\"{}\"]\nbin = \"{}\"\n",
+            sshd.remote(None),
+            env!("CARGO_BIN_EXE_familiar")
+        ),
+    )
+    .expect("config");
+    let remote = remote_session(&sshd, "configured.jsonl");
+    fs::write(&remote, "").expect("create");
+    let watch = Watch::start_with(
+        &project.config,
+        &project.project,
+        &[],
+        Options {
+            env: sshd.env(),
+            ..Options::default()
+        },
+    );
+    watch.wait_stderr(&format!("{}: caught up", sshd.remote(None)));
+    append(&remote, prompt_record("configured-host").as_bytes());
+    let line = watch.line_containing("configured-host");
+    assert!(
+        line.contains(&format!("\"host\":\"{}\"", sshd.remote(None))),
+        "{line}"
+    );
+}

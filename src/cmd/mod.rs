@@ -67,6 +67,25 @@ impl InputOptions {
     }
 }
 
+/// The remote hosts of the merged settings (`[remote]` and `--remote`), each told which
+/// agents to feed.
+pub fn remote_specs(
+    settings: &familiar_config::Settings,
+    agent: agents::AgentArg,
+) -> anyhow::Result<Vec<familiar_pipeline::source::remote::RemoteSpec>> {
+    settings
+        .remote_hosts
+        .iter()
+        .map(|text| {
+            let mut spec =
+                familiar_pipeline::source::remote::RemoteSpec::parse(text, &settings.remote_bin)
+                    .map_err(anyhow::Error::msg)?;
+            spec.agent = agent.name().map(str::to_owned);
+            Ok(spec)
+        })
+        .collect()
+}
+
 /// A token count on the command line: `1000000`, `200k`, `1M`, `1.25M`.
 pub fn parse_tokens(text: &str) -> Result<u64, String> {
     familiar_model::words::parse_tokens(text)

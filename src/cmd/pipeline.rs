@@ -55,6 +55,7 @@ impl PipelineArgs {
             } else {
                 self.headless.then_some(false)
             },
+            ..Overrides::default()
         }
     }
 }

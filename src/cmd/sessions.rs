@@ -13,7 +13,6 @@ use familiar_model::text::printable_line;
 use familiar_model::words;
 use familiar_pipeline::settings;
 use familiar_pipeline::source::live::{Live, Took};
-use familiar_pipeline::source::remote::RemoteSpec;
 use familiar_pipeline::source::remote::hosts::sessions_once;
 use familiar_session::{ModelConfig, SessionSnapshot};
 use familiar_tail::TailerConfig;
@@ -35,9 +34,10 @@ pub struct Args {
     /// (repeatable; as `watch --remote`).
     #[arg(long, value_name = "HOST")]
     pub remote: Vec<String>,
-    /// The `familiar` to run on the remote hosts, when it is not on their PATH.
-    #[arg(long, value_name = "PATH", default_value = "familiar")]
-    pub remote_bin: String,
+    /// The `familiar` to run on the remote hosts, when it is not on their PATH [default:
+    /// familiar, or `[remote] bin` in the config].
+    #[arg(long, value_name = "PATH")]
+    pub remote_bin: Option<String>,
     /// One JSON array of session objects (see docs/events.md).
     #[arg(long)]
     pub json: bool,
@@ -62,8 +62,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let selectors = super::selection::selectors(&config_dir, args.all, &args.project, &[], &[])?;
     let settings = settings::settings(&familiar_config::Overrides {
         idle_timeout: args.idle_after,
+        remote_hosts: args.remote.clone(),
+        remote_bin: args.remote_bin.clone(),
         ..familiar_config::Overrides::default()
     })?;
+    let remotes = super::remote_specs(&settings, args.agent)?;
     let projects: Vec<PathBuf> = selectors
         .iter()
         .map(|selector| match selector {
@@ -84,9 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let mut snapshots = read_sessions(tailer, model.clone())?;
     let mut failed = false;
-    for text in &args.remote {
-        let mut spec = RemoteSpec::parse(text, &args.remote_bin).map_err(anyhow::Error::msg)?;
-        spec.agent = args.agent.name().map(str::to_owned);
+    for spec in remotes {
         match sessions_once(spec, model.clone(), CATCH_UP_LIMIT) {
             Ok(remote) => snapshots.extend(remote),
             Err(reason) => {

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use familiar_pipeline::source::follow::follow;
-use familiar_pipeline::source::remote::RemoteSpec;
 use familiar_pipeline::{Stage, StageOptions, settings, window};
 use familiar_tail::{Selector, TailerConfig, WatchMode};
 
@@ -45,9 +44,10 @@ pub struct Args {
     /// config, keys and agent, and needs Familiar installed there.
     #[arg(long, value_name = "HOST")]
     pub remote: Vec<String>,
-    /// The `familiar` to run on the remote hosts, when it is not on their PATH.
-    #[arg(long, value_name = "PATH", default_value = "familiar")]
-    pub remote_bin: String,
+    /// The `familiar` to run on the remote hosts, when it is not on their PATH [default:
+    /// familiar, or `[remote] bin` in the config].
+    #[arg(long, value_name = "PATH")]
+    pub remote_bin: Option<String>,
     /// Wait for a --session or --file that does not exist yet, instead of stopping with an
     /// error.
     #[arg(long)]
@@ -78,15 +78,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let remotes = args
-        .remote
-        .iter()
-        .map(|text| {
-            let mut spec = RemoteSpec::parse(text, &args.remote_bin).map_err(anyhow::Error::msg)?;
-            spec.agent = args.agent.name().map(str::to_owned);
-            Ok(spec)
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
     if let Some(dir) = args.file.iter().find(|path| path.is_dir()) {
         anyhow::bail!(
@@ -128,7 +119,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut overrides = args.pipeline.overrides(&args.input);
     overrides.poll = args.poll.then_some(true);
     overrides.idle_timeout = args.idle_after;
+    overrides.remote_hosts = args.remote.clone();
+    overrides.remote_bin = args.remote_bin.clone();
     let settings = settings::settings(&overrides)?;
+    let remotes = super::remote_specs(&settings, args.agent)?;
     let mut looked_in = where_sessions_appear(&config_dir, &selectors);
     // Only for the sessions of projects: files and ids name nothing elsewhere.
     let projects: Vec<PathBuf> = selectors

@@ -43,7 +43,30 @@ pub struct Config {
     pub notifications: Notifications,
     pub run: Run,
     pub sound: Sound,
+    pub remote: Remote,
 }
+
+/// `[remote]`: other machines whose sessions `watch` (and `sessions`) follow over ssh.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Remote {
+    /// `[USER@]HOST[:PORT][:DIR]` each, as `--remote` takes them (the flags add to these).
+    pub hosts: Vec<String>,
+    /// The `familiar` to run there, when it is not on their PATH.
+    pub bin: String,
+}
+
+impl Default for Remote {
+    fn default() -> Remote {
+        Remote {
+            hosts: Vec::new(),
+            bin: DEFAULT_REMOTE_BIN.to_owned(),
+        }
+    }
+}
+
+/// The `familiar` run on a remote host unless `[remote] bin` or `--remote-bin` says otherwise.
+pub const DEFAULT_REMOTE_BIN: &str = "familiar";
 
 /// `[notifications]`: desktop notifications.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -341,6 +364,10 @@ pub struct Overrides {
     pub idle_timeout: Option<Duration>,
     /// `--mute` gives `Some(false)`, `--sound` `Some(true)` (headless is muted unless asked).
     pub sound: Option<bool>,
+    /// `--remote HOST` (repeatable): followed after the configured hosts.
+    pub remote_hosts: Vec<String>,
+    /// `--remote-bin PATH`.
+    pub remote_bin: Option<String>,
 }
 
 /// The merged result the pipeline is built from (and `familiar doctor` shows).
@@ -361,6 +388,9 @@ pub struct Settings {
     pub sound_volume: f32,
     pub quiet_hours: Option<QuietHours>,
     pub sound_repeat_gap: Duration,
+    /// Remote hosts to follow (the config's, then the flags').
+    pub remote_hosts: Vec<String>,
+    pub remote_bin: String,
 }
 
 impl Config {
@@ -388,6 +418,17 @@ impl Config {
             sound_volume: self.sound.volume,
             quiet_hours: self.sound.quiet_hours,
             sound_repeat_gap: self.sound.repeat_gap,
+            remote_hosts: self
+                .remote
+                .hosts
+                .iter()
+                .chain(&flags.remote_hosts)
+                .cloned()
+                .collect(),
+            remote_bin: flags
+                .remote_bin
+                .clone()
+                .unwrap_or_else(|| self.remote.bin.clone()),
         }
     }
 }
@@ -436,10 +477,17 @@ impl fmt::Display for Settings {
             Some(hours) => writeln!(f, "sound.quiet_hours = \"{hours}\"")?,
             None => writeln!(f, "sound.quiet_hours = (none)")?,
         }
-        write!(
+        writeln!(
             f,
             "sound.repeat_gap = \"{}\"",
             humantime::format_duration(self.sound_repeat_gap)
-        )
+        )?;
+        let hosts: Vec<String> = self
+            .remote_hosts
+            .iter()
+            .map(|host| format!("{host:?}"))
+            .collect();
+        writeln!(f, "remote.hosts = [{}]", hosts.join(", "))?;
+        write!(f, "remote.bin = {:?}", self.remote_bin)
     }
 }

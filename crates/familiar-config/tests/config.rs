@@ -30,6 +30,10 @@ enabled = false
 volume = 0.25
 quiet_hours = "22:30-07:00"
 repeat_gap = "10s"
+
+[remote]
+hosts = ["devbox", "me@vm:2222:~/src/app"]
+bin = "~/.cargo/bin/familiar"
 "#;
 
 #[test]
@@ -57,6 +61,8 @@ fn every_key_is_read_and_relative_scripts_sit_beside_the_file() {
         })
     );
     assert_eq!(config.sound.repeat_gap, Duration::from_secs(10));
+    assert_eq!(config.remote.hosts, ["devbox", "me@vm:2222:~/src/app"]);
+    assert_eq!(config.remote.bin, "~/.cargo/bin/familiar");
 
     let settings = config.merge(&Overrides::default());
     assert!(!settings.sound && settings.sound_volume == 0.25);
@@ -86,6 +92,8 @@ fn flags_override_the_file_and_scripts_add_up() {
         notifications: Some(false),
         idle_timeout: Some(Duration::from_secs(10)),
         sound: Some(true),
+        remote_hosts: vec!["laptop".to_owned()],
+        remote_bin: Some("/opt/familiar".to_owned()),
     };
     let settings = config.merge(&flags);
     assert_eq!(
@@ -104,6 +112,12 @@ fn flags_override_the_file_and_scripts_add_up() {
     );
     assert!(!settings.notifications);
     assert_eq!(settings.idle_timeout, Some(Duration::from_secs(10)));
+    assert_eq!(
+        settings.remote_hosts,
+        ["devbox", "me@vm:2222:~/src/app", "laptop"],
+        "--remote adds to the configured hosts"
+    );
+    assert_eq!(settings.remote_bin, "/opt/familiar");
 }
 
 #[test]
@@ -125,7 +139,9 @@ run.timeout = "5s"
 sound.enabled = false
 sound.volume = 0.25
 sound.quiet_hours = "22:30-07:00"
-sound.repeat_gap = "10s""#
+sound.repeat_gap = "10s"
+remote.hosts = ["devbox", "me@vm:2222:~/src/app"]
+remote.bin = "~/.cargo/bin/familiar""#
     );
 }
 
@@ -151,7 +167,7 @@ fn golden_wrong_type() {
 fn golden_unknown_key() {
     assert_eq!(
         error_text("alow_run = true\n"),
-        r#"invalid config file /c/config.toml:1:1: unknown field `alow_run`, expected one of `scripts`, `context_limit`, `allow_run`, `poll`, `idle_timeout`, `notifications`, `run`, `sound`
+        r#"invalid config file /c/config.toml:1:1: unknown field `alow_run`, expected one of `scripts`, `context_limit`, `allow_run`, `poll`, `idle_timeout`, `notifications`, `run`, `sound`, `remote`
   |
 1 | alow_run = true
   | ^^^^^^^^"#
