@@ -110,9 +110,12 @@ impl RemoteSpec {
         }
         let mut command = Command::new("ssh");
         // No terminal (binary-safe lines), never a password prompt (a link that cannot log in
-        // says why instead of waiting), and keepalives that notice a dead link.
+        // says why instead of waiting), keepalives that notice a dead link, and compression:
+        // a first connection sends every file's backlog, JSON that shrinks several times.
         command.args([
             "-T",
+            "-o",
+            "Compression=yes",
             "-o",
             "BatchMode=yes",
             "-o",
