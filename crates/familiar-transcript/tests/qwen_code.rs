@@ -1,0 +1,125 @@
+//! Session files that the real Qwen Code CLI (0.24.4) wrote, driven by the end-to-end harness
+//! `tests/real_qwen.rs` against its mock OpenAI-compatible API (`fixtures/qwen-<version>/`,
+//! written by `FAMILIAR_UPDATE_FIXTURES=1 cargo test --test real_qwen`):
+//! - `main.jsonl`: a `-p` run (a thought, a read, a failing shell command, an edit, a new file,
+//!   a read of a missing file, a grep, a glob, a reply), then the same session continued
+//!   (`-c`) for a turn the API rate-limited (429) on every attempt;
+//! - `midturn.jsonl`: a run whose second request (after a tool's answer) the API answered 503
+//!   on every attempt.
+
+use std::path::PathBuf;
+
+use familiar_transcript::{
+    AgentKind, ErrorKind, Event, EventKind, Normalizer, NormalizerConfig, PriceTable, Status,
+    Tokens, usage,
+};
+
+const PINNED: &str = "qwen-0.24.4";
+
+fn bytes_of(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(PINNED)
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// The events of a fixture, read line by line as a live reader would, then flushed; and its
+/// normalizer.
+fn read(name: &str) -> (Vec<Event>, Normalizer) {
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    for (at, line) in bytes_of(name)
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .enumerate()
+    {
+        normalizer
+            .push_line(line, at as u64 + 1, &mut events)
+            .unwrap_or_else(|err| panic!("{name}: line {}: {err:?}", at + 1));
+    }
+    normalizer.flush(&mut events);
+    assert!(
+        events.iter().all(|e| e.agent_kind == AgentKind::Qwen),
+        "{name}: every event says Qwen Code wrote it"
+    );
+    assert!(
+        normalizer.metrics().unknown.is_empty(),
+        "{name}: {:?}",
+        normalizer.metrics().unknown
+    );
+    (events, normalizer)
+}
+
+fn of_kind(events: &[Event], kind: EventKind) -> Vec<&Event> {
+    events.iter().filter(|event| event.kind == kind).collect()
+}
+
+#[test]
+fn the_scripted_turns_are_told_with_their_tools_and_failures() {
+    let (events, normalizer) = read("main.jsonl");
+    let tools: Vec<(EventKind, &str)> = events
+        .iter()
+        .filter(|e| e.kind != EventKind::Error)
+        .filter_map(|e| Some((e.kind, e.tool.as_deref()?)))
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            (EventKind::Reading, "read_file"),
+            (EventKind::Bash, "run_shell_command"),
+            (EventKind::Writing, "edit"),
+            (EventKind::Writing, "write_file"),
+            (EventKind::Reading, "read_file"),
+            (EventKind::Reading, "grep_search"),
+            (EventKind::Reading, "glob"),
+        ]
+    );
+    let errors: Vec<(Option<ErrorKind>, Option<&str>, Option<&str>)> =
+        of_kind(&events, EventKind::Error)
+            .iter()
+            .map(|e| (e.error, e.tool.as_deref(), e.text.as_deref()))
+            .collect();
+    assert_eq!(
+        errors[0],
+        (
+            Some(ErrorKind::Tool),
+            Some("run_shell_command"),
+            Some("exit code 3")
+        )
+    );
+    assert_eq!(errors[1].1, Some("read_file"));
+    assert_eq!(errors[2].0, Some(ErrorKind::Api));
+    assert_eq!(errors.len(), 3);
+    assert_eq!(of_kind(&events, EventKind::Success).len(), 1);
+    assert_eq!(normalizer.metrics().prompts, 2);
+    assert_eq!(normalizer.status(), Status::WaitingForInput);
+    assert_eq!(normalizer.context_used(), Some(1_720));
+    assert_eq!(normalizer.context_limit(), 1_000_000);
+    assert_eq!(normalizer.metrics().cli_version.as_deref(), Some("0.24.4"));
+
+    let (midturn, normalizer) = read("midturn.jsonl");
+    let last = midturn.last().expect("events");
+    assert_eq!(
+        (last.kind, last.error),
+        (EventKind::Error, Some(ErrorKind::Api))
+    );
+    assert_eq!(normalizer.status(), Status::WaitingForInput);
+}
+
+#[test]
+fn stats_count_each_reply_once_from_its_usage() {
+    let ledger = usage::scan_bytes(&bytes_of("main.jsonl"));
+    // Eight replies: prompts 1000..1700 by 100, 400 of each cached; 20 completion tokens each
+    // (5 of them reasoning, counted inside the 20).
+    let expected = Tokens {
+        input: (1_000..=1_700).step_by(100).map(|n| n - 400).sum(),
+        output: 8 * 20,
+        cache_read: 8 * 400,
+        cache_creation: 0,
+        cache_creation_1h: 0,
+    };
+    assert_eq!(ledger.tokens(), expected);
+    // No price is known for Qwen's models (`crate::pricing`).
+    assert_eq!(ledger.cost_usd(&PriceTable::default()), 0.0);
+}
