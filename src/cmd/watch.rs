@@ -88,6 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &config_dir,
         args.agent.codex_home().as_deref(),
         args.agent.gemini_dir().as_deref(),
+        args.agent.qwen_dir().as_deref(),
         &args.session,
         args.wait,
     )?;
@@ -135,6 +136,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         looked_in.push_str(&format!(
             "; Gemini CLI sessions under {} (placed by their project folder)",
             dir.join("tmp").display()
+        ));
+    }
+    if let Some(dir) = &config.qwen_dir {
+        looked_in.push_str(&format!(
+            "; Qwen Code sessions under {} (placed by their cwd)",
+            dir.join("projects").display()
         ));
     }
     config.from_start = args.from_start;

@@ -145,6 +145,17 @@ pub fn gemini_chat(path: &Path) -> Option<&Path> {
     (tmp.file_name() == Some(OsStr::new("tmp"))).then_some(project)
 }
 
+/// The project folder of a Qwen Code session file (`<qwen dir>/projects/<project>/chats/
+/// <session id>.jsonl`): `<project>`, when the path has that shape.
+pub fn qwen_chat(path: &Path) -> Option<&Path> {
+    let chats = path
+        .parent()
+        .filter(|dir| dir.file_name() == Some(OsStr::new("chats")))?;
+    let project = chats.parent()?;
+    let projects = project.parent()?;
+    (projects.file_name() == Some(OsStr::new("projects"))).then_some(project)
+}
+
 /// The directory a Gemini CLI project folder is for: the first line of its `.project_root`
 /// (which the CLI writes beside `chats/`; `projects.json` maps the same directory to the
 /// folder's name). Read at most 4 KiB; absent or empty → `None`.
