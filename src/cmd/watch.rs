@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub file: Vec<PathBuf>,
     /// Whose sessions to follow: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex),
-    /// or both.
+    /// Gemini CLI's, Qwen Code's ($QWEN_HOME or ~/.qwen), or all of them.
     #[arg(long, value_enum, default_value_t = AgentArg::All)]
     pub agent: AgentArg,
     /// Wait for a --session or --file that does not exist yet, instead of stopping with an

@@ -224,8 +224,8 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
     }
     if let Some(mut info) = world.get_mut::<SessionInfo>(e) {
         if let Some(cwd) = ev.cwd.as_deref() {
-            // The plate says which agent a Codex or Gemini session is (Claude Code is the
-            // default).
+            // The plate says which agent a Codex, Gemini or Qwen session is (Claude Code is
+            // the default).
             info.project = Some(match ev.agent_kind {
                 AgentKind::ClaudeCode => project_of(cwd),
                 other => format!("{} {other}", project_of(cwd)),
