@@ -27,12 +27,16 @@ const ONE_MILLION: &[&str] = &["fable", "mythos", "opus-5", "sonnet-5", "haiku-5
 const GEMINI_WINDOWS: &[(&str, u64)] = &[("gemma-4", 256_000), ("gemini-", 1_048_576)];
 
 /// Qwen's models as Qwen Code 0.24.4 counts their windows (its `findTokenLimit`, the first
-/// pattern that matches): Qwen3 Coder Plus and Flash 1,000,000 tokens, Qwen3 Max, the other
-/// Qwen3 Coders and every other `qwen` model 262,144. Qwen Code also writes the window it used
+/// pattern that matches): Qwen3 Coder Plus and Flash, Qwen 3.x and the `qwen-plus-latest` and
+/// `qwen-flash-latest` aliases 1,000,000 tokens, Qwen3 Max, the other Qwen3 Coders and every
+/// other `qwen` model 262,144. Qwen Code also writes the window it used
 /// beside each reply (`contextWindowSize`), which wins over this table.
 const QWEN_WINDOWS: &[(&str, u64)] = &[
     ("qwen3-coder-plus", 1_000_000),
     ("qwen3-coder-flash", 1_000_000),
+    ("qwen3.", 1_000_000),
+    ("qwen-plus-latest", 1_000_000),
+    ("qwen-flash-latest", 1_000_000),
     ("qwen", 262_144),
 ];
 
@@ -137,7 +141,9 @@ mod tests {
     fn qwen_models_have_qwen_codes_windows() {
         assert_eq!(default_window("qwen3-coder-plus"), 1_000_000);
         assert_eq!(default_window("qwen3-coder-flash-2025-07-28"), 1_000_000);
+        assert_eq!(default_window("qwen3.5-plus"), 1_000_000);
         assert_eq!(default_window("qwen3-max"), 262_144);
+        assert_eq!(default_window("qwen3-coder-30b-a3b-instruct"), 262_144);
     }
 
     #[test]
