@@ -263,6 +263,10 @@ fn the_real_qwen_code_cli_writes_the_sessions_familiar_reads() {
          {main}\n{ratelimit}\n{midturn}"
     );
     assert!(
+        mock.requests.load(std::sync::atomic::Ordering::SeqCst) >= 10,
+        "the CLI did not talk to the mock"
+    );
+    assert!(
         ratelimit.contains("429") && midturn.contains("503"),
         "the API errors reached the CLI:\n{ratelimit}\n{midturn}"
     );

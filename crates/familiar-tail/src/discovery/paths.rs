@@ -278,6 +278,28 @@ mod tests {
     }
 
     #[test]
+    fn a_qwen_session_is_its_project_folders_chat_named_after_its_id() {
+        let path = Path::new(
+            "/h/.qwen/projects/-home-u-app/chats/6b8f0dbb-a458-4c86-b9f5-fd758f695f7e.jsonl",
+        );
+        assert_eq!(
+            qwen_chat(path),
+            Some(Path::new("/h/.qwen/projects/-home-u-app"))
+        );
+        let info = classify(path).expect("a session");
+        assert_eq!(info.kind, TranscriptKind::Session);
+        assert_eq!(
+            info.session_id.as_deref(),
+            Some("6b8f0dbb-a458-4c86-b9f5-fd758f695f7e")
+        );
+        // Its subagents' files and anything outside `chats/` are no session of it.
+        let subagent =
+            "/h/.qwen/projects/-home-u-app/subagents/6b8f/agent-general-purpose-c1.jsonl";
+        assert_eq!(qwen_chat(Path::new(subagent)), None);
+        assert_eq!(qwen_chat(Path::new("/h/.claude/projects/-a/s.jsonl")), None);
+    }
+
+    #[test]
     fn dash_encoding_replaces_every_non_alphanumeric_byte() {
         assert_eq!(
             dash_encode(Path::new("/home/u/my app.v2_x")),
