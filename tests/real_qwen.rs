@@ -75,6 +75,28 @@ fn scripts(project: &Path) -> HashMap<&'static str, Vec<Answer>> {
     );
     // Continued after `main` (`-c`): the API's rate limit on every attempt.
     scripts.insert("ratelimit", vec![Answer::Error(429, "Rate limit reached")]);
+    // A subagent: the main agent starts one (in the background, as `-p` runs it), which
+    // (script `subinner`) reads a file and reports; its parent is told in a notification.
+    scripts.insert(
+        "subagent",
+        vec![
+            call(
+                "agent",
+                json!({"subagent_type": "general-purpose", "description": "look at a.txt",
+                    "prompt": "FAMILIAR-SCRIPT subinner Look at a.txt and report."}),
+                800,
+            ),
+            say("The subagent is on it.", 850),
+            say("The subagent reported.", 900),
+        ],
+    );
+    scripts.insert(
+        "subinner",
+        vec![
+            call("read_file", json!({"file_path": at("a.txt")}), 700),
+            say("a.txt says bye", 750),
+        ],
+    );
     // A tool's answer, then the API is unavailable on every attempt.
     scripts.insert(
         "midturn",
@@ -154,21 +176,36 @@ fn wait_bounded(
     }
 }
 
-/// Every session file under `<qwen dir>/projects/*/chats/`.
+/// Every session file under `<qwen dir>/projects/*/chats/`, and every subagent's under
+/// `<qwen dir>/projects/*/subagents/<session>/`.
 fn session_files(qwen_dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let projects = fs::read_dir(qwen_dir.join("projects"));
-    for project in projects.into_iter().flatten().flatten() {
-        let chats = fs::read_dir(project.path().join("chats"));
-        for entry in chats.into_iter().flatten().flatten() {
+    let jsonl = |dir: PathBuf, out: &mut Vec<PathBuf>| {
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
             if path.extension().is_some_and(|ext| ext == "jsonl") {
                 out.push(path);
             }
         }
+    };
+    let projects = fs::read_dir(qwen_dir.join("projects"));
+    for project in projects.into_iter().flatten().flatten() {
+        jsonl(project.path().join("chats"), &mut out);
+        let sessions = fs::read_dir(project.path().join("subagents"));
+        for session in sessions.into_iter().flatten().flatten() {
+            jsonl(session.path(), &mut out);
+        }
     }
     out.sort();
     out
+}
+
+/// A directory as Qwen Code names its project folder: every character but ASCII letters and
+/// digits made `-`.
+fn encoded(dir: &str) -> String {
+    dir.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
 
 /// The version of the CLI that runs, checked against the pin unless overridden.
@@ -231,15 +268,19 @@ fn the_real_qwen_code_cli_writes_the_sessions_familiar_reads() {
     let main = partner.run("main", "Work on a.txt. FAMILIAR-SCRIPT main", &[]);
     let ratelimit = partner.run("ratelimit", "FAMILIAR-SCRIPT ratelimit", &["-c"]);
     let midturn = partner.run("midturn", "FAMILIAR-SCRIPT midturn", &[]);
+    let subagent = partner.run("subagent", "FAMILIAR-SCRIPT subagent", &[]);
 
     // Name each session file after its first script.
     let mut files: BTreeMap<&str, PathBuf> = BTreeMap::new();
     for path in session_files(&qwen_dir) {
         let text = fs::read_to_string(&path).expect("session file");
-        for name in ["main", "midturn"] {
+        for name in ["main", "midturn", "subagent"] {
             if text.contains(&format!("FAMILIAR-SCRIPT {name}\"")) {
                 files.insert(name, path.clone());
             }
+        }
+        if text.contains("\"isSidechain\":true") {
+            files.insert("subagent-general", path.clone());
         }
     }
     // Saved before any check, so a failing run can be looked at.
@@ -251,6 +292,7 @@ fn the_real_qwen_code_cli_writes_the_sessions_familiar_reads() {
             fs::write(
                 out.join(format!("{name}.jsonl")),
                 text.replace(tmp_path, "/tmp/familiar-qwen")
+                    .replace(&encoded(tmp_path), "-tmp-familiar-qwen")
                     .replace(&mock.url, "http://127.0.0.1:9/v1"),
             )
             .expect("write fixture");
@@ -258,9 +300,9 @@ fn the_real_qwen_code_cli_writes_the_sessions_familiar_reads() {
     }
     assert_eq!(
         files.keys().copied().collect::<Vec<_>>(),
-        ["main", "midturn"],
-        "one session file each (the continued run appends to main's); the CLI printed:\n\
-         {main}\n{ratelimit}\n{midturn}"
+        ["main", "midturn", "subagent", "subagent-general"],
+        "one session file each (the continued run appends to main's), the subagent's its own; \
+         the CLI printed:\n{main}\n{ratelimit}\n{midturn}\n{subagent}"
     );
     assert!(
         mock.requests.load(std::sync::atomic::Ordering::SeqCst) >= 10,
@@ -309,11 +351,23 @@ fn the_real_qwen_code_cli_writes_the_sessions_familiar_reads() {
         .map(|line| serde_json::from_str(line).expect("live event JSON"))
         .collect();
     for (name, want) in &offline {
-        let want: Vec<&Value> = want.iter().filter(|e| e["kind"] != "status").collect();
+        let mut want: Vec<Value> = want
+            .iter()
+            .filter(|e| e["kind"] != "status")
+            .cloned()
+            .collect();
+        // A subagent's file names no session: live, its events carry the parent's (its path's).
+        let agent = want[0]["agent"].clone();
+        if !agent.is_null() {
+            for event in &mut want {
+                event["session"] = offline["subagent"][0]["session"].clone();
+            }
+        }
         let got: Vec<&Value> = live
             .iter()
-            .filter(|event| event["session"] == want[0]["session"])
+            .filter(|event| event["session"] == want[0]["session"] && event["agent"] == agent)
             .collect();
+        let want: Vec<&Value> = want.iter().collect();
         assert_eq!(got, want, "{name}: live differs from offline");
     }
 

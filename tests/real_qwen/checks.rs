@@ -37,7 +37,10 @@ pub(super) fn check_records(
     qwen_dir: &Path,
     mock: &Mock,
 ) {
-    for (name, path) in files {
+    for (name, path) in files
+        .iter()
+        .filter(|(name, _)| **name != "subagent-general")
+    {
         let lines = lines(path);
         let id = lines[0]["sessionId"].as_str().expect("a session id");
         // `projects/<the project dash-encoded>/chats/<session id>.jsonl`.
@@ -45,11 +48,7 @@ pub(super) fn check_records(
             path,
             &qwen_dir
                 .join("projects")
-                .join(
-                    project
-                        .to_string_lossy()
-                        .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
-                )
+                .join(encoded(&project.to_string_lossy()))
                 .join("chats")
                 .join(format!("{id}.jsonl")),
             "{name}"
@@ -134,6 +133,54 @@ pub(super) fn check_records(
     assert!(
         mock.sent_for("ratelimit").is_empty(),
         "no answer but errors"
+    );
+    // The subagent: its own file, `subagents/<parent session>/agent-<type>-<call id>.jsonl`,
+    // every record with `agentId` and `isSidechain`, the parent's session id; a meta file
+    // beside it names its type and the call.
+    let parent = lines(&files["subagent"]);
+    let inner_path = &files["subagent-general"];
+    let inner = lines(inner_path);
+    let call = parent
+        .iter()
+        .flat_map(|line| line["message"]["parts"].as_array().into_iter().flatten())
+        .find_map(|part| {
+            part["functionCall"]
+                .as_object()
+                .filter(|c| c["name"] == "agent")
+        })
+        .expect("the agent call");
+    let call_id = call["id"].as_str().expect("its id");
+    let agent_id = format!("general-purpose-{call_id}");
+    assert_eq!(
+        inner_path,
+        &qwen_dir
+            .join("projects")
+            .join(encoded(&project.to_string_lossy()))
+            .join("subagents")
+            .join(parent[0]["sessionId"].as_str().expect("the parent's id"))
+            .join(format!("agent-{agent_id}.jsonl"))
+    );
+    for line in &inner {
+        assert_eq!(line["agentId"], agent_id.as_str(), "{line}");
+        assert_eq!(line["isSidechain"], true, "{line}");
+        assert_eq!(line["sessionId"], parent[0]["sessionId"], "{line}");
+    }
+    let meta: Value = serde_json::from_str(
+        &fs::read_to_string(inner_path.with_extension("meta.json")).expect("its meta file"),
+    )
+    .expect("meta JSON");
+    assert_eq!(meta["agentType"], "general-purpose");
+    assert_eq!(meta["toolUseId"], call_id);
+    // Its parent is told of its end in a notification naming the call.
+    let told = parent
+        .iter()
+        .find(|line| line["subtype"] == "notification")
+        .and_then(|line| line["message"]["parts"][0]["text"].as_str())
+        .expect("the notification");
+    assert!(
+        told.contains(&format!("<tool-use-id>{call_id}</tool-use-id>"))
+            && told.contains("<status>completed</status>"),
+        "{told}"
     );
     // The mid-turn failure: the tool's answer, then the API's errors.
     let midturn = lines(&files["midturn"]);
@@ -231,6 +278,49 @@ pub(super) fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
         midturn.last().expect("events")["status"],
         "waiting_for_input"
     );
+
+    // The subagent, from the parent's side: its start at the call, its end at the
+    // notification, between the parent's two turns.
+    let parent = &files["subagent"];
+    let runs: Vec<(&str, &str)> = parent
+        .iter()
+        .filter(|e| {
+            ["subagent_start", "subagent_end", "success", "prompt"]
+                .contains(&e["kind"].as_str().unwrap_or(""))
+        })
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap_or(""),
+                e["agent_type"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            ("prompt", ""),
+            ("subagent_start", "general-purpose"),
+            ("success", ""),
+            ("subagent_end", "general-purpose"),
+            ("success", "")
+        ]
+    );
+    // From its own file: its events are its agent's, on no session of their own.
+    let inner = &files["subagent-general"];
+    let agent = &inner[0]["agent"];
+    assert!(agent.is_string(), "{:?}", inner[0]);
+    assert!(
+        inner
+            .iter()
+            .all(|e| e["agent"] == *agent && e["sidechain"] == true && e["session"].is_null())
+    );
+    let tools: Vec<&Value> = inner
+        .iter()
+        .filter(|e| e["tool"].is_string())
+        .map(|e| &e["tool"])
+        .collect();
+    assert_eq!(tools, ["read_file"]);
+    assert!(of_kind(inner, "prompt").is_empty() && of_kind(inner, "success").is_empty());
 }
 
 /// `familiar sessions`, `stats` and `doctor` on what the CLI wrote.
@@ -261,7 +351,8 @@ pub(super) fn check_commands(
     let sessions: Vec<Value> =
         serde_json::from_str(&familiar(&["sessions", "--json", "--agent", "qwen"]))
             .expect("sessions JSON");
-    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    // main (continued), midturn and the subagent's parent: the subagent is no session.
+    assert_eq!(sessions.len(), 3, "{sessions:?}");
     for session in &sessions {
         assert_eq!(session["agent_kind"], "qwen");
         assert_eq!(session["cwd"], project.to_string_lossy().as_ref());
@@ -288,13 +379,18 @@ pub(super) fn check_commands(
         .lines()
         .map(|line| serde_json::from_str(line).expect("stats JSON line"))
         .collect();
-    for name in ["main", "midturn"] {
+    for (name, script) in [
+        ("main", "main"),
+        ("midturn", "midturn"),
+        ("subagent", "subagent"),
+        ("subagent-general", "subinner"),
+    ] {
         let file = files[name].to_string_lossy();
         let row = rows
             .iter()
             .find(|row| row["file"] == file.as_ref())
             .unwrap_or_else(|| panic!("{name}: no stats row in {rows:?}"));
-        let sent = mock.sent_for(name);
+        let sent = mock.sent_for(script);
         assert!(!sent.is_empty(), "{name}: the mock sent nothing");
         let sum = |part: fn(&Usage) -> u64| sent.iter().map(part).sum::<u64>();
         assert_eq!(
@@ -337,5 +433,6 @@ pub(super) fn check_commands(
         .lines()
         .find(|line| line.starts_with("[ok] Qwen dir: "))
         .unwrap_or_else(|| panic!("no Qwen dir line in {doctor}"));
-    assert!(line.ends_with(", 2 session(s)"), "{doctor}");
+    // Its three sessions and the subagent's file.
+    assert!(line.ends_with(", 4 session(s)"), "{doctor}");
 }

@@ -5,7 +5,9 @@
 //!   a read of a missing file, a grep, a glob, a reply), then the same session continued
 //!   (`-c`) for a turn the API rate-limited (429) on every attempt;
 //! - `midturn.jsonl`: a run whose second request (after a tool's answer) the API answered 503
-//!   on every attempt.
+//!   on every attempt;
+//! - `subagent.jsonl`: a run that started a `general-purpose` subagent (in the background),
+//!   whose own file (`subagents/<session>/agent-<id>.jsonl`) is `subagent-general.jsonl`.
 
 use std::path::PathBuf;
 
@@ -122,4 +124,64 @@ fn stats_count_each_reply_once_from_its_usage() {
     assert_eq!(ledger.tokens(), expected);
     // No price is known for Qwen's models (`crate::pricing`).
     assert_eq!(ledger.cost_usd(&PriceTable::default()), 0.0);
+}
+
+#[test]
+fn a_subagent_starts_at_its_call_ends_at_its_notification_and_its_file_is_its_agents() {
+    let (parent, normalizer) = read("subagent.jsonl");
+    let runs: Vec<(EventKind, Option<&str>, Option<&str>)> = parent
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::SubagentStart | EventKind::SubagentEnd))
+        .map(|e| (e.kind, e.agent_type.as_deref(), e.description.as_deref()))
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            (
+                EventKind::SubagentStart,
+                Some("general-purpose"),
+                Some("look at a.txt")
+            ),
+            (
+                EventKind::SubagentEnd,
+                Some("general-purpose"),
+                Some("look at a.txt")
+            ),
+        ]
+    );
+    // The notification is no prompt of the user's.
+    assert_eq!(normalizer.metrics().prompts, 1);
+    assert_eq!(of_kind(&parent, EventKind::Success).len(), 2);
+    assert!(normalizer.session().is_some());
+
+    let (inner, normalizer) = read("subagent-general.jsonl");
+    let agent = inner[0].agent.clone();
+    assert!(
+        agent
+            .as_deref()
+            .is_some_and(|a| a.starts_with("general-purpose-"))
+    );
+    assert!(
+        inner
+            .iter()
+            .all(|e| e.agent == agent && e.sidechain && e.session.is_none())
+    );
+    assert!(of_kind(&inner, EventKind::Prompt).is_empty());
+    assert!(of_kind(&inner, EventKind::Success).is_empty());
+    assert_eq!(of_kind(&inner, EventKind::Reading).len(), 1);
+    assert_eq!(normalizer.session(), None);
+    // Its tokens are its own: two replies (prompts 700 and 750, 400 cached each).
+    let ledger = usage::scan_bytes(&bytes_of("subagent-general.jsonl"));
+    assert_eq!(ledger.tokens().input, 300 + 350);
+    // Its parent's tool result names it: the session model ties it to the call.
+    let link = String::from_utf8(bytes_of("subagent.jsonl"))
+        .expect("UTF-8")
+        .lines()
+        .find_map(|line| familiar_transcript::subagent_link(line.as_bytes()))
+        .expect("a link");
+    assert_eq!(Some(link.agent_id), agent);
+    assert!(
+        parent.iter().any(|e| e.kind == EventKind::SubagentStart
+            && e.tool_use_id == Some(link.tool_use_id.clone()))
+    );
 }

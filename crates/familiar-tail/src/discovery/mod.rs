@@ -20,8 +20,9 @@
 //! `.project_root` ([`Matcher::gemini`] adds them).
 //!
 //! Qwen Code sessions live under [`qwen_dir`] (`$QWEN_RUNTIME_DIR`, `$QWEN_HOME` or
-//! `~/.qwen`): `projects/<project>/chats/<session id>.jsonl`, placed in a project by the `cwd`
-//! of their records ([`Matcher::qwen`] adds them).
+//! `~/.qwen`): `projects/<project>/chats/<session id>.jsonl` (a subagent's
+//! `projects/<project>/subagents/<session id>/agent-<id>.jsonl`), placed in a project by the
+//! `cwd` of their records ([`Matcher::qwen`] adds them).
 //!
 //! Layouts handled (all under the config dir, `$CLAUDE_CONFIG_DIR` or `~/.claude`):
 //! - `projects/<encoded project>/<sessionId>.jsonl`, the project encoded either with the dash
@@ -46,7 +47,7 @@ use serde::Deserialize;
 
 pub use paths::{
     TranscriptInfo, TranscriptKind, base64url_decode, base64url_encode, classify, dash_encode,
-    describe, gemini_chat, gemini_project_root, is_session_id, meta_path, qwen_chat,
+    describe, gemini_chat, gemini_project_root, is_session_id, meta_path, qwen_chat, qwen_subagent,
     read_agent_type, transcript_of_meta,
 };
 pub use scan::{

@@ -143,8 +143,8 @@ impl Matcher {
         self
     }
 
-    /// Qwen Code's sessions too, or not: `<qwen_dir>/projects/<project>/chats/<session>.jsonl`,
-    /// placed in a project by the `cwd` every record carries (the folder's name is the
+    /// Qwen Code's sessions too, or not: `<qwen_dir>/projects/<project>/chats/<session>.jsonl`
+    /// and their subagents' `<project>/subagents/<session>/agent-<id>.jsonl`, placed in a project by the `cwd` every record carries (the folder's name is the
     /// directory dash-encoded as Claude Code's, but from UTF-16 code units: not relied on).
     pub fn qwen(mut self, qwen_dir: Option<&Path>) -> Matcher {
         self.qwen_projects = qwen_dir.map(|dir| dir.join(PROJECTS_DIR));
@@ -203,8 +203,10 @@ impl Matcher {
         if let Some(projects) = &self.qwen_projects
             && path.starts_with(projects)
         {
-            // Its sessions, not its subagents' files and the sidecars beside them.
-            return match super::paths::qwen_chat(path) {
+            // Its sessions and their subagents' files, not what lies beside them.
+            let project = super::paths::qwen_chat(path)
+                .or_else(|| super::paths::qwen_subagent(path).map(|(project, _)| project));
+            return match project {
                 Some(project) if project.parent() == Some(projects.as_path()) => Place::Flat,
                 _ => Place::Elsewhere,
             };

@@ -14,6 +14,12 @@
 //! holding Gemini API contents (`message.parts`, `usageMetadata`). A reply's tool calls are
 //! `functionCall` parts; each answer is a `tool_result` record with the call's status.
 //!
+//! A subagent (the `agent` tool) runs in the background: the parent's call is its
+//! `subagent_start`, the `notification` its parent is sent when it ends (`<tool-use-id>`) its
+//! `subagent_end`; its own records are in a file of its own (`subagents/<session>/agent-<id>.
+//! jsonl`, `agentId` and `isSidechain` on each), whose events carry `agent` and `sidechain`: its
+//! task is no prompt, its last reply no `success`.
+//!
 //! An API error is recorded as a `system/ui_telemetry` record (`qwen-code.api_error`, with
 //! the HTTP status and message), one per attempt: the first one after a request is held as
 //! the turn's `error` (`api`) and let out when the turn is over (the next prompt, the end of
@@ -70,6 +76,11 @@ pub(crate) struct Session {
     calls: Vec<(String, String, Option<String>)>,
     /// The turn's API error, held until the turn is over (see the module documentation).
     api_error: Option<Event>,
+    /// A subagent's file: its id (`agentId`), which its events carry as `agent`.
+    subagent: Option<String>,
+    /// Subagents started (the `agent` calls whose end is not told yet): call id, the
+    /// `subagent_start` event (the end is the same, of another kind).
+    running: Vec<(String, Event)>,
 }
 
 impl crate::agent::AgentState for Session {
@@ -77,8 +88,10 @@ impl crate::agent::AgentState for Session {
         AgentKind::Qwen
     }
 
+    /// A subagent's file names its parent's session: its events are its agent's, on no
+    /// session of their own (the session model tags them from the path, as Gemini CLI's).
     fn session(&self) -> Option<&str> {
-        self.session.as_deref()
+        self.session.as_deref().filter(|_| self.subagent.is_none())
     }
 
     fn context_used(&self) -> Option<u64> {
@@ -151,6 +164,11 @@ impl Session {
             metrics,
             out,
         };
+        if record.is_sidechain == Some(true)
+            && let Some(agent) = &record.agent_id
+        {
+            self.subagent = Some(agent.clone());
+        }
         if let Some(session) = record.session_id.as_deref()
             && self.session.as_deref() != Some(session)
         {
@@ -173,6 +191,15 @@ impl Session {
 
     fn user(&mut self, record: &Record<'_>, cx: &mut Cx<'_, '_>) {
         self.flush(cx.out);
+        if record.subtype.as_deref() == Some("notification") {
+            self.subagent_ended(record, cx);
+            return;
+        }
+        // A subagent's task is no prompt (as Claude Code's: the main chain's only).
+        if self.subagent.is_some() {
+            self.status = Status::Working;
+            return;
+        }
         // The CLI's own messages (a background task's notification, a cron prompt, …) are no
         // prompt of the user's; a message typed mid-turn is.
         if !matches!(
@@ -232,7 +259,8 @@ impl Session {
                 _ => {}
             }
         }
-        if !called {
+        // A turn's end is the main agent's (a subagent's last reply is its report).
+        if !called && self.subagent.is_none() {
             let mut success = self.event(EventKind::Success, cx);
             success.status = Status::WaitingForInput;
             let after = success.status_after();
@@ -262,7 +290,48 @@ impl Session {
         event.target = target;
         event.tool_use_id = id.map(str::to_owned);
         event.model = self.model.clone();
+        if name == "agent"
+            && let Some(id) = id
+        {
+            // A subagent: its start now, its end when its parent is told it ended.
+            event.kind = EventKind::SubagentStart;
+            event.agent_type.clone_from(&event.target);
+            event.description = args
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if self.running.len() == MAX_CALLS {
+                self.running.remove(0);
+            }
+            self.running.push((id.to_owned(), event.clone()));
+        }
         cx.out.push(event);
+    }
+
+    /// A `notification` of a background task: a subagent's end, when its `<tool-use-id>` is
+    /// one of the `agent` calls that started one.
+    fn subagent_ended(&mut self, record: &Record<'_>, cx: &mut Cx<'_, '_>) {
+        let text: String = parts(record)
+            .filter_map(|part| match shapes::part(part) {
+                Part::Text(text) => Some(text),
+                _ => None,
+            })
+            .collect();
+        let Some(call) = tag(&text, "tool-use-id") else {
+            return;
+        };
+        let Some(at) = self.running.iter().position(|(id, _)| id == call) else {
+            return;
+        };
+        let (_, start) = self.running.remove(at);
+        let mut end = self.event(EventKind::SubagentEnd, cx);
+        end.tool = start.tool;
+        end.tool_use_id = start.tool_use_id;
+        end.agent_type = start.agent_type;
+        end.description = start.description;
+        end.target = start.target;
+        end.model = start.model;
+        cx.out.push(end);
     }
 
     fn tool_result(&mut self, record: &Record<'_>, cx: &mut Cx<'_, '_>) {
@@ -350,7 +419,13 @@ impl Session {
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
         let mut event = Event::new(kind, cx.meta.line);
         event.agent_kind = AgentKind::Qwen;
-        event.session = self.session.clone();
+        match &self.subagent {
+            Some(agent) => {
+                event.agent = Some(agent.clone());
+                event.sidechain = true;
+            }
+            None => event.session = self.session.clone(),
+        }
         event.context_used = self.context_used;
         event.context_limit = self.limit(cx.meta.explicit_limit);
         event.status = self.status;
@@ -358,6 +433,14 @@ impl Session {
         event.raw = cx.meta.raw.clone();
         event
     }
+}
+
+/// The text of `<name>…</name>` in a notification.
+fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let open = format!("<{name}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&format!("</{name}>"))? + start;
+    Some(text[start..end].trim())
 }
 
 /// The parts of a record's message.

@@ -11,6 +11,8 @@
 //!   from the OpenAI-compatible answer's `usage`) and `contextWindowSize`;
 //! - `tool_result`: `message: {role: user, parts: [{functionResponse: {id, name, response}}]}`
 //!   and `toolCallResult: {callId, status, resultDisplay, error?, errorType?}`;
+//! - a subagent's records, in its own file: the same, with `agentId`, `agentName` and
+//!   `isSidechain: true` (its `sessionId` is its parent's);
 //! - `system`: a `subtype` and its `systemPayload` (`ui_telemetry`: `{uiEvent: {"event.name",
 //!   …}}`, the API's answers and errors and the tools' runs as the CLI's telemetry saw them).
 
@@ -45,6 +47,12 @@ pub(super) struct Record<'a> {
     pub tool_call_result: Option<ToolCallResult>,
     #[serde(rename = "systemPayload")]
     pub system_payload: Option<Value>,
+    /// A subagent's records (its own file, `projects/<project>/subagents/<session>/agent-<id>.
+    /// jsonl`): its id, and `isSidechain: true`.
+    #[serde(rename = "agentId")]
+    pub agent_id: Option<String>,
+    #[serde(rename = "isSidechain")]
+    pub is_sidechain: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -19,6 +19,7 @@ pub(super) fn kind_and_target(name: &str, args: &Value) -> (EventKind, Option<St
         "notebook_edit" => (EventKind::Writing, arg("notebook_path")),
         "todo_write" | "task_create" | "task_update" | "task_list" => (EventKind::Thinking, None),
         "skill" => (EventKind::Thinking, arg("skill")),
+        // A subagent's start (`super::Session::call`).
         "agent" => (EventKind::Tool, arg("subagent_type")),
         _ => gemini::kind_and_target(name, args),
     }
