@@ -97,6 +97,16 @@ fn scripts(project: &Path) -> HashMap<&'static str, Vec<Answer>> {
             say("a.txt says bye", 750),
         ],
     );
+    // A compaction: a reply that fills 90% of the window, so that the CLI compacts the history
+    // before the next request (its summary carries the marker on), then a last reply.
+    scripts.insert(
+        "compact",
+        vec![
+            call("read_file", json!({"file_path": at("a.txt")}), 900_000),
+            Answer::Summary("<state_snapshot>FAMILIAR-SCRIPT compact: a.txt read</state_snapshot>"),
+            say("Done after the compaction.", 1_200),
+        ],
+    );
     // A tool's answer, then the API is unavailable on every attempt.
     scripts.insert(
         "midturn",
@@ -269,12 +279,13 @@ fn the_real_qwen_code_cli_writes_the_sessions_familiar_reads() {
     let ratelimit = partner.run("ratelimit", "FAMILIAR-SCRIPT ratelimit", &["-c"]);
     let midturn = partner.run("midturn", "FAMILIAR-SCRIPT midturn", &[]);
     let subagent = partner.run("subagent", "FAMILIAR-SCRIPT subagent", &[]);
+    let compact = partner.run("compact", "FAMILIAR-SCRIPT compact", &[]);
 
     // Name each session file after its first script.
     let mut files: BTreeMap<&str, PathBuf> = BTreeMap::new();
     for path in session_files(&qwen_dir) {
         let text = fs::read_to_string(&path).expect("session file");
-        for name in ["main", "midturn", "subagent"] {
+        for name in ["main", "midturn", "subagent", "compact"] {
             if text.contains(&format!("FAMILIAR-SCRIPT {name}\"")) {
                 files.insert(name, path.clone());
             }
@@ -300,9 +311,9 @@ fn the_real_qwen_code_cli_writes_the_sessions_familiar_reads() {
     }
     assert_eq!(
         files.keys().copied().collect::<Vec<_>>(),
-        ["main", "midturn", "subagent", "subagent-general"],
+        ["compact", "main", "midturn", "subagent", "subagent-general"],
         "one session file each (the continued run appends to main's), the subagent's its own; \
-         the CLI printed:\n{main}\n{ratelimit}\n{midturn}\n{subagent}"
+         the CLI printed:\n{main}\n{ratelimit}\n{midturn}\n{subagent}\n{compact}"
     );
     assert!(
         mock.requests.load(std::sync::atomic::Ordering::SeqCst) >= 10,
@@ -338,6 +349,7 @@ fn the_real_qwen_code_cli_writes_the_sessions_familiar_reads() {
         .map(|(name, path)| (*name, common::facts::events(path)))
         .collect();
     checks::check_events(&offline);
+    checks::check_compaction(&offline["compact"], &files["compact"]);
     let first_live: Value = live_lines
         .iter()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

@@ -182,6 +182,25 @@ pub(super) fn check_records(
             && told.contains("<status>completed</status>"),
         "{told}"
     );
+    // The compaction: a `chat_compression` record (status 1: compressed, `token_limit`) after
+    // the tool's answer, with the CLI's counts before and after.
+    let compact = lines(&files["compact"]);
+    let compression = compact
+        .iter()
+        .find(|line| line["subtype"] == "chat_compression")
+        .map(|line| &line["systemPayload"]["info"])
+        .expect("a chat_compression record");
+    assert_eq!(compression["compressionStatus"], 1, "{compression}");
+    assert_eq!(compression["triggerReason"], "token_limit", "{compression}");
+    assert!(
+        compression["originalTokenCount"].as_u64() > compression["newTokenCount"].as_u64(),
+        "{compression}"
+    );
+    assert_eq!(
+        mock.sent_for("compaction").len(),
+        1,
+        "one summary asked for"
+    );
     // The mid-turn failure: the tool's answer, then the API's errors.
     let midturn = lines(&files["midturn"]);
     let last_record = midturn
@@ -323,6 +342,28 @@ pub(super) fn check_events(files: &BTreeMap<&str, Vec<Value>>) {
     assert!(of_kind(inner, "prompt").is_empty() && of_kind(inner, "success").is_empty());
 }
 
+/// The compaction's events: its boundary with the CLI's counts, the context its estimate until
+/// the next reply.
+pub(super) fn check_compaction(events: &[Value], record: &Path) {
+    let info = lines(record)
+        .into_iter()
+        .find(|line| line["subtype"] == "chat_compression")
+        .map(|line| line["systemPayload"]["info"].clone())
+        .expect("a chat_compression record");
+    let boundaries = of_kind(events, "compact_boundary");
+    assert_eq!(boundaries.len(), 1, "{events:?}");
+    let boundary = boundaries[0];
+    assert_eq!(boundary["trigger"], "auto");
+    assert_eq!(boundary["pre_tokens"], info["originalTokenCount"]);
+    assert_eq!(boundary["post_tokens"], info["newTokenCount"]);
+    assert_eq!(boundary["context_used"], info["newTokenCount"]);
+    let texts: Vec<&Value> = of_kind(events, "text").iter().map(|e| &e["text"]).collect();
+    assert_eq!(texts, ["Done after the compaction."]);
+    let last = events.last().expect("events");
+    assert_eq!(last["context_used"], 1_220);
+    assert_eq!(last["status"], "waiting_for_input");
+}
+
 /// `familiar sessions`, `stats` and `doctor` on what the CLI wrote.
 pub(super) fn check_commands(
     home: &Path,
@@ -351,8 +392,9 @@ pub(super) fn check_commands(
     let sessions: Vec<Value> =
         serde_json::from_str(&familiar(&["sessions", "--json", "--agent", "qwen"]))
             .expect("sessions JSON");
-    // main (continued), midturn and the subagent's parent: the subagent is no session.
-    assert_eq!(sessions.len(), 3, "{sessions:?}");
+    // main (continued), midturn, compact and the subagent's parent: the subagent is no
+    // session.
+    assert_eq!(sessions.len(), 4, "{sessions:?}");
     for session in &sessions {
         assert_eq!(session["agent_kind"], "qwen");
         assert_eq!(session["cwd"], project.to_string_lossy().as_ref());
@@ -384,6 +426,7 @@ pub(super) fn check_commands(
         ("midturn", "midturn"),
         ("subagent", "subagent"),
         ("subagent-general", "subinner"),
+        ("compact", "compact"),
     ] {
         let file = files[name].to_string_lossy();
         let row = rows
@@ -433,6 +476,6 @@ pub(super) fn check_commands(
         .lines()
         .find(|line| line.starts_with("[ok] Qwen dir: "))
         .unwrap_or_else(|| panic!("no Qwen dir line in {doctor}"));
-    // Its three sessions and the subagent's file.
-    assert!(line.ends_with(", 4 session(s)"), "{doctor}");
+    // Its four sessions and the subagent's file.
+    assert!(line.ends_with(", 5 session(s)"), "{doctor}");
 }

@@ -41,6 +41,10 @@ pub enum Answer {
     },
     /// An HTTP error answer: status and message.
     Error(u16, &'static str),
+    /// The summary the CLI asks for when it compacts the history: a text answer (of 50
+    /// prompt tokens) that no record of the session holds, its usage kept apart (as
+    /// `compaction`).
+    Summary(&'static str),
 }
 
 pub fn call(name: &'static str, args: Value, prompt: u64) -> Answer {
@@ -177,12 +181,17 @@ fn serve(stream: TcpStream, shared: &Shared) -> std::io::Result<()> {
                 body.len()
             )
         }
-        Answer::Reply {
-            thought,
-            text,
-            call,
-            prompt,
-        } => {
+        Answer::Reply { .. } | Answer::Summary(_) => {
+            let (thought, text, call, prompt, script) = match answer {
+                Answer::Reply {
+                    thought,
+                    text,
+                    call,
+                    prompt,
+                } => (thought, text, call, prompt, script),
+                Answer::Summary(text) => (None, Some(text), None, 50, Some("compaction")),
+                Answer::Error(..) => return Ok(()),
+            };
             let usage = Usage::of(prompt);
             let step = script.map(|script| {
                 let mut sent = shared.sent.lock().unwrap_or_else(|p| p.into_inner());

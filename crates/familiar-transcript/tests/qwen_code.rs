@@ -7,7 +7,9 @@
 //! - `midturn.jsonl`: a run whose second request (after a tool's answer) the API answered 503
 //!   on every attempt;
 //! - `subagent.jsonl`: a run that started a `general-purpose` subagent (in the background),
-//!   whose own file (`subagents/<session>/agent-<id>.jsonl`) is `subagent-general.jsonl`.
+//!   whose own file (`subagents/<session>/agent-<id>.jsonl`) is `subagent-general.jsonl`;
+//! - `compact.jsonl`: a run whose first reply filled 90% of the window, so that the CLI
+//!   compacted the history before the next request.
 
 use std::path::PathBuf;
 
@@ -184,4 +186,18 @@ fn a_subagent_starts_at_its_call_ends_at_its_notification_and_its_file_is_its_ag
         parent.iter().any(|e| e.kind == EventKind::SubagentStart
             && e.tool_use_id == Some(link.tool_use_id.clone()))
     );
+}
+
+#[test]
+fn a_compaction_is_a_boundary_with_the_clis_counts() {
+    let (events, normalizer) = read("compact.jsonl");
+    let boundary = of_kind(&events, EventKind::CompactBoundary);
+    assert_eq!(boundary.len(), 1);
+    assert_eq!(boundary[0].trigger.as_deref(), Some("auto"));
+    assert_eq!(boundary[0].pre_tokens, Some(900_037));
+    assert_eq!(boundary[0].post_tokens, Some(897_795));
+    assert_eq!(boundary[0].context_used, Some(897_795));
+    assert_eq!(normalizer.metrics().compactions, 1);
+    // The next reply's usage is the context again.
+    assert_eq!(normalizer.context_used(), Some(1_220));
 }

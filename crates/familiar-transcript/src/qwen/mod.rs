@@ -385,6 +385,7 @@ impl Session {
                     _ => {}
                 }
             }
+            Some("chat_compression") => self.compaction(payload, cx),
             Some("custom_title") => {
                 let title = payload
                     .and_then(|payload| payload.get("customTitle"))
@@ -397,6 +398,30 @@ impl Session {
             }
             _ => {}
         }
+    }
+
+    /// A compaction (`chat_compression`, `info.compressionStatus` 1: the history was
+    /// compressed): the context is the CLI's own count after it (`newTokenCount`, an estimate)
+    /// until the next reply says.
+    fn compaction(&mut self, payload: Option<&Value>, cx: &mut Cx<'_, '_>) {
+        let Some(info) = payload.and_then(|payload| payload.get("info")) else {
+            return;
+        };
+        if info.get("compressionStatus").and_then(Value::as_u64) != Some(1) {
+            return;
+        }
+        let count = |key: &str| info.get(key).and_then(Value::as_u64);
+        cx.metrics.compactions += 1;
+        self.context_used = count("newTokenCount");
+        let mut event = self.event(EventKind::CompactBoundary, cx);
+        event.trigger = match info.get("triggerReason").and_then(Value::as_str) {
+            Some("token_limit") => Some("auto".to_owned()),
+            Some("manual") => Some("manual".to_owned()),
+            _ => None,
+        };
+        event.pre_tokens = count("originalTokenCount");
+        event.post_tokens = self.context_used;
+        cx.out.push(event);
     }
 
     fn api_error_event(&self, ui: &Value, cx: &Cx<'_, '_>) -> Event {
