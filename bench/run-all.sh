@@ -28,6 +28,7 @@ section "tailer: append -> event latency, 200 sessions x 10 lines/s"
 cargo bench -q -p familiar-tail --bench tail_latency
 section "append -> action latency through familiar watch --headless"
 python3 bench/action_latency.py 1000 target/release/familiar
+python3 bench/remote.py 500 target/release/familiar
 section "headless watcher at 1, 10, 100, 200 live sessions"
 python3 bench/scale.py 20 target/release/familiar
 section "game window under Xvfb (bench/game.sh)"

@@ -94,6 +94,9 @@ enum Command {
     /// Claude Code hook: hand hook input (stdin) to a running Familiar; `hook install` /
     /// `hook uninstall` add or remove the hooks in settings.json.
     Hook(cmd::hook::Args),
+    /// Write this host's sessions as they grow, for `familiar watch --remote` on another
+    /// machine (run by its ssh; one JSON object a line).
+    Feed(cmd::feed::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(cmd::completions::Args),
     /// Print the man page (roff).
@@ -172,7 +175,11 @@ fn main() -> ExitCode {
     if matches!(
         cli.command,
         None | Some(
-            Command::Watch(_) | Command::Sessions(_) | Command::Stats(_) | Command::Events(_)
+            Command::Watch(_)
+                | Command::Sessions(_)
+                | Command::Stats(_)
+                | Command::Events(_)
+                | Command::Feed(_)
         )
     ) {
         raise_open_file_limit();
@@ -191,6 +198,7 @@ fn main() -> ExitCode {
         Some(Command::Doctor(args)) => cmd::doctor::run(args),
         Some(Command::Scripts(args)) => cmd::scripts::run(args),
         Some(Command::Hook(args)) => cmd::hook::run(args),
+        Some(Command::Feed(args)) => cmd::feed::run(args),
         Some(Command::Completions(args)) => {
             cmd::completions::completions(args, <Cli as clap::CommandFactory>::command())
         }

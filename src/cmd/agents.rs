@@ -24,6 +24,17 @@ pub enum AgentArg {
 }
 
 impl AgentArg {
+    /// The value as given on the command line, `None` for every agent (the default).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            AgentArg::Claude => Some("claude"),
+            AgentArg::Codex => Some("codex"),
+            AgentArg::Gemini => Some("gemini"),
+            AgentArg::Qwen => Some("qwen"),
+            AgentArg::All => None,
+        }
+    }
+
     pub fn claude(self) -> bool {
         matches!(self, AgentArg::Claude | AgentArg::All)
     }

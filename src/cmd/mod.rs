@@ -7,6 +7,7 @@ pub mod completions;
 pub mod demo;
 pub mod doctor;
 pub mod events;
+pub mod feed;
 pub mod hook;
 pub mod pipeline;
 pub mod progress;

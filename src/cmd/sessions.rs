@@ -13,6 +13,8 @@ use familiar_model::text::printable_line;
 use familiar_model::words;
 use familiar_pipeline::settings;
 use familiar_pipeline::source::live::{Live, Took};
+use familiar_pipeline::source::remote::RemoteSpec;
+use familiar_pipeline::source::remote::hosts::sessions_once;
 use familiar_session::{ModelConfig, SessionSnapshot};
 use familiar_tail::TailerConfig;
 
@@ -30,6 +32,13 @@ pub struct Args {
     /// CLI's, Qwen Code's ($QWEN_HOME or ~/.qwen), or all of them.
     #[arg(long, value_enum, default_value_t = super::agents::AgentArg::All)]
     pub agent: super::agents::AgentArg,
+    /// Also the sessions on another machine, over ssh: `[USER@]HOST[:PORT][:DIR]`
+    /// (repeatable; as `watch --remote`).
+    #[arg(long, value_name = "HOST")]
+    pub remote: Vec<String>,
+    /// The `familiar` to run on the remote hosts, when it is not on their PATH.
+    #[arg(long, value_name = "PATH", default_value = "familiar")]
+    pub remote_bin: String,
     /// One JSON array of session objects (see docs/events.md).
     #[arg(long)]
     pub json: bool,
@@ -66,17 +75,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     let mut tailer = TailerConfig::new(config_dir.clone(), selectors);
     args.agent.apply(&mut tailer);
-    let snapshots = read_sessions(
-        tailer,
-        settings::model_config(
-            &settings,
-            familiar_transcript::NormalizerConfig {
-                configured_model: settings::configured_model(),
-                ..Default::default()
-            },
-            None,
-        ),
-    )?;
+    let model = settings::model_config(
+        &settings,
+        familiar_transcript::NormalizerConfig {
+            configured_model: settings::configured_model(),
+            ..Default::default()
+        },
+        None,
+    );
+    let mut snapshots = read_sessions(tailer, model.clone())?;
+    let mut failed = false;
+    for text in &args.remote {
+        let mut spec = RemoteSpec::parse(text, &args.remote_bin).map_err(anyhow::Error::msg)?;
+        spec.agent = args.agent.name().map(str::to_owned);
+        match sessions_once(spec, model.clone(), CATCH_UP_LIMIT) {
+            Ok(remote) => snapshots.extend(remote),
+            Err(reason) => {
+                // One host that cannot be reached does not hide the others.
+                super::style::error(format_args!("{}", printable_line(&reason)));
+                failed = true;
+            }
+        }
+    }
     if snapshots.is_empty()
         && let Some(sessions) = super::selection::elsewhere(&config_dir, &projects)
     {
@@ -95,6 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
     };
     match written.and_then(|()| out.flush()) {
+        Ok(()) if failed => Ok(ExitCode::from(1)),
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(err) => Err(err).context("writing to stdout"),
@@ -162,6 +183,10 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> St
                 }
             })
             .unwrap_or_else(|| "?".to_owned());
+        let project = match &snapshot.host {
+            Some(host) => format!("{project} @{host}"),
+            None => project,
+        };
         rows.push([
             printable_line(&project).into_owned(),
             printable_line(&snapshot.session.chars().take(8).collect::<String>()).into_owned(),
@@ -287,6 +312,7 @@ mod tests {
                 context_limit: 200_000,
             }],
             plan: Vec::new(),
+            host: None,
         };
         assert_eq!(
             table(&[snapshot], now, Paint::plain()),

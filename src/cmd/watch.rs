@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use familiar_pipeline::source::follow::follow;
+use familiar_pipeline::source::remote::RemoteSpec;
 use familiar_pipeline::{Stage, StageOptions, settings, window};
 use familiar_tail::{Selector, TailerConfig, WatchMode};
 
@@ -39,6 +40,14 @@ pub struct Args {
     /// Gemini CLI's, Qwen Code's ($QWEN_HOME or ~/.qwen), or all of them.
     #[arg(long, value_enum, default_value_t = AgentArg::All)]
     pub agent: AgentArg,
+    /// Also follow the sessions on another machine, over ssh: `[USER@]HOST[:PORT][:DIR]`
+    /// (DIR: one project there; default: all its sessions). Repeatable; uses your ssh, its
+    /// config, keys and agent, and needs Familiar installed there.
+    #[arg(long, value_name = "HOST")]
+    pub remote: Vec<String>,
+    /// The `familiar` to run on the remote hosts, when it is not on their PATH.
+    #[arg(long, value_name = "PATH", default_value = "familiar")]
+    pub remote_bin: String,
     /// Wait for a --session or --file that does not exist yet, instead of stopping with an
     /// error.
     #[arg(long)]
@@ -69,6 +78,15 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let remotes = args
+        .remote
+        .iter()
+        .map(|text| {
+            let mut spec = RemoteSpec::parse(text, &args.remote_bin).map_err(anyhow::Error::msg)?;
+            spec.agent = args.agent.name().map(str::to_owned);
+            Ok(spec)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
     if let Some(dir) = args.file.iter().find(|path| path.is_dir()) {
         anyhow::bail!(
@@ -194,7 +212,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
         )?;
         follow(
-            config, model, stage, &front, &interrupt, &looked_in, &elsewhere,
+            config, model, remotes, stage, &front, &interrupt, &looked_in, &elsewhere,
         )?;
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
     })

@@ -157,6 +157,7 @@ fn read_feed(feed: &Sender<GameFeed>, close_with_feed: bool) {
             Ok(WindowFeed::Waiting { looked_in }) => GameFeed::Waiting(looked_in),
             Ok(WindowFeed::Ended { text }) => GameFeed::Ended(text),
             Ok(WindowFeed::Progress(update)) => GameFeed::Progress(update),
+            Ok(WindowFeed::Remote { host, connected }) => GameFeed::Remote { host, connected },
             Err(err) => {
                 // Only `familiar` writes here: a bad line is a bug, not a reason to stop.
                 tracing::warn!("feed line {}: {err}", number + 1);

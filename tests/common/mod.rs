@@ -6,6 +6,7 @@
 
 pub mod facts;
 pub mod http;
+pub mod sshd;
 pub mod watch;
 
 use std::ffi::{OsStr, OsString};

@@ -212,6 +212,19 @@ pub fn familiar_events(file: &Path) -> Vec<String> {
         .collect()
 }
 
+/// How [`Watch::start_with`] starts it.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// A session bus (notifications on); none: `--no-notify` and a bus that is not there.
+    pub bus: Option<&'a str>,
+    /// Stdout left to the test ([`Watch::take_stdout`]).
+    pub raw: bool,
+    /// At most this many open files, soft and hard.
+    pub open_files: Option<u64>,
+    /// More environment (after the harness's own).
+    pub env: Vec<(&'static str, std::ffi::OsString)>,
+}
+
 /// A running `familiar watch --headless --events` with its stdout lines on a channel (all of
 /// them: events and actions) and its stderr kept.
 pub struct Watch {
@@ -224,32 +237,44 @@ pub struct Watch {
 impl Watch {
     /// Start watching with stdout read line by line ([`Watch::lines_until`]).
     pub fn start(config: &Path, cwd: &Path, args: &[&str]) -> Watch {
-        Watch::spawn(config, cwd, args, None, true, None)
+        Watch::start_with(config, cwd, args, Options::default())
     }
 
     /// Start with at most `limit` open files, soft and hard (so Familiar cannot raise it).
     pub fn start_with_open_files(config: &Path, cwd: &Path, args: &[&str], limit: u64) -> Watch {
-        Watch::spawn(config, cwd, args, None, true, Some(limit))
+        let options = Options {
+            open_files: Some(limit),
+            ..Options::default()
+        };
+        Watch::start_with(config, cwd, args, options)
     }
 
     /// Start on a session bus at `address` (notifications on).
     pub fn start_on_bus(config: &Path, cwd: &Path, args: &[&str], address: &str) -> Watch {
-        Watch::spawn(config, cwd, args, Some(address), true, None)
+        let options = Options {
+            bus: Some(address),
+            ..Options::default()
+        };
+        Watch::start_with(config, cwd, args, options)
     }
 
     /// Start with stdout left to the test ([`Watch::take_stdout`]).
     pub fn start_raw(config: &Path, cwd: &Path, args: &[&str]) -> Watch {
-        Watch::spawn(config, cwd, args, None, false, None)
+        let options = Options {
+            raw: true,
+            ..Options::default()
+        };
+        Watch::start_with(config, cwd, args, options)
     }
 
-    fn spawn(
-        config: &Path,
-        cwd: &Path,
-        args: &[&str],
-        bus: Option<&str>,
-        read: bool,
-        open_files: Option<u64>,
-    ) -> Watch {
+    pub fn start_with(config: &Path, cwd: &Path, args: &[&str], options: Options<'_>) -> Watch {
+        let Options {
+            bus,
+            raw,
+            open_files,
+            env,
+        } = options;
+        let read = !raw;
         let mut command = Command::new(env!("CARGO_BIN_EXE_familiar"));
         if let Some(limit) = open_files {
             use std::os::unix::process::CommandExt as _;
@@ -287,6 +312,7 @@ impl Watch {
             .env("FAMILIAR_SOCKET", config.join("run/hook.sock"))
             .env_remove("RUST_LOG")
             .env("NO_COLOR", "1")
+            .envs(env)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -74,6 +74,8 @@ pub enum GameFeed {
     Waiting(String),
     /// The replay or the demo is over, and what to do next: said until the window closes.
     Ended(String),
+    /// The link to a remote host is up or down: its sessions' plates say so.
+    Remote { host: String, connected: bool },
 }
 
 /// Take a screenshot from inside the game after some frames, save it, and quit.

@@ -295,6 +295,10 @@ pub struct Event {
     /// The git branch of `cwd` when the session recorded one (same events as `cwd`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_branch: Option<String>,
+    /// The host the session runs on, for a session followed over SSH (`watch --remote`):
+    /// the remote as the user named it. Absent for this machine's sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// The session's whole plan after this event changed it (a `TodoWrite`, `TaskCreate` or
     /// `TaskUpdate` of its main agent; see [`crate::plan`]), and on `snapshot`. Set by the
     /// session model only.
@@ -341,6 +345,7 @@ impl Event {
             context_limit: 200_000,
             status: Status::Unknown,
             agent_kind: AgentKind::ClaudeCode,
+            host: None,
             tool: None,
             target: None,
             tool_use_id: None,

@@ -30,6 +30,9 @@ pub enum WindowFeed {
     /// The user's progression (XP, level, unlocks), first at the start and then whenever
     /// the scripts' `xp` actions changed it: the window shows it, it never counts XP itself.
     Progress(crate::progression::ProgressUpdate),
+    /// The link to a remote host (`watch --remote`) is up, or down (being tried again, or
+    /// given up): its sessions' plates say so.
+    Remote { host: String, connected: bool },
 }
 
 /// One line from the window process.

@@ -5,7 +5,9 @@
 //! - the recorded source, as `familiar run`, `test` and `replay --headless` read a file;
 //! - the live source, as `watch` follows a file: its lines handed over in random chunks, and
 //!   with the real tailer following the file while it is appended in random byte chunks
-//!   (inotify; chunks cut lines anywhere).
+//!   (inotify; chunks cut lines anywhere);
+//! - a remote host's file (`watch --remote`): its lines through the feed's wire format and
+//!   the link's cursor, the link cut at random batches and resumed where the cursor says.
 //!
 //! Both sides run the session model on the records' own time (`Clock::Recorded`), so its
 //! timers and the scripts' fire at the same places however fast the file is read. Each
@@ -112,6 +114,7 @@ fn opened(path: &Path) -> TailMessage {
         info: familiar_tail::discovery::classify(path).expect("a transcript's path"),
         generation: 1,
         reason: OpenReason::Appeared,
+        identity: (1, 1),
     }
 }
 
@@ -132,6 +135,7 @@ fn live_in_chunks(path: &Path, sizes: &[usize]) -> Vec<Action> {
             generation: 1,
             lines: lines.by_ref().take(size).collect(),
             backlog: false,
+            resume: None,
         });
         let _ = pass_on(&mut live, &mut stage);
     }
@@ -142,6 +146,126 @@ fn live_in_chunks(path: &Path, sizes: &[usize]) -> Vec<Action> {
     let _ = pass_on(&mut live, &mut stage);
     stage.finish();
     stage.take_collected()
+}
+
+/// What `watch --remote` does with `path` on another host: its lines come over the feed's
+/// wire (serialized and read back) in chunks of `sizes`, some batches without a resume point
+/// (a batch cut off in the middle of a read); before each batch whose index is in `cuts` the
+/// link drops, that batch is lost, and the next connection resumes from the cursor's point,
+/// sending again the lines after it.
+fn over_cut_links(path: &Path, sizes: &[usize], cuts: &[usize]) -> Vec<Action> {
+    use familiar_pipeline::source::remote::cursor::Cursor;
+    use familiar_pipeline::source::remote::wire::{FeedLine, Received};
+    use familiar_tail::ResumePoint;
+
+    let all = lines(&std::fs::read(path).expect("the fixture reads"));
+    let mut live = Live::with_clock(model(), Clock::Recorded);
+    let mut stage = stage();
+    let mut cursor = Cursor::default();
+    let shared: Arc<Path> = Arc::from(path);
+    let mut through = |message: TailMessage, cursor: &mut Cursor| {
+        let text = serde_json::to_string(&FeedLine::tail(message)).expect("serializes");
+        let line: FeedLine = serde_json::from_str(&text).expect("reads back");
+        let Some(Received::Tail(message)) = line.received() else {
+            panic!("not a tail message: {text}");
+        };
+        let mut passed = Vec::new();
+        cursor.pass(message, &mut passed);
+        for message in passed {
+            live.take(message);
+        }
+        let _ = pass_on(&mut live, &mut stage);
+    };
+    let opened = |reason| match opened(path) {
+        TailMessage::Opened {
+            path,
+            info,
+            generation,
+            identity,
+            ..
+        } => TailMessage::Opened {
+            path,
+            info,
+            generation,
+            reason,
+            identity,
+        },
+        other => other,
+    };
+    cursor.connecting();
+    through(opened(OpenReason::Existing), &mut cursor);
+    through(TailMessage::CaughtUp, &mut cursor);
+    let (mut next, mut batch) = (0, 0);
+    for &size in sizes.iter().cycle() {
+        if next >= all.len() {
+            break;
+        }
+        if cuts.contains(&batch) {
+            let request = cursor.request();
+            let point = request
+                .resume
+                .as_ref()
+                .and_then(|files| files.first())
+                .map_or(1, |file| file.4);
+            cursor.connecting();
+            through(opened(OpenReason::Resumed), &mut cursor);
+            through(TailMessage::CaughtUp, &mut cursor);
+            next = (point - 1) as usize;
+        }
+        let end = (next + size).min(all.len());
+        let lines = all[next..end].to_vec();
+        let resume = (batch % 3 != 1).then(|| ResumePoint {
+            offset: 0,
+            line: end as u64 + 1,
+        });
+        through(
+            TailMessage::Lines {
+                path: shared.clone(),
+                generation: 1,
+                lines,
+                backlog: false,
+                resume,
+            },
+            &mut cursor,
+        );
+        next = end;
+        batch += 1;
+    }
+    through(
+        TailMessage::Removed {
+            path: shared,
+            generation: 1,
+        },
+        &mut cursor,
+    );
+    stage.finish();
+    stage.take_collected()
+}
+
+#[test]
+fn a_remote_file_over_links_cut_at_random_gives_the_actions_of_a_dry_run() {
+    for original in transcripts() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = placed(&original, dir.path());
+        let want = recorded(&path);
+        let mut runner = TestRunner::new(RunnerConfig {
+            cases: 3,
+            failure_persistence: None,
+            ..RunnerConfig::default()
+        });
+        let plan = (
+            proptest::collection::vec(1usize..40, 1..8),
+            proptest::collection::vec(0usize..60, 0..12),
+        );
+        let result = runner.run(&plan, |(sizes, cuts)| {
+            let got = over_cut_links(&path, &sizes, &cuts);
+            prop_assert!(got == want, "{}", first_difference(&got, &want));
+            Ok(())
+        });
+        if let Err(err) = result {
+            panic!("{}: {err}", original.display());
+        }
+    }
 }
 
 /// Side by side, the first action where `got` and `want` differ, for a readable failure.

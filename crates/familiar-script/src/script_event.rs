@@ -69,6 +69,7 @@ impl ScriptEvent {
             model: cut(&event.model),
             cwd: cut(&event.cwd),
             git_branch: cut(&event.git_branch),
+            host: cut(&event.host),
             plan: event.plan.as_ref().map(|items| {
                 items
                     .iter()
@@ -133,6 +134,7 @@ impl ScriptEvent {
             previous_status: _,
             cwd,
             git_branch,
+            host,
             plan,
             plan_change,
             raw: _,
@@ -166,6 +168,7 @@ impl ScriptEvent {
             model,
             cwd,
             git_branch,
+            host,
         ]
         .into_iter()
         .flatten()
@@ -316,6 +319,7 @@ pub const EVENT_FIELDS: &[&str] = &[
     "previous_status",
     "cwd",
     "git_branch",
+    "host",
     "plan",
     "raw",
     "state",
@@ -474,6 +478,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
         .register_get("git_branch", |e: &mut ScriptEvent| {
             e.text(&e.event().git_branch)
         })
+        .register_get("host", |e: &mut ScriptEvent| e.text(&e.event().host))
         .register_get("plan", |e: &mut ScriptEvent| plan(e.event()))
         .register_get("raw", |e: &mut ScriptEvent| e.raw());
     let s = shared.clone();
@@ -520,6 +525,7 @@ mod tests {
             model: some(),
             cwd: some(),
             git_branch: some(),
+            host: some(),
             ..Event::new(EventKind::Tool, 7)
         }
     }

@@ -42,6 +42,10 @@ pub struct SessionSnapshot {
     /// of the JSON when it has none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub plan: Vec<PlanItem>,
+    /// The remote host it runs on (`familiar sessions --remote`); left out for this
+    /// machine's sessions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// A subagent still at work.
@@ -78,6 +82,7 @@ impl SessionSnapshot {
         event.cwd.clone_from(&self.cwd);
         event.git_branch.clone_from(&self.git_branch);
         event.plan = (!self.plan.is_empty()).then(|| self.plan.clone());
+        event.host.clone_from(&self.host);
         event
     }
 

@@ -46,8 +46,8 @@ pub use discovery::{
     DiscoveryError, Matcher, Selector, TranscriptInfo, TranscriptKind, Verdict, config_dir,
     gemini_dir, qwen_dir, transcript_path_from_hook,
 };
-pub use message::{Line, OpenReason, TailMessage};
+pub use message::{Line, OpenReason, ResumePoint, TailMessage};
 pub use tailer::{
-    PRIME_BYTES, SEND_WAIT, Stopper, TailError, TailStatsSnapshot, TailerConfig, TailerHandle,
-    WatchMode, spawn,
+    PRIME_BYTES, ResumeFrom, SEND_WAIT, Stopper, TailError, TailStatsSnapshot, TailerConfig,
+    TailerHandle, WatchMode, spawn,
 };

@@ -46,6 +46,18 @@ pub enum OpenReason {
     /// on here from the first line not sent under it, numbered as there. Nothing is read
     /// twice; an unfinished line is read whole here.
     Renamed,
+    /// Reading goes on where an earlier stream of this file stopped (a point the caller gave
+    /// in [`crate::TailerConfig::resume`]: `familiar feed` resuming after a dropped link),
+    /// the file being still the same one (device and inode). Lines before it were sent then.
+    Resumed,
+}
+
+/// Where the first line not sent yet starts: its byte offset and its number. Reading a file
+/// again from here ([`crate::TailerConfig::resume`]) sends nothing twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ResumePoint {
+    pub offset: u64,
+    pub line: u64,
 }
 
 /// What the tailer sends, in per-path file order.
@@ -60,6 +72,8 @@ pub enum TailMessage {
         info: TranscriptInfo,
         generation: u32,
         reason: OpenReason,
+        /// The file's device and inode.
+        identity: (u64, u64),
     },
     /// Complete lines of one generation, in order, numbered from 1 within the generation.
     /// No line is sent twice, none is skipped (except an over-long line: see `TooLong`).
@@ -71,6 +85,10 @@ pub enum TailMessage {
         generation: u32,
         lines: Vec<Line>,
         backlog: bool,
+        /// Where reading stands after these lines, when it is known here (the end of a read;
+        /// a batch cut off in the middle of one has `None`): a later reader can go on from
+        /// it ([`crate::TailerConfig::resume`]).
+        resume: Option<ResumePoint>,
     },
     /// A line longer than the configured cap was skipped without being buffered; its number
     /// is missing from `Lines`. In order with the `Lines` around it.

@@ -148,7 +148,7 @@ fn a_new_file_is_opened_before_its_lines() {
     append(&path, &bytes);
     let messages = until(&handle, |m| matches!(m, TailMessage::Lines { .. })).expect("some lines");
     let opened = messages.iter().position(|m| {
-        matches!(m, TailMessage::Opened { path: p, info, generation: 1, reason: OpenReason::Appeared }
+        matches!(m, TailMessage::Opened { path: p, info, generation: 1, reason: OpenReason::Appeared, .. }
             if **p == *path && info.session_id.as_deref() == Some(session_of(&bytes).as_str()))
     });
     assert!(

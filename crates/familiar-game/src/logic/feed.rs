@@ -49,6 +49,14 @@ pub fn ingest(world: &mut World) {
                     notice.ended = Some(text);
                 }
             }
+            GameFeed::Remote { host, connected } => {
+                let mut infos = world.query::<&mut SessionInfo>();
+                for mut info in infos.iter_mut(world) {
+                    if info.host.as_deref() == Some(host.as_str()) {
+                        info.reconnecting = !connected;
+                    }
+                }
+            }
         }
     }
 }
@@ -223,12 +231,19 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
         };
     }
     if let Some(mut info) = world.get_mut::<SessionInfo>(e) {
+        if ev.host.is_some() && info.host != ev.host {
+            info.host.clone_from(&ev.host);
+        }
         if let Some(cwd) = ev.cwd.as_deref() {
             // The plate says which agent a Codex, Gemini or Qwen session is (Claude Code is
-            // the default).
-            info.project = Some(match ev.agent_kind {
+            // the default), and on which host a remote one runs.
+            let project = match ev.agent_kind {
                 AgentKind::ClaudeCode => project_of(cwd),
                 other => format!("{} {other}", project_of(cwd)),
+            };
+            info.project = Some(match &ev.host {
+                Some(host) => format!("{project} @{host}"),
+                None => project,
             });
         }
         if let Some(branch) = ev.git_branch.as_deref().filter(|b| !b.trim().is_empty()) {

@@ -186,6 +186,10 @@ impl Progress {
 pub struct SessionInfo {
     pub project: Option<String>,
     pub branch: Option<String>,
+    /// The remote host the session runs on (`watch --remote`), and whether its link is down
+    /// now (the plate says "reconnecting" instead of the status).
+    pub host: Option<String>,
+    pub reconnecting: bool,
     /// `Time::elapsed_secs` when the current status began (may be negative after a snapshot).
     pub status_since: f32,
     /// The recorded time (seconds since the epoch) of the event that began the status.

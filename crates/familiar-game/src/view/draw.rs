@@ -144,7 +144,11 @@ pub(super) fn draw_familiars(
         }
         let inner = plate.width() - 2.0 * PAD;
         let compact_row = PAD + 15.0; // after the icon
-        let status = status_line(mark.0, info.held(t));
+        let status = if info.reconnecting {
+            "reconnecting".to_owned()
+        } else {
+            status_line(mark.0, info.held(t))
+        };
         let note = note(mana, progress);
         if let Ok(mut text) = texts.get_mut(parts.name) {
             // A compact plate has room for the project only.

@@ -117,3 +117,42 @@ fn agent_says_its_name(kind: AgentKind, name: &str) {
         Some(format!("spotter {name}"))
     );
 }
+
+#[test]
+fn a_remote_session_says_its_host_and_when_its_link_is_down() {
+    let mut app = app();
+    let remote_event = |session: &str, host: Option<&str>| {
+        let mut snapshot = Event::new(EventKind::Snapshot, 3);
+        snapshot.session = Some(session.into());
+        snapshot.cwd = Some("/home/user/spotter".into());
+        snapshot.host = host.map(str::to_owned);
+        GameFeed::Event(snapshot)
+    };
+    send(&mut app, remote_event("far", Some("me@devbox")));
+    send(&mut app, remote_event("near", None));
+    app.update();
+    let info = |app: &mut App, session: &str| {
+        let e = familiar(app, session);
+        app.world()
+            .get::<SessionInfo>(e)
+            .cloned()
+            .expect("a plate's info")
+    };
+    assert_eq!(
+        info(&mut app, "far").project.as_deref(),
+        Some("spotter @me@devbox")
+    );
+    assert_eq!(info(&mut app, "near").project.as_deref(), Some("spotter"));
+
+    let link = |connected| GameFeed::Remote {
+        host: "me@devbox".into(),
+        connected,
+    };
+    send(&mut app, link(false));
+    app.update();
+    assert!(info(&mut app, "far").reconnecting);
+    assert!(!info(&mut app, "near").reconnecting, "another host's plate");
+    send(&mut app, link(true));
+    app.update();
+    assert!(!info(&mut app, "far").reconnecting);
+}

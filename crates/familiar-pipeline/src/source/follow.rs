@@ -12,15 +12,18 @@ use familiar_session::ModelConfig;
 use familiar_tail::TailerConfig;
 
 use super::live::{CliStates, Live, Took};
+use super::remote::{Hosts, RemoteSpec};
 use crate::Error;
 use crate::stage::Stage;
 use crate::window::Front;
 
-/// The live loop: tailer messages through the session model and the stage until Ctrl-C, the
-/// window closing, or stdout closing.
+/// The live loop: tailer messages (and the remote hosts' feeds) through the session model and
+/// the stage until Ctrl-C, the window closing, or stdout closing.
+#[allow(clippy::too_many_arguments)]
 pub fn follow(
     config: TailerConfig,
     model: ModelConfig,
+    remotes: Vec<RemoteSpec>,
     mut stage: Stage,
     front: &Front,
     interrupt: &Receiver<()>,
@@ -41,9 +44,12 @@ pub fn follow(
     let (mut hooks, _hook_socket) = listen_for_hooks();
     let mut cli_states = CliStates::follow(cli_config.as_deref());
     let mut states = cli_states.receiver();
+    let mut hosts = Hosts::start(remotes, &model);
+    let mut news = hosts.news();
     let mut live = Live::new(model);
     // A copy of every record, kept only while a script may read it.
     live.set_keep_raw(stage.uses_raw());
+    hosts.set_keep_raw(stage.uses_raw());
     let mut unknown_hooks = std::collections::HashSet::new();
     let mut caught_up = false;
     let mut run = 0;
@@ -65,6 +71,7 @@ pub fn follow(
                     Ok(_) => {
                         stage.reload_changed();
                         live.set_keep_raw(stage.uses_raw());
+                        hosts.set_keep_raw(stage.uses_raw());
                     }
                     // The script watcher stopped: a disconnected channel would be ready forever.
                     Err(_) => reloads = crossbeam_channel::never(),
@@ -101,10 +108,15 @@ pub fn follow(
                     Ok(change) => live.cli_state(&mut cli_states, change),
                     Err(_) => states = crossbeam_channel::never(),
                 },
+                recv(news) -> item => match item {
+                    Ok((index, item)) => hosts.take(index, item, &mut stage),
+                    Err(_) => news = crossbeam_channel::never(),
+                },
                 recv(interrupt) -> _ => break Ok(()),
                 default(TICK) => {
                     reclaim.idle();
                     live.tick();
+                    hosts.tick();
                     if front.stop.is_set() || (front.headless && stdout_closed()) {
                         break Ok(());
                     }
@@ -123,7 +135,7 @@ pub fn follow(
                         live.caught_up(&mut cli_states);
                         let files = handle.stats().files;
                         tracing::info!("caught up: following {files} transcript(s)");
-                        if files == 0 {
+                        if files == 0 && !hosts.any() {
                             eprintln!(
                                 "familiar: no Claude Code session yet in {looked_in}; \
                                  waiting for one to appear (`familiar demo` shows one meanwhile)"
@@ -145,10 +157,15 @@ pub fn follow(
         // Ctrl-C is looked for between events, not only between batches: a batch of a
         // thousand lines through a script near its time limit would take minutes.
         let interrupted = || !interrupt.is_empty() || front.stop.is_set();
-        if pass_on_until(&mut live, &mut stage, &interrupted).is_break() {
+        let mut stopped = pass_on_until(&mut live, &mut stage, &interrupted).is_break();
+        for remote in hosts.lives() {
+            stopped = stopped || pass_on_until(remote, &mut stage, &interrupted).is_break();
+        }
+        if stopped {
             break Ok(());
         }
     };
+    drop(hosts);
     stage.finish();
     let output_error = stage.output_error();
     let stats = handle.stats();

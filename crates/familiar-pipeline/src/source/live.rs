@@ -21,6 +21,8 @@ pub struct Live {
     out: Vec<Output>,
     /// Skipped lines told so far, per file.
     skipped: HashMap<PathBuf, crate::report::SkippedLines>,
+    /// The remote host whose sessions these are (`watch --remote`): set on every event.
+    host: Option<String>,
 }
 
 /// What one tailer message meant for the caller.
@@ -47,6 +49,17 @@ impl Live {
             }),
             out: Vec::new(),
             skipped: HashMap::new(),
+            host: None,
+        }
+    }
+
+    /// The live source of a remote host's sessions (`watch --remote`): its events say `host`.
+    /// This machine's configured model says nothing of the sessions there.
+    pub fn remote(mut config: ModelConfig, host: &str) -> Live {
+        config.normalizer.configured_model = None;
+        Live {
+            host: Some(host.to_owned()),
+            ..Live::new(config)
         }
     }
 
@@ -164,14 +177,24 @@ impl Live {
 
     /// The events the inputs so far caused, in order; skipped lines are logged.
     pub fn drain(&mut self) -> impl Iterator<Item = Event> + '_ {
-        self.out.drain(..).filter_map(|output| match output {
-            Output::Event(event) => Some(event),
+        let Live {
+            out, skipped, host, ..
+        } = self;
+        out.drain(..).filter_map(move |output| match output {
+            Output::Event(mut event) => {
+                event.host.clone_from(host);
+                Some(event)
+            }
             Output::Skipped { path, diagnostic } => {
                 // As every command tells them (`familiar: FILE:LINE: reason`), the first few
                 // of each file: a file of garbage does not flood the terminal.
-                let skipped = self.skipped.entry(path.clone()).or_insert_with(|| {
-                    crate::report::SkippedLines::new(&path.display().to_string())
-                });
+                let name = match host {
+                    Some(host) => format!("{host}:{}", path.display()),
+                    None => path.display().to_string(),
+                };
+                let skipped = skipped
+                    .entry(path.clone())
+                    .or_insert_with(|| crate::report::SkippedLines::new(&name));
                 if let Some(warning) = skipped.skip_live(&diagnostic) {
                     crate::report::warning(warning);
                 }

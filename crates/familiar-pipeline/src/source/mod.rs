@@ -7,12 +7,14 @@
 //! - [`live`]: the tailer's messages (`watch`, `sessions`), dated by the wall clock; and
 //!   [`follow`], the live loop that also takes hooks, the CLI's session states, script
 //!   reloads and Ctrl-C;
+//! - [`remote`]: sessions on other machines over SSH (`watch --remote`, `familiar feed`);
 //! - [`pace`]: how a replay spaces the recorded events in wall time (pure).
 
 pub mod follow;
 pub mod live;
 pub mod pace;
 pub mod recorded;
+pub mod remote;
 
 use std::time::SystemTime;
 

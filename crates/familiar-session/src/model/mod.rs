@@ -559,6 +559,7 @@ impl SessionModel {
             transcript: Some(PathBuf::from(&**main_path)),
             subagents,
             plan: session.plan.items(),
+            host: None,
         })
     }
 }

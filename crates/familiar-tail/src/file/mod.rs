@@ -41,7 +41,7 @@ use std::sync::Arc;
 use familiar_transcript::LineSplitter;
 
 use crate::discovery::{TranscriptInfo, open_nonblocking};
-use crate::message::{OpenReason, TailMessage};
+use crate::message::{OpenReason, ResumePoint, TailMessage};
 pub use disk::prime_start;
 use disk::{Fingerprint, identity, read_at_most};
 
@@ -67,6 +67,15 @@ pub enum Start {
     /// The name a followed file was renamed to: read on where its old name stopped, if the
     /// path holds that same file (device, inode and first bytes); from its start if not.
     Resume(Resume),
+    /// A file that existed at start, `size` bytes long then, with a point where an earlier
+    /// stream of it stopped ([`crate::TailerConfig::resume`]): read on from there if the path
+    /// still holds that file (device and inode, and at least that long); all of it, none of
+    /// it backlog, if not.
+    Continue {
+        size: u64,
+        identity: (u64, u64),
+        at: ResumePoint,
+    },
 }
 
 /// Where the reading of a file stopped when its path went away (renamed, or deleted), for
@@ -242,7 +251,7 @@ impl FileTail {
     pub fn in_backlog(&self) -> bool {
         match (&self.open, self.start) {
             (Some(open), _) => open.offset < open.catch_up_until,
-            (None, Some(Start::Existing { size, .. })) => size > 0,
+            (None, Some(Start::Existing { size, .. } | Start::Continue { size, .. })) => size > 0,
             (None, Some(Start::Resume(resume))) => resume.offset < resume.catch_up_until,
             (None, _) => false,
         }
@@ -272,6 +281,7 @@ impl FileTail {
                 Start::Existing { .. } => OpenReason::Existing,
                 Start::Appeared => OpenReason::Appeared,
                 Start::Resume(_) => OpenReason::Renamed,
+                Start::Continue { .. } => OpenReason::Resumed,
             };
             match self.open_path(reason, Some(start), scratch, out) {
                 Ok(true) => {}
@@ -411,7 +421,7 @@ impl FileTail {
                     && size >= resume.offset
                     && disk::prefix_matches(&file, &resume.prefix)?;
                 if same {
-                    return Ok(self.resumed(file, &meta, resume, out));
+                    return Ok(self.resumed(file, &meta, resume, OpenReason::Renamed, out));
                 }
                 // Another file by now: all of it is new. The renamed one may be elsewhere.
                 if identity(&meta) != resume.identity {
@@ -419,6 +429,32 @@ impl FileTail {
                 }
                 reason = OpenReason::Appeared;
                 None
+            }
+            Some(Start::Continue {
+                size: at_start,
+                identity: was,
+                at,
+            }) => {
+                let on_disk = at_start.min(size);
+                if identity(&meta) == was && on_disk >= at.offset {
+                    let mut head = vec![0; (at.offset as usize).min(FINGERPRINT_BYTES)];
+                    let read = read_at_most(&file, &mut head)?;
+                    let resume = Resume {
+                        identity: was,
+                        offset: at.offset,
+                        line: at.line,
+                        backlog_until: 0,
+                        catch_up_until: on_disk,
+                        prefix: Fingerprint::of(&head[..read]),
+                    };
+                    return Ok(self.resumed(file, &meta, resume, OpenReason::Resumed, out));
+                }
+                // Another file by now, or a shorter one: all of it is new.
+                reason = OpenReason::Existing;
+                Some(Start::Existing {
+                    size: at_start,
+                    prime: None,
+                })
             }
             start => start,
         };
@@ -467,6 +503,7 @@ impl FileTail {
             info: self.info.clone(),
             generation: self.generation,
             reason,
+            identity: identity(&meta),
         });
         Ok(true)
     }
@@ -477,6 +514,7 @@ impl FileTail {
         file: File,
         meta: &fs::Metadata,
         resume: Resume,
+        reason: OpenReason,
         out: &mut Vec<TailMessage>,
     ) -> bool {
         self.generation += 1;
@@ -491,7 +529,7 @@ impl FileTail {
             prefix: resume.prefix,
         });
         tracing::debug!(
-            "{}: renamed to this name; reading on at byte {} (line {})",
+            "{}: {reason:?}; reading on at byte {} (line {})",
             self.path.display(),
             resume.offset,
             resume.line
@@ -500,7 +538,8 @@ impl FileTail {
             path: Arc::clone(&self.path),
             info: self.info.clone(),
             generation: self.generation,
-            reason: OpenReason::Renamed,
+            reason,
+            identity: resume.identity,
         });
         true
     }

@@ -12,7 +12,7 @@ use familiar_transcript::LineSplitter;
 
 use super::disk::{Fingerprint, prefix_matches};
 use super::{BATCH_BYTES, BATCH_LINES, FINGERPRINT_BYTES, FileError, FileTail, Polled};
-use crate::message::{Line, OpenReason, TailMessage};
+use crate::message::{Line, OpenReason, ResumePoint, TailMessage};
 
 /// A batch of lines on its way into a `Lines` message.
 struct Batch<'a> {
@@ -22,6 +22,16 @@ struct Batch<'a> {
     bytes: usize,
     backlog: bool,
     out: &'a mut Vec<TailMessage>,
+}
+
+impl Batch<'_> {
+    /// Send what is gathered, saying where reading stands after it.
+    fn flush_at(&mut self, resume: ResumePoint) {
+        if self.lines.is_empty() {
+            return;
+        }
+        self.send(Some(resume));
+    }
 }
 
 impl Batch<'_> {
@@ -41,12 +51,17 @@ impl Batch<'_> {
         if self.lines.is_empty() {
             return;
         }
+        self.send(None);
+    }
+
+    fn send(&mut self, resume: Option<ResumePoint>) {
         self.bytes = 0;
         self.out.push(TailMessage::Lines {
             path: Arc::clone(self.path),
             generation: self.generation,
             lines: std::mem::take(&mut self.lines),
             backlog: self.backlog,
+            resume,
         });
     }
 }
@@ -91,6 +106,7 @@ impl FileTail {
             info: self.info.clone(),
             generation: self.generation,
             reason: OpenReason::Truncated { lost_bytes: lost },
+            identity: open.identity,
         });
         Ok(())
     }
@@ -202,7 +218,11 @@ impl FileTail {
             spent += read as u64;
             polled.bytes += read as u64;
         };
-        batch.flush();
+        // The unfinished line (held, or being skipped) is read again by whoever goes on.
+        batch.flush_at(ResumePoint {
+            offset: open.offset.saturating_sub(splitter.pending_len()),
+            line: splitter.next_line_number(),
+        });
         result
     }
 }

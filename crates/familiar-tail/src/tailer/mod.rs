@@ -116,7 +116,16 @@ pub struct TailerConfig {
     pub max_line_bytes: usize,
     /// How far before its end an existing file's backlog starts ([`PRIME_BYTES`]).
     pub prime_bytes: u64,
+    /// Go on where an earlier stream stopped (`familiar feed` after a dropped link): each
+    /// file existing at start that is listed, with its device and inode then, is read on
+    /// from its point ([`OpenReason::Resumed`](crate::OpenReason::Resumed)) if it is still
+    /// that file; every other one is read from its first line, none of it backlog (it
+    /// appeared, or was replaced, since). `None`: a fresh start.
+    pub resume: Option<std::sync::Arc<ResumeFrom>>,
 }
+
+/// Where an earlier stream of each file stopped: the file's device and inode, and the point.
+pub type ResumeFrom = std::collections::HashMap<PathBuf, ((u64, u64), crate::ResumePoint)>;
 
 impl TailerConfig {
     /// Live mode, inotify, a 1024-message channel, 64 MiB lines, an 8 MiB backlog.
@@ -133,6 +142,7 @@ impl TailerConfig {
             channel_capacity: 64,
             max_line_bytes: familiar_transcript::DEFAULT_MAX_LINE_BYTES,
             prime_bytes: PRIME_BYTES,
+            resume: None,
         }
     }
 }

@@ -289,9 +289,22 @@ impl Tailer {
                 start
             }
             None if found == Found::Later => Start::Appeared,
-            None => Start::Existing {
-                size: meta.len(),
-                prime: (!self.config.from_start).then_some(self.config.prime_bytes),
+            None => match &self.config.resume {
+                Some(points) => match points.get(path) {
+                    Some(&(identity, at)) => Start::Continue {
+                        size: meta.len(),
+                        identity,
+                        at,
+                    },
+                    None => Start::Existing {
+                        size: meta.len(),
+                        prime: None,
+                    },
+                },
+                None => Start::Existing {
+                    size: meta.len(),
+                    prime: (!self.config.from_start).then_some(self.config.prime_bytes),
+                },
             },
         };
         let verdict = match self.matcher.decide(&info, None) {

@@ -210,6 +210,7 @@ pub fn collect(messages: &[TailMessage]) -> HashMap<PathBuf, Stream> {
                 info,
                 generation,
                 reason,
+                ..
             } => {
                 assert_eq!(info.path.as_path(), &**path);
                 let stream = streams.entry(path.to_path_buf()).or_default();
@@ -228,7 +229,12 @@ pub fn collect(messages: &[TailMessage]) -> HashMap<PathBuf, Stream> {
                 generation,
                 lines,
                 backlog,
+                resume,
             } => {
+                // Reading stands just past the last line sent.
+                if let (Some(resume), Some(last)) = (resume, lines.last()) {
+                    assert_eq!(resume.line, last.number + 1, "{}", path.display());
+                }
                 let stream = streams.entry(path.to_path_buf()).or_default();
                 stream.continuing(*generation);
                 assert_eq!(

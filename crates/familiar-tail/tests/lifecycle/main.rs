@@ -7,7 +7,8 @@
 //!   appear later, a file named at run time ([`familiar_tail::TailerHandle::follow`]);
 //! - [`limits`]: over-long lines, unreadable entries, a full channel, stopping;
 //! - [`bursts`]: many files appended at once, directories moved in and out;
-//! - [`renames`]: a transcript renamed to another transcript name.
+//! - [`renames`]: a transcript renamed to another transcript name;
+//! - [`resume`]: going on where an earlier tailer stopped.
 //!
 //! This file holds what they share.
 
@@ -20,6 +21,7 @@ mod bursts;
 mod generations;
 mod limits;
 mod renames;
+mod resume;
 
 use std::fs;
 use std::path::{Path, PathBuf};
