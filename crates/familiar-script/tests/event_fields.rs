@@ -40,6 +40,7 @@ fn full_event() -> Event {
     ev.previous_status = Some(Status::Working);
     ev.cwd = Some("/home/u/proj".into());
     ev.git_branch = Some("main".into());
+    ev.host = Some("me@devbox".into());
     ev.plan = Some(vec![familiar_model::PlanItem {
         text: "Run CI".into(),
         status: familiar_model::PlanStatus::InProgress,
@@ -107,6 +108,7 @@ fn every_field_reads_with_its_value_and_type() {
             "previous_status=working (string)",
             "cwd=/home/u/proj (string)",
             "git_branch=main (string)",
+            "host=me@devbox (string)",
             r#"plan=[#{"active_form": "Running CI", "status": "in_progress", "text": "Run CI"}] (array)"#,
             "state=#{} (map)",
         ]
@@ -157,6 +159,7 @@ fn absent_optional_fields_read_as_unit() {
             "previous_status",
             "cwd",
             "git_branch",
+            "host",
             "plan",
         ]
     );
