@@ -1,5 +1,6 @@
-//! `--agent claude|codex|gemini|all`: which coding agents' sessions a live command looks at,
-//! and where each keeps them (Claude Code's config dir, Codex's home, Gemini CLI's dir). Shared
+//! `--agent claude|codex|gemini|qwen|all`: which coding agents' sessions a live command looks
+//! at, and where each keeps them (Claude Code's config dir, Codex's home, Gemini CLI's dir,
+//! Qwen Code's dir). Shared
 //! by `watch` and `sessions`; the places themselves come from `familiar-tail`'s discovery.
 
 use std::path::PathBuf;
@@ -15,6 +16,8 @@ pub enum AgentArg {
     Codex,
     /// Google Gemini CLI sessions only.
     Gemini,
+    /// Qwen Code sessions only.
+    Qwen,
     /// Every one of them.
     #[default]
     All,
@@ -27,6 +30,7 @@ impl AgentArg {
             AgentArg::Claude => Some("claude"),
             AgentArg::Codex => Some("codex"),
             AgentArg::Gemini => Some("gemini"),
+            AgentArg::Qwen => Some("qwen"),
             AgentArg::All => None,
         }
     }
@@ -63,10 +67,25 @@ impl AgentArg {
         }
     }
 
+    /// Qwen Code's dir when its sessions are wanted and a home is known.
+    pub fn qwen_dir(self) -> Option<PathBuf> {
+        if !matches!(self, AgentArg::Qwen | AgentArg::All) {
+            return None;
+        }
+        match familiar_tail::discovery::qwen_dir() {
+            Ok(dir) => Some(dir),
+            Err(err) => {
+                tracing::warn!("not following Qwen Code sessions: {err}");
+                None
+            }
+        }
+    }
+
     /// Point a tailer at the agents' places.
     pub fn apply(self, config: &mut TailerConfig) {
         config.claude = self.claude();
         config.codex_home = self.codex_home();
         config.gemini_dir = self.gemini_dir();
+        config.qwen_dir = self.qwen_dir();
     }
 }

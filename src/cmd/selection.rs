@@ -179,6 +179,7 @@ pub fn resolve_sessions(
     config_dir: &Path,
     codex_home: Option<&Path>,
     gemini_dir: Option<&Path>,
+    qwen_dir: Option<&Path>,
     given: &[String],
     wait: bool,
 ) -> anyhow::Result<Vec<String>> {
@@ -187,7 +188,8 @@ pub fn resolve_sessions(
     }
     let matcher = familiar_tail::discovery::Matcher::new(config_dir, &[Selector::All])
         .agents(true, codex_home)
-        .gemini(gemini_dir);
+        .gemini(gemini_dir)
+        .qwen(qwen_dir);
     let mut known: Vec<String> = familiar_tail::discovery::discover_with(&matcher)
         .into_iter()
         .filter(|info| info.kind == TranscriptKind::Session)

@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub file: Vec<PathBuf>,
     /// Whose sessions to follow: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex),
-    /// or both.
+    /// Gemini CLI's, Qwen Code's ($QWEN_HOME or ~/.qwen), or all of them.
     #[arg(long, value_enum, default_value_t = AgentArg::All)]
     pub agent: AgentArg,
     /// Also follow the sessions on another machine, over ssh: `[USER@]HOST[:PORT][:DIR]`
@@ -97,6 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &config_dir,
         args.agent.codex_home().as_deref(),
         args.agent.gemini_dir().as_deref(),
+        args.agent.qwen_dir().as_deref(),
         &args.session,
         args.wait,
     )?;
@@ -147,6 +148,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         looked_in.push_str(&format!(
             "; Gemini CLI sessions under {} (placed by their project folder)",
             dir.join("tmp").display()
+        ));
+    }
+    if let Some(dir) = &config.qwen_dir {
+        looked_in.push_str(&format!(
+            "; Qwen Code sessions under {} (placed by their cwd)",
+            dir.join("projects").display()
         ));
     }
     config.from_start = args.from_start;

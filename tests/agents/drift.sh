@@ -2,12 +2,13 @@
 # The drift check: the agents change weekly, and this says how the newest published CLIs differ
 # from the pinned ones, the day they do. Not in CI (it needs the registry's latest versions).
 #
-#   tests/agents/drift.sh                        # Claude Code, Codex and Gemini CLI at `latest`
-#   tests/agents/drift.sh 2.1.340 0.172.0 0.62.0 # or at given versions
+#   tests/agents/drift.sh                               # Claude Code, Codex, Gemini CLI and
+#                                                       # Qwen Code at `latest`
+#   tests/agents/drift.sh 2.1.340 0.172.0 0.62.0 0.25.0 # or at given versions
 #
 # For each agent it installs the CLI into a temporary prefix, runs the same real-CLI suites CI
 # runs against the pinned one (`tests/real_claude.rs`, `tests/real_codex.rs`, each without its
-# previous-generation tests, and `tests/real_gemini.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
+# previous-generation tests, `tests/real_gemini.rs` and `tests/real_qwen.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
 #   - the versions, pinned and tried;
 #   - what the CLI wrote that Familiar does not know (record, subtype, attachment and Codex item
 #     types, from `familiar stats --json`'s `unknown`), with counts;
@@ -20,6 +21,7 @@ cd "$(dirname "$0")/../.."
 claude_version=${1:-latest}
 codex_version=${2:-latest}
 gemini_version=${3:-latest}
+qwen_version=${4:-latest}
 work=$(mktemp -d "${TMPDIR:-/tmp}/familiar-drift.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 drift=0
@@ -127,6 +129,20 @@ if install "$gemini_prefix" "@google/gemini-cli@$gemini_version"; then
   FAMILIAR_GEMINI_BIN="$gemini" FAMILIAR_DRIFT_DIR="$work/gemini-files" \
     suite "tests/real_gemini.rs" "$work/gemini-tests.log" --test real_gemini
   unknown_in "$work/gemini-files"
+else
+  drift=1
+fi
+
+heading "Qwen Code"
+qwen_prefix="$work/qwen"
+if install "$qwen_prefix" "@qwen-code/qwen-code@$qwen_version"; then
+  qwen="$qwen_prefix/node_modules/.bin/qwen"
+  # A throwaway HOME for `--version` too, never the user's.
+  tried=$(HOME="$work/qwen-home" "$qwen" --version 2>/dev/null | tail -1)
+  say "pinned $(pinned qwen @qwen-code/qwen-code), tried $tried"
+  FAMILIAR_QWEN_BIN="$qwen" FAMILIAR_DRIFT_DIR="$work/qwen-files" \
+    suite "tests/real_qwen.rs" "$work/qwen-tests.log" --test real_qwen
+  unknown_in "$work/qwen-files"
 else
   drift=1
 fi

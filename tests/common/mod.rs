@@ -124,6 +124,8 @@ impl Test {
             // `.gemini`), never the user's.
             .env_remove("CODEX_HOME")
             .env_remove("GEMINI_CLI_HOME")
+            .env_remove("QWEN_HOME")
+            .env_remove("QWEN_RUNTIME_DIR")
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()

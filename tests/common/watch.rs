@@ -302,6 +302,9 @@ impl Watch {
             // the user's.
             .env_remove("CODEX_HOME")
             .env_remove("GEMINI_CLI_HOME")
+            // Qwen Code's dir is then `config/.qwen`.
+            .env_remove("QWEN_HOME")
+            .env_remove("QWEN_RUNTIME_DIR")
             // Isolated from the user's config, desktop bus and other running Familiars.
             .env("HOME", config)
             .env("XDG_CONFIG_HOME", config.join(".config"))

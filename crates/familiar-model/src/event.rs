@@ -146,16 +146,25 @@ pub enum AgentKind {
     /// Google's Gemini CLI (sessions under `~/.gemini/tmp/<project>/chats`).
     #[serde(rename = "gemini")]
     Gemini,
+    /// Alibaba's Qwen Code (sessions under `~/.qwen/projects/<project>/chats`).
+    #[serde(rename = "qwen")]
+    Qwen,
 }
 
 impl AgentKind {
-    pub const ALL: [AgentKind; 3] = [AgentKind::ClaudeCode, AgentKind::Codex, AgentKind::Gemini];
+    pub const ALL: [AgentKind; 4] = [
+        AgentKind::ClaudeCode,
+        AgentKind::Codex,
+        AgentKind::Gemini,
+        AgentKind::Qwen,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             AgentKind::ClaudeCode => "claude-code",
             AgentKind::Codex => "codex",
             AgentKind::Gemini => "gemini",
+            AgentKind::Qwen => "qwen",
         }
     }
 

@@ -25,6 +25,8 @@
 //!   them records of the Codex shape).
 //! - [`gemini`]: Google Gemini CLI sessions, read into the same events (a [`Normalizer`] hands
 //!   them lines of the Gemini shape).
+//! - [`qwen`]: Qwen Code sessions, read into the same events (a [`Normalizer`] hands them
+//!   records of the Qwen shape).
 
 use std::io::Read as _;
 
@@ -40,6 +42,7 @@ pub mod metrics;
 pub mod models;
 pub mod normalize;
 pub mod pricing;
+pub mod qwen;
 pub mod record;
 pub mod scan;
 pub mod tools;

@@ -1,6 +1,6 @@
 //! What a record says about the session around it, beyond its events: the subagent a
-//! parent's records tie to a Task/Agent call, or Gemini CLI's `invoke_agent`
-//! ([`subagent_link`]). The session model
+//! parent's records tie to a Task/Agent call, Gemini CLI's `invoke_agent`, or Qwen Code's
+//! `agent` ([`subagent_link`]). The session model
 //! (`familiar-session`) reads it per line (and where the session runs from [`crate::head`]);
 //! it lives here because it parses the record format, which only this crate knows.
 
@@ -60,7 +60,10 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
         kind: Option<String>,
         tool_use_id: Option<String>,
     }
-    memmem::find(line, b"\"agentId\"")?;
+    if memmem::find(line, b"\"agentId\"").is_none() {
+        // Qwen Code names no `agentId` in the parent's records: its `agent` call's result does.
+        return memmem::find(line, b"\"toolCallResult\"").and_then(|_| qwen_link(line));
+    }
     if memmem::find(line, b"\"invoke_agent\"").is_some() {
         return gemini_link(line);
     }
@@ -123,6 +126,51 @@ fn gemini_link(line: &[u8]) -> Option<SubagentLink> {
     })
 }
 
+/// Qwen Code: the result of an `agent` call that started a subagent in the background
+/// (`Background agent launched successfully.\ntask_id: <agent id> (…`): the subagent's id,
+/// which names its file `subagents/<session>/agent-<agent id>.jsonl`, and the call's id.
+fn qwen_link(line: &[u8]) -> Option<SubagentLink> {
+    #[derive(Deserialize)]
+    struct Record {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        #[serde(rename = "isSidechain")]
+        is_sidechain: Option<bool>,
+        #[serde(rename = "toolCallResult")]
+        result: Option<CallResult>,
+        message: Option<Message>,
+    }
+    #[derive(Deserialize)]
+    struct CallResult {
+        #[serde(rename = "callId")]
+        call_id: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct Message {
+        #[serde(default)]
+        parts: Vec<serde_json::Value>,
+    }
+    let record: Record = serde_json::from_slice(line).ok()?;
+    if record.kind.as_deref() != Some("tool_result") || record.is_sidechain == Some(true) {
+        return None;
+    }
+    let answer = record
+        .message?
+        .parts
+        .into_iter()
+        .find_map(|part| part.get("functionResponse").cloned())?;
+    if answer.get("name")?.as_str()? != "agent" {
+        return None;
+    }
+    let output = answer.get("response")?.get("output")?.as_str()?;
+    let rest = &output[output.find("task_id: ")? + "task_id: ".len()..];
+    let agent_id = rest.split_whitespace().next()?;
+    Some(SubagentLink {
+        agent_id: agent_id.to_owned(),
+        tool_use_id: record.result?.call_id?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +197,11 @@ mod tests {
         assert_eq!(
             subagent_link(gemini).map(|link| (link.agent_id, link.tool_use_id)),
             Some(("56cd6550".into(), "invoke_agent__1".into()))
+        );
+        let qwen = br#"{"uuid":"u","type":"tool_result","message":{"role":"user","parts":[{"functionResponse":{"id":"call_1","name":"agent","response":{"output":"Background agent launched successfully.\ntask_id: general-purpose-call_1 (internal ID)"}}}]},"toolCallResult":{"callId":"call_1","status":"success"}}"#;
+        assert_eq!(
+            subagent_link(qwen).map(|link| (link.agent_id, link.tool_use_id)),
+            Some(("general-purpose-call_1".into(), "call_1".into()))
         );
     }
 }

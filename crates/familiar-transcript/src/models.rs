@@ -26,12 +26,28 @@ const ONE_MILLION: &[&str] = &["fable", "mythos", "opus-5", "sonnet-5", "haiku-5
 /// 1,048,576 (the Gemini API's input limit of Gemini 2.5 and 3).
 const GEMINI_WINDOWS: &[(&str, u64)] = &[("gemma-4", 256_000), ("gemini-", 1_048_576)];
 
-/// The window of a model id: Gemini CLI's figure for Google's models ([`GEMINI_WINDOWS`]);
+/// Qwen's models as Qwen Code 0.24.4 counts their windows (its `findTokenLimit`, the first
+/// pattern that matches): Qwen3 Coder Plus and Flash, Qwen 3.x and the `qwen-plus-latest` and
+/// `qwen-flash-latest` aliases 1,000,000 tokens, Qwen3 Max, the other Qwen3 Coders and every
+/// other `qwen` model 262,144. Qwen Code also writes the window it used
+/// beside each reply (`contextWindowSize`), which wins over this table.
+const QWEN_WINDOWS: &[(&str, u64)] = &[
+    ("qwen3-coder-plus", 1_000_000),
+    ("qwen3-coder-flash", 1_000_000),
+    ("qwen3.", 1_000_000),
+    ("qwen-plus-latest", 1_000_000),
+    ("qwen-flash-latest", 1_000_000),
+    ("qwen", 262_144),
+];
+
+/// The window of a model id: Gemini CLI's figure for Google's models ([`GEMINI_WINDOWS`]),
+/// Qwen Code's for Qwen's ([`QWEN_WINDOWS`]);
 /// 1M for `[1m]` ids and for models that only come with 1M, else 200k (Claude Code's default
 /// for Opus 4.x, Sonnet 4.x and Haiku 4.5 without `[1m]`).
 pub fn default_window(model: &str) -> u64 {
     if let Some((_, window)) = GEMINI_WINDOWS
         .iter()
+        .chain(QWEN_WINDOWS)
         .find(|(key, _)| model.starts_with(key))
     {
         return *window;
@@ -119,6 +135,15 @@ mod tests {
         assert_eq!(default_window("gemini-2.5-pro"), 1_048_576);
         assert_eq!(default_window("gemini-3.1-pro-preview"), 1_048_576);
         assert_eq!(default_window("gemma-4-31b-it"), 256_000);
+    }
+
+    #[test]
+    fn qwen_models_have_qwen_codes_windows() {
+        assert_eq!(default_window("qwen3-coder-plus"), 1_000_000);
+        assert_eq!(default_window("qwen3-coder-flash-2025-07-28"), 1_000_000);
+        assert_eq!(default_window("qwen3.5-plus"), 1_000_000);
+        assert_eq!(default_window("qwen3-max"), 262_144);
+        assert_eq!(default_window("qwen3-coder-30b-a3b-instruct"), 262_144);
     }
 
     #[test]

@@ -230,6 +230,10 @@ impl Default for PriceTable {
                 "gemini-2.5-flash-lite",
                 Price::new(0.1, 0.4).with_cache_read(0.01),
             ),
+            // Qwen (Qwen Code sessions): none. Alibaba Cloud Model Studio prices Qwen3 Coder
+            // by tiers of the prompt's length and by region, and no price list could be
+            // checked when Qwen Code was added (2026-11-28): its sessions cost nothing here
+            // until one is (a price file, `familiar stats --prices FILE`, counts them).
         ];
         PriceTable {
             builtin: builtin

@@ -110,6 +110,9 @@ pub struct Record<'a> {
     /// [`crate::usage`], and only when it mentions usage.
     #[serde(borrow)]
     pub data: Option<&'a RawValue>,
+    /// Qwen Code's replies: the request's usage (read by [`crate::qwen::usage`]).
+    #[serde(rename = "usageMetadata", borrow)]
+    pub usage_metadata: Option<&'a RawValue>,
     /// `attachment` records (2.1.x): `{type, ...}`; a `model` attachment names the model
     /// before any reply (`identity.modelId`). Decoded only for those.
     #[serde(borrow)]

@@ -299,3 +299,71 @@ pub(super) fn check_gemini(checks: &mut Vec<Check>) {
         checks.push(check_known("Gemini records", &newest));
     }
 }
+
+/// Qwen Code's dir and its sessions (`projects/<project>/chats/<session id>.jsonl`), each with
+/// the `cwd` its records name. Qwen Code is optional: no dir is fine.
+pub(super) fn check_qwen(checks: &mut Vec<Check>) {
+    let dir = match discovery::qwen_dir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            checks.push(Check::ok(
+                "Qwen dir",
+                format!("{err}; Qwen Code sessions not followed"),
+            ));
+            return;
+        }
+    };
+    let from = ["QWEN_RUNTIME_DIR", "QWEN_HOME"]
+        .into_iter()
+        .find(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+        .map_or_else(String::new, |var| format!(" ({var})"));
+    let projects = dir.join("projects");
+    if !projects.is_dir() {
+        checks.push(Check::ok(
+            "Qwen dir",
+            format!(
+                "{} has no sessions yet (only needed with Qwen Code; set QWEN_RUNTIME_DIR or \
+                 QWEN_HOME if it keeps its files elsewhere)",
+                projects.display()
+            ),
+        ));
+        return;
+    }
+    let matcher = Matcher::new(&dir, &[Selector::All])
+        .agents(false, None)
+        .qwen(Some(&dir));
+    let mut sessions: Vec<(Option<SystemTime>, PathBuf)> = discovery::discover_with(&matcher)
+        .into_iter()
+        .map(|info| {
+            let last = discovery::last_record_time(&info.path).ok().flatten();
+            (last, info.path)
+        })
+        .collect();
+    sessions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut check = Check::ok(
+        "Qwen dir",
+        format!("{}{from}, {} session(s)", dir.display(), sessions.len()),
+    );
+    for (last, path) in sessions.iter().take(3) {
+        let when = last.map_or_else(
+            || "no record time".to_owned(),
+            |t| humantime::format_rfc3339_seconds(t).to_string(),
+        );
+        let shown = path.strip_prefix(&projects).unwrap_or(path);
+        let cwd = discovery::read_head_of(path).ok().and_then(|head| head.cwd);
+        check.more.push(format!(
+            "{}  ({})  last record {when}",
+            shown.display(),
+            printable_line(cwd.as_deref().unwrap_or("no cwd"))
+        ));
+    }
+    checks.push(check);
+    let newest: Vec<PathBuf> = sessions
+        .iter()
+        .take(3)
+        .map(|(_, path)| path.clone())
+        .collect();
+    if !newest.is_empty() {
+        checks.push(check_known("Qwen records", &newest));
+    }
+}

@@ -97,6 +97,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     agents::check_claude(&mut checks, cwd.as_deref());
     agents::check_codex(&mut checks);
     agents::check_gemini(&mut checks);
+    agents::check_qwen(&mut checks);
     check_scripts(&mut checks, settings.as_ref());
     check_notifications(&mut checks);
     checks.push(check_sound());
@@ -130,6 +131,7 @@ fn check_open_files() -> Check {
         familiar_tail::discovery::config_dir().map(|dir| dir.join("projects")),
         familiar_tail::discovery::codex_home().map(|dir| dir.join("sessions")),
         familiar_tail::discovery::gemini_dir().map(|dir| dir.join("tmp")),
+        familiar_tail::discovery::qwen_dir().map(|dir| dir.join("projects")),
     ];
     for root in roots.into_iter().flatten() {
         familiar_tail::discovery::walk(&root, true, &mut |_| transcripts += 1, &mut |_, _| {});

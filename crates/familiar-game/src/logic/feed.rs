@@ -235,8 +235,8 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
             info.host.clone_from(&ev.host);
         }
         if let Some(cwd) = ev.cwd.as_deref() {
-            // The plate says which agent a Codex or Gemini session is (Claude Code is the
-            // default), and on which host a remote one runs.
+            // The plate says which agent a Codex, Gemini or Qwen session is (Claude Code is
+            // the default), and on which host a remote one runs.
             let project = match ev.agent_kind {
                 AgentKind::ClaudeCode => project_of(cwd),
                 other => format!("{} {other}", project_of(cwd)),

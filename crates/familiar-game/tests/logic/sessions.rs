@@ -91,24 +91,30 @@ fn a_codex_session_says_which_agent_it_is() {
 }
 
 #[test]
-fn a_gemini_session_says_which_agent_it_is() {
+fn a_gemini_or_qwen_session_says_which_agent_it_is() {
+    for (kind, name) in [(AgentKind::Gemini, "gemini"), (AgentKind::Qwen, "qwen")] {
+        agent_says_its_name(kind, name);
+    }
+}
+
+fn agent_says_its_name(kind: AgentKind, name: &str) {
     let mut app = app();
     let mut snapshot = Event::new(EventKind::Snapshot, 3);
     snapshot.session = Some("6435cd03-7822-42c5-8604-c04e4df1a206".into());
-    snapshot.agent_kind = AgentKind::Gemini;
+    snapshot.agent_kind = kind;
     snapshot.cwd = Some("/home/user/spotter".into());
     send(&mut app, GameFeed::Event(snapshot));
     app.update();
     let e = familiar(&mut app, "6435cd03-7822-42c5-8604-c04e4df1a206");
     assert_eq!(
         app.world().get::<Familiar>(e).map(|f| f.label.clone()),
-        Some("spotter gemini f1a206".into())
+        Some(format!("spotter {name} f1a206"))
     );
     assert_eq!(
         app.world()
             .get::<SessionInfo>(e)
             .and_then(|info| info.project.clone()),
-        Some("spotter gemini".into())
+        Some(format!("spotter {name}"))
     );
 }
 

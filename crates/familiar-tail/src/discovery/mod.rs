@@ -19,6 +19,11 @@
 //! versions' whole-JSON `.json` files are not read), placed in a project by the folder's
 //! `.project_root` ([`Matcher::gemini`] adds them).
 //!
+//! Qwen Code sessions live under [`qwen_dir`] (`$QWEN_RUNTIME_DIR`, `$QWEN_HOME` or
+//! `~/.qwen`): `projects/<project>/chats/<session id>.jsonl` (a subagent's
+//! `projects/<project>/subagents/<session id>/agent-<id>.jsonl`), placed in a project by the
+//! `cwd` of their records ([`Matcher::qwen`] adds them).
+//!
 //! Layouts handled (all under the config dir, `$CLAUDE_CONFIG_DIR` or `~/.claude`):
 //! - `projects/<encoded project>/<sessionId>.jsonl`, the project encoded either with the dash
 //!   scheme (every byte that is not an ASCII letter or digit becomes `-`, which is lossy, so the
@@ -42,8 +47,8 @@ use serde::Deserialize;
 
 pub use paths::{
     TranscriptInfo, TranscriptKind, base64url_decode, base64url_encode, classify, dash_encode,
-    describe, gemini_chat, gemini_project_root, is_session_id, meta_path, read_agent_type,
-    transcript_of_meta,
+    describe, gemini_chat, gemini_project_root, is_session_id, meta_path, qwen_chat, qwen_subagent,
+    read_agent_type, transcript_of_meta,
 };
 pub use scan::{
     HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, discover_with, last_record_time,
@@ -130,6 +135,25 @@ pub fn gemini_dir() -> Result<PathBuf, DiscoveryError> {
     std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(|home| PathBuf::from(home).join(".gemini"))
+        .ok_or(DiscoveryError::NoConfigDir)
+}
+
+/// Qwen Code's runtime dir, where its sessions are (`projects/<project>/chats/<session
+/// id>.jsonl`): `$QWEN_RUNTIME_DIR` when set and not empty, else its global dir, `$QWEN_HOME`
+/// when set and not empty, else `~/.qwen` (Qwen Code 0.24.4's `Storage.getRuntimeBaseDir`).
+pub fn qwen_dir() -> Result<PathBuf, DiscoveryError> {
+    for var in ["QWEN_RUNTIME_DIR", "QWEN_HOME"] {
+        if let Some(dir) = std::env::var_os(var).filter(|dir| !dir.is_empty()) {
+            let dir = PathBuf::from(dir);
+            return Ok(std::path::absolute(&dir).unwrap_or(dir));
+        }
+    }
+    if let Some(base) = directories::BaseDirs::new() {
+        return Ok(base.home_dir().join(".qwen"));
+    }
+    std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(|home| PathBuf::from(home).join(".qwen"))
         .ok_or(DiscoveryError::NoConfigDir)
 }
 

@@ -87,6 +87,7 @@ pub fn classify(path: &Path) -> Option<TranscriptInfo> {
             .and_then(Path::parent)
             .and_then(Path::file_name)
             .and_then(OsStr::to_str)
+            .or_else(|| qwen_subagent(path).map(|(_, session)| session))
             .map(str::to_owned);
         return Some(TranscriptInfo {
             path: path.to_path_buf(),
@@ -143,6 +144,35 @@ pub fn gemini_chat(path: &Path) -> Option<&Path> {
     let project = chats.parent()?;
     let tmp = project.parent()?;
     (tmp.file_name() == Some(OsStr::new("tmp"))).then_some(project)
+}
+
+/// The project folder of a Qwen Code session file (`<qwen dir>/projects/<project>/chats/
+/// <session id>.jsonl`): `<project>`, when the path has that shape.
+pub fn qwen_chat(path: &Path) -> Option<&Path> {
+    let chats = path
+        .parent()
+        .filter(|dir| dir.file_name() == Some(OsStr::new("chats")))?;
+    let project = chats.parent()?;
+    let projects = project.parent()?;
+    (projects.file_name() == Some(OsStr::new("projects"))).then_some(project)
+}
+
+/// The project folder and the parent session of a Qwen Code subagent's file
+/// (`<qwen dir>/projects/<project>/subagents/<session id>/agent-<id>.jsonl`), when the path has
+/// that shape.
+pub fn qwen_subagent(path: &Path) -> Option<(&Path, &str)> {
+    let name = path.file_name()?.to_str()?;
+    if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
+        return None;
+    }
+    let session_dir = path.parent()?;
+    let session = session_dir.file_name()?.to_str()?;
+    let subagents = session_dir
+        .parent()
+        .filter(|dir| dir.file_name() == Some(OsStr::new("subagents")))?;
+    let project = subagents.parent()?;
+    let projects = project.parent()?;
+    (projects.file_name() == Some(OsStr::new("projects"))).then_some((project, session))
 }
 
 /// The directory a Gemini CLI project folder is for: the first line of its `.project_root`
@@ -264,6 +294,38 @@ mod tests {
             None
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_qwen_session_is_its_project_folders_chat_named_after_its_id() {
+        let path = Path::new(
+            "/h/.qwen/projects/-home-u-app/chats/6b8f0dbb-a458-4c86-b9f5-fd758f695f7e.jsonl",
+        );
+        assert_eq!(
+            qwen_chat(path),
+            Some(Path::new("/h/.qwen/projects/-home-u-app"))
+        );
+        let info = classify(path).expect("a session");
+        assert_eq!(info.kind, TranscriptKind::Session);
+        assert_eq!(
+            info.session_id.as_deref(),
+            Some("6b8f0dbb-a458-4c86-b9f5-fd758f695f7e")
+        );
+        // Its subagents' files are its subagents': `subagents/<session>/agent-<id>.jsonl`.
+        let subagent = Path::new(
+            "/h/.qwen/projects/-home-u-app/subagents/6b8f/agent-general-purpose-c1.jsonl",
+        );
+        assert_eq!(qwen_chat(subagent), None);
+        assert_eq!(
+            qwen_subagent(subagent),
+            Some((Path::new("/h/.qwen/projects/-home-u-app"), "6b8f"))
+        );
+        let info = classify(subagent).expect("a subagent");
+        assert_eq!(info.kind, TranscriptKind::Subagent);
+        assert_eq!(info.session_id.as_deref(), Some("6b8f"));
+        assert_eq!(info.agent_id.as_deref(), Some("general-purpose-c1"));
+        assert_eq!(qwen_subagent(path), None);
+        assert_eq!(qwen_chat(Path::new("/h/.claude/projects/-a/s.jsonl")), None);
     }
 
     #[test]

@@ -63,6 +63,8 @@ pub struct Matcher {
     codex_sessions: Option<PathBuf>,
     /// `<gemini dir>/tmp`, when Gemini CLI sessions are watched too.
     gemini_tmp: Option<PathBuf>,
+    /// `<qwen dir>/projects`, when Qwen Code sessions are watched too.
+    qwen_projects: Option<PathBuf>,
     selectors: Vec<Compiled>,
 }
 
@@ -100,6 +102,7 @@ impl Matcher {
             claude: true,
             codex_sessions: None,
             gemini_tmp: None,
+            qwen_projects: None,
             selectors: selectors.iter().map(compile).collect(),
         }
     }
@@ -140,6 +143,14 @@ impl Matcher {
         self
     }
 
+    /// Qwen Code's sessions too, or not: `<qwen_dir>/projects/<project>/chats/<session>.jsonl`
+    /// and their subagents' `<project>/subagents/<session>/agent-<id>.jsonl`, placed in a project by the `cwd` every record carries (the folder's name is the
+    /// directory dash-encoded as Claude Code's, but from UTF-16 code units: not relied on).
+    pub fn qwen(mut self, qwen_dir: Option<&Path>) -> Matcher {
+        self.qwen_projects = qwen_dir.map(|dir| dir.join(PROJECTS_DIR));
+        self
+    }
+
     /// The directories to watch for these selectors.
     pub fn roots(&self) -> Vec<WatchRoot> {
         let mut roots: Vec<WatchRoot> = Vec::new();
@@ -154,7 +165,11 @@ impl Matcher {
             match selector {
                 Compiled::All | Compiled::Project { .. } | Compiled::Session(_) => {
                     let claude = Some([&self.projects, &self.sessions]).filter(|_| self.claude);
-                    let others = self.codex_sessions.iter().chain(&self.gemini_tmp);
+                    let others = self
+                        .codex_sessions
+                        .iter()
+                        .chain(&self.gemini_tmp)
+                        .chain(&self.qwen_projects);
                     for dir in claude.into_iter().flatten().chain(others) {
                         add(WatchRoot {
                             path: dir.clone(),
@@ -182,6 +197,17 @@ impl Matcher {
             // Its sessions, not the logs and tool outputs beside them.
             return match super::paths::gemini_chat(path) {
                 Some(project) if project.parent() == Some(tmp.as_path()) => Place::Flat,
+                _ => Place::Elsewhere,
+            };
+        }
+        if let Some(projects) = &self.qwen_projects
+            && path.starts_with(projects)
+        {
+            // Its sessions and their subagents' files, not what lies beside them.
+            let project = super::paths::qwen_chat(path)
+                .or_else(|| super::paths::qwen_subagent(path).map(|(project, _)| project));
+            return match project {
+                Some(project) if project.parent() == Some(projects.as_path()) => Place::Flat,
                 _ => Place::Elsewhere,
             };
         }

@@ -100,6 +100,9 @@ pub struct TailerConfig {
     pub codex_home: Option<PathBuf>,
     /// Gemini CLI's dir (`~/.gemini`), when its sessions are followed too (`tmp/` lives there).
     pub gemini_dir: Option<PathBuf>,
+    /// Qwen Code's runtime dir (`~/.qwen`), when its sessions are followed too (`projects/`
+    /// lives there).
+    pub qwen_dir: Option<PathBuf>,
     pub selectors: Vec<Selector>,
     /// Send existing files from their first line, as new lines (`backlog: false`), instead of
     /// their last [`TailerConfig::prime_bytes`] as backlog.
@@ -132,6 +135,7 @@ impl TailerConfig {
             claude: true,
             codex_home: None,
             gemini_dir: None,
+            qwen_dir: None,
             selectors,
             from_start: false,
             mode: WatchMode::Inotify,
@@ -328,7 +332,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
     let tailer = Tailer {
         matcher: Matcher::new(&config.config_dir, &config.selectors)
             .agents(config.claude, config.codex_home.as_deref())
-            .gemini(config.gemini_dir.as_deref()),
+            .gemini(config.gemini_dir.as_deref())
+            .qwen(config.qwen_dir.as_deref()),
         roots: Vec::new(),
         watched: HashMap::new(),
         watcher,

@@ -24,7 +24,7 @@
 
 mod known;
 mod shapes;
-mod tools;
+pub(crate) mod tools;
 pub mod usage;
 
 use std::borrow::Cow;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::shapes::ToolCall;
 
 /// The event kind of a call of `name`, and its target (file, pattern, command, query).
-pub(super) fn kind_and_target(name: &str, args: &Value) -> (EventKind, Option<String>) {
+pub(crate) fn kind_and_target(name: &str, args: &Value) -> (EventKind, Option<String>) {
     let arg = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_owned);
     match name {
         "read_file" => (EventKind::Reading, arg("file_path")),
@@ -31,7 +31,7 @@ pub(super) fn kind_and_target(name: &str, args: &Value) -> (EventKind, Option<St
 }
 
 /// What a subagent was asked (`invoke_agent`'s `prompt`): its first line, at most 200 bytes.
-pub(super) fn task_description(args: &Value) -> Option<String> {
+pub(crate) fn task_description(args: &Value) -> Option<String> {
     let prompt = args.get("prompt")?.as_str()?.trim();
     let line = prompt.lines().next()?;
     Some(match line.len() {
@@ -46,7 +46,7 @@ fn first_path(args: &Value) -> Option<String> {
 }
 
 /// Is this a tool that writes a file (its target counted in `files_modified`)?
-pub(super) fn writes(name: &str) -> bool {
+pub(crate) fn writes(name: &str) -> bool {
     matches!(name, "replace" | "write_file" | "edit")
 }
 
@@ -79,7 +79,7 @@ pub(super) fn failure(call: &ToolCall<'_>) -> Option<(ErrorKind, String)> {
 
 /// A shell result `Output: …\nExit Code: N\n…` with N ≠ 0: its output, or `exit code N`
 /// when it printed nothing (`Output: (empty)`).
-pub(super) fn shell_failure(output: &str) -> Option<String> {
+pub(crate) fn shell_failure(output: &str) -> Option<String> {
     let at = output.rfind("\nExit Code: ")?;
     let code_text = &output[at + "\nExit Code: ".len()..];
     let code: i64 = code_text

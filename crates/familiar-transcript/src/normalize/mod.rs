@@ -145,6 +145,8 @@ pub struct Normalizer {
     codex: Option<Box<crate::codex::Rollout>>,
     /// A Gemini CLI session's state, once a line of the Gemini shape was read.
     gemini: Option<Box<crate::gemini::Chat>>,
+    /// A Qwen Code session's state, once a record of the Qwen shape was read.
+    qwen: Option<Box<crate::qwen::Session>>,
 }
 
 impl Normalizer {
@@ -155,17 +157,23 @@ impl Normalizer {
             claude: Claude::default(),
             codex: None,
             gemini: None,
+            qwen: None,
         }
     }
 
-    /// The state of the format the records are in: Codex's or Gemini CLI's once a record of
-    /// its shape was read, else Claude Code's.
+    /// The state of the format the records are in: Codex's, Gemini CLI's or Qwen Code's once a
+    /// record of its shape was read, else Claude Code's.
     pub fn agent(&self) -> &dyn AgentState {
-        match (&self.codex, &self.gemini) {
-            (Some(rollout), _) => rollout.as_ref(),
-            (None, Some(chat)) => chat.as_ref(),
-            (None, None) => &self.claude,
+        if let Some(rollout) = &self.codex {
+            return rollout.as_ref();
         }
+        if let Some(chat) = &self.gemini {
+            return chat.as_ref();
+        }
+        if let Some(session) = &self.qwen {
+            return session.as_ref();
+        }
+        &self.claude
     }
 
     pub fn config(&self) -> &NormalizerConfig {
@@ -226,6 +234,10 @@ impl Normalizer {
     pub fn has_deferred(&self) -> bool {
         self.claude.deferred_success.is_some()
             || self.gemini.as_ref().is_some_and(|chat| chat.has_deferred())
+            || self
+                .qwen
+                .as_ref()
+                .is_some_and(|session| session.has_deferred())
     }
 
     /// The input ended, or paused long enough that no record is coming soon: events held
@@ -237,6 +249,9 @@ impl Normalizer {
         }
         if let Some(chat) = &mut self.gemini {
             chat.flush(out);
+        }
+        if let Some(session) = &mut self.qwen {
+            session.flush(out);
         }
         for event in &out[first..] {
             self.metrics.count_event(event.kind);
@@ -325,6 +340,20 @@ impl Normalizer {
             };
             let chat = self.gemini.get_or_insert_with(Default::default);
             chat.push(json, &meta, &mut self.metrics, out);
+            self.count_events(first, out);
+            return;
+        }
+        // Qwen Code sessions: a state machine of their own (`crate::qwen`), which reads the
+        // record's text itself (its `type` names are Claude Code's).
+        if self.qwen.is_some() || crate::qwen::is_record(record.kind.as_deref(), json) {
+            let first = out.len();
+            let meta = crate::qwen::Meta {
+                line,
+                raw,
+                explicit_limit: self.config.context_limit,
+            };
+            let session = self.qwen.get_or_insert_with(Default::default);
+            session.push(json, &meta, &mut self.metrics, out);
             self.count_events(first, out);
             return;
         }

@@ -135,6 +135,7 @@ impl<'a> Cursor<'a> {
                     r.total_cost_usd_camel = cursor.owned_field()?,
                 ),
                 "version" => (seen.first(47)?, r.version = cursor.str_field()?),
+                "usageMetadata" => (seen.first(48)?, r.usage_metadata = cursor.raw_field()?),
                 _ => ((), cursor.value().map(drop)?),
             };
             Some(())

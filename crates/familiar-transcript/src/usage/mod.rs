@@ -131,6 +131,15 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
         }
         return;
     }
+    // Qwen Code sessions: a reply carries `usageMetadata`.
+    if crate::qwen::usage::may_matter(line) {
+        if let Ok(text) = simdutf8::basic::from_utf8(line)
+            && let Some(entry) = crate::qwen::usage::scan(text)
+        {
+            ledger.add(&entry);
+        }
+        return;
+    }
     if USAGE_KEY.find(line).is_none() {
         return;
     }
@@ -193,6 +202,7 @@ pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &m
         parsed.records().any(|record| {
             crate::codex::usage::matters(record.kind.as_deref())
                 || record.kind.as_deref() == Some("gemini")
+                || record.usage_metadata.is_some()
         })
     };
     let Some(parsed) = parsed.filter(|parsed| !codex(parsed)) else {
