@@ -215,6 +215,24 @@ fn kill(child: &Mutex<Option<Child>>) {
     }
 }
 
+/// Hand `item` to the reader of the news, waiting while it is busy, unless a stop comes
+/// meanwhile (a reader that stopped reading but still holds the channel must not keep the
+/// link from ending); `false` when it was not handed over.
+fn deliver(news: &Sender<(usize, News)>, stop: &AtomicBool, mut item: (usize, News)) -> bool {
+    loop {
+        match news.send_timeout(item, Duration::from_millis(100)) {
+            Ok(()) => return true,
+            Err(crossbeam_channel::SendTimeoutError::Timeout(back)) => {
+                if stop.load(Ordering::SeqCst) {
+                    return false;
+                }
+                item = back;
+            }
+            Err(crossbeam_channel::SendTimeoutError::Disconnected(_)) => return false,
+        }
+    }
+}
+
 /// How one connection ended.
 enum Ended {
     /// Dropped (after it was up, or before): try again.
@@ -242,7 +260,7 @@ fn run(
         let reason = match ended {
             Ended::Stopped => return,
             Ended::Failed(reason) => {
-                let _ = news.send((index, News::Failed { reason }));
+                let _ = deliver(news, stop, (index, News::Failed { reason }));
                 return;
             }
             Ended::Dropped { reason, was_up } => {
@@ -252,16 +270,11 @@ fn run(
                 reason
             }
         };
-        if news
-            .send((
-                index,
-                News::Down {
-                    reason,
-                    retry_in: backoff,
-                },
-            ))
-            .is_err()
-        {
+        let down = News::Down {
+            reason,
+            retry_in: backoff,
+        };
+        if !deliver(news, stop, (index, down)) {
             return;
         }
         // A stop comes within a tenth of a second, however long the wait.
@@ -402,7 +415,7 @@ fn take_lines(
             Some(Received::Tail(message)) => {
                 cursor.pass(message, &mut passed);
                 for message in passed.drain(..) {
-                    if news.send((index, News::Tail(message))).is_err() {
+                    if !deliver(news, stop, (index, News::Tail(message))) {
                         return Ended::Stopped;
                     }
                 }
@@ -416,7 +429,7 @@ fn take_lines(
                 continue;
             }
         };
-        if news.send((index, item)).is_err() {
+        if !deliver(news, stop, (index, item)) {
             return Ended::Stopped;
         }
     }
@@ -523,6 +536,26 @@ fn read_stderr(stderr: impl std::io::Read + Send + 'static) -> JoinHandle<Vec<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn news_nobody_reads_does_not_keep_a_link_from_stopping() {
+        let (sender, _unread) = crossbeam_channel::bounded(1);
+        let stop = Arc::new(AtomicBool::new(false));
+        let up = || News::Up {
+            version: "0".into(),
+        };
+        assert!(deliver(&sender, &stop, (0, up())), "room for one");
+        let stopper = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(150));
+                stop.store(true, Ordering::SeqCst);
+            })
+        };
+        // The channel is full and its reader gone quiet: only the stop ends the wait.
+        assert!(!deliver(&sender, &stop, (0, up())));
+        stopper.join().expect("the stopper ends");
+    }
 
     #[test]
     fn a_remote_is_a_host_with_an_optional_port_and_directory() {
