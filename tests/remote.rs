@@ -22,29 +22,51 @@ fn without_host(line: &str, host: &str) -> String {
 }
 
 fn remote_args(sshd: &Sshd, dir: Option<&Path>) -> Vec<String> {
-    vec![
-        "--remote".into(),
-        sshd.remote(dir),
-        "--remote-bin".into(),
-        env!("CARGO_BIN_EXE_familiar").into(),
-    ]
+    let mut args = remote_with_bin(sshd, env!("CARGO_BIN_EXE_familiar"));
+    args[1] = sshd.remote(dir);
+    args
 }
 
 fn start_watch(project: &Project, sshd: &Sshd, extra: &[&str]) -> Watch {
     let mut args: Vec<String> = remote_args(sshd, None);
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    let watch = watch_through(project, sshd, &args, None);
+    watch.wait_stderr(&format!("{}: caught up", sshd.remote(None)));
+    watch
+}
+
+/// `familiar watch ARGS` in `project`, its `ssh` reaching `sshd` (and notifying on `bus`).
+fn watch_through(project: &Project, sshd: &Sshd, args: &[String], bus: Option<&str>) -> Watch {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let watch = Watch::start_with(
+    Watch::start_with(
         &project.config,
         &project.project,
         &args,
         Options {
             env: sshd.env(),
+            bus,
             ..Options::default()
         },
-    );
-    watch.wait_stderr(&format!("{}: caught up", sshd.remote(None)));
-    watch
+    )
+}
+
+/// A stand-in for the remote `familiar`: a shell script beside the server.
+fn fake_familiar(sshd: &Sshd, name: &str, script: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = sshd.root.join(name);
+    fs::write(&path, script).expect("script");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// `--remote` this server with `bin` as the remote `familiar`.
+fn remote_with_bin(sshd: &Sshd, bin: &str) -> Vec<String> {
+    vec![
+        "--remote".to_owned(),
+        sshd.remote(None),
+        "--remote-bin".to_owned(),
+        bin.to_owned(),
+    ]
 }
 
 /// A prompt in the local project (its `cwd` places it there).
@@ -225,17 +247,7 @@ fn a_remote_permission_prompt_and_a_remote_error_notify_here() {
             .display()
             .to_string(),
     );
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let watch = Watch::start_with(
-        &project.config,
-        &project.project,
-        &args,
-        Options {
-            env: sshd.env(),
-            bus: Some(&daemon.address),
-            ..Options::default()
-        },
-    );
+    let watch = watch_through(&project, &sshd, &args, Some(&daemon.address));
     watch.wait_stderr(&format!("{}: caught up", sshd.remote(None)));
     // The remote feed holds the remote hook socket once it is up.
     let deadline = Instant::now() + WAIT;
@@ -302,22 +314,8 @@ fn a_remote_without_familiar_is_one_clear_line_and_local_sessions_go_on() {
     let sshd = Sshd::start();
     let project = Project::new();
     let local = project.session(1, "");
-    let args = [
-        "--remote".to_owned(),
-        sshd.remote(None),
-        "--remote-bin".to_owned(),
-        "/opt/nowhere/familiar".to_owned(),
-    ];
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let watch = Watch::start_with(
-        &project.config,
-        &project.project,
-        &args,
-        Options {
-            env: sshd.env(),
-            ..Options::default()
-        },
-    );
+    let args = remote_with_bin(&sshd, "/opt/nowhere/familiar");
+    let watch = watch_through(&project, &sshd, &args, None);
     watch.wait_stderr("was not found on");
     append(&local, local_prompt(&project, "still-here").as_bytes());
     append(&local, sentinel("local-end").as_bytes());
@@ -345,30 +343,13 @@ fn a_remote_without_familiar_is_one_clear_line_and_local_sessions_go_on() {
 fn a_remote_familiar_with_another_feed_format_is_refused_in_one_line() {
     let sshd = Sshd::start();
     let project = Project::new();
-    let newer = sshd.root.join("newer-familiar");
-    fs::write(
-        &newer,
+    let newer = fake_familiar(
+        &sshd,
+        "newer-familiar",
         "#!/bin/sh\necho '{\"hello\":{\"feed\":99,\"version\":\"9.0.0\"}}'\nsleep 30\n",
-    )
-    .expect("script");
-    use std::os::unix::fs::PermissionsExt as _;
-    fs::set_permissions(&newer, fs::Permissions::from_mode(0o755)).expect("chmod");
-    let args = [
-        "--remote".to_owned(),
-        sshd.remote(None),
-        "--remote-bin".to_owned(),
-        newer.display().to_string(),
-    ];
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let watch = Watch::start_with(
-        &project.config,
-        &project.project,
-        &args,
-        Options {
-            env: sshd.env(),
-            ..Options::default()
-        },
     );
+    let args = remote_with_bin(&sshd, &newer.display().to_string());
+    let watch = watch_through(&project, &sshd, &args, None);
     watch.wait_stderr("cannot read");
     assert!(
         watch.stderr().contains(&format!(
@@ -430,30 +411,13 @@ fn a_remote_familiar_too_old_for_feed_is_told_to_update() {
     let sshd = Sshd::start();
     let project = Project::new();
     // What an older `familiar`, one without `feed`, answers (clap's usage error).
-    let older = sshd.root.join("older-familiar");
-    fs::write(
-        &older,
+    let older = fake_familiar(
+        &sshd,
+        "older-familiar",
         "#!/bin/sh\necho \"error: unrecognized subcommand 'feed'\" >&2\nexit 2\n",
-    )
-    .expect("script");
-    use std::os::unix::fs::PermissionsExt as _;
-    fs::set_permissions(&older, fs::Permissions::from_mode(0o755)).expect("chmod");
-    let args = [
-        "--remote".to_owned(),
-        sshd.remote(None),
-        "--remote-bin".to_owned(),
-        older.display().to_string(),
-    ];
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let watch = Watch::start_with(
-        &project.config,
-        &project.project,
-        &args,
-        Options {
-            env: sshd.env(),
-            ..Options::default()
-        },
     );
+    let args = remote_with_bin(&sshd, &older.display().to_string());
+    let watch = watch_through(&project, &sshd, &args, None);
     watch.wait_stderr("no `feed`");
     assert!(
         watch.stderr().contains(&format!(
@@ -481,22 +445,7 @@ fn a_remote_directory_selects_that_project_there() {
         sessions.push((dir, path));
     }
     let chosen = &sessions[0].0;
-    let args = [
-        "--remote".to_owned(),
-        sshd.remote(Some(chosen)),
-        "--remote-bin".to_owned(),
-        env!("CARGO_BIN_EXE_familiar").to_owned(),
-    ];
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let watch = Watch::start_with(
-        &project.config,
-        &project.project,
-        &args,
-        Options {
-            env: sshd.env(),
-            ..Options::default()
-        },
-    );
+    let watch = watch_through(&project, &sshd, &remote_args(&sshd, Some(chosen)), None);
     let name = sshd.remote(None);
     watch.wait_stderr(&format!("{name}: caught up"));
     for (dir, path) in &sessions {
