@@ -11,10 +11,10 @@
 
 use std::collections::HashMap;
 use std::io::Write as _;
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::TcpStream;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -50,50 +50,22 @@ pub fn tool(name: &str, input: Value) -> Value {
 
 pub struct Mock {
     pub url: String,
-    stop: Arc<AtomicBool>,
     pub requests: Arc<AtomicUsize>,
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
+    // Stops the listener when the mock is dropped.
+    _listening: crate::common::http::Listening,
 }
 
 impl Mock {
     pub fn start(scripts: HashMap<&'static str, Vec<Answer>>) -> Mock {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
-        listener
-            .set_nonblocking(true)
-            .expect("nonblocking listener");
-        let url = format!("http://{}", listener.local_addr().expect("local addr"));
-        let stop = Arc::new(AtomicBool::new(false));
-        let requests = Arc::new(AtomicUsize::new(0));
         let scripts = Arc::new(scripts);
         let ids = Arc::new(Mutex::new(0_u64));
-        let (stop_flag, count) = (Arc::clone(&stop), Arc::clone(&requests));
-        std::thread::spawn(move || {
-            let started = Instant::now();
-            while !stop_flag.load(Ordering::SeqCst) && started.elapsed() < LIFETIME {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        if count.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
-                            continue;
-                        }
-                        let (scripts, ids) = (Arc::clone(&scripts), Arc::clone(&ids));
-                        std::thread::spawn(move || {
-                            // A CLI that hangs up mid-answer is not the mock's failure.
-                            let _ = serve(stream, &scripts, &ids);
-                        });
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
+        let listening = crate::common::http::listen(MAX_REQUESTS, LIFETIME, move |stream, _| {
+            serve(stream, &scripts, &ids)
         });
         Mock {
-            url,
-            stop,
-            requests,
+            url: listening.base.clone(),
+            requests: Arc::clone(&listening.requests),
+            _listening: listening,
         }
     }
 }

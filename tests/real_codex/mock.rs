@@ -15,10 +15,10 @@
 
 use std::collections::HashMap;
 use std::io::Write as _;
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -66,16 +66,11 @@ pub fn custom_tool_call(call_id: &str, name: &str, input: &str) -> Value {
 
 pub struct Mock {
     pub url: String,
-    stop: Arc<AtomicBool>,
     pub requests: Arc<AtomicUsize>,
+    // Stops the listener when the mock is dropped.
+    _listening: crate::common::http::Listening,
     /// Requests that asked for a compaction summary.
     pub compactions: Arc<AtomicUsize>,
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
 }
 
 struct Shared {
@@ -86,44 +81,19 @@ struct Shared {
 
 impl Mock {
     pub fn start(scripts: HashMap<&'static str, Vec<Answer>>) -> Mock {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
-        listener
-            .set_nonblocking(true)
-            .expect("nonblocking listener");
-        let url = format!("http://{}/v1", listener.local_addr().expect("local addr"));
-        let stop = Arc::new(AtomicBool::new(false));
-        let requests = Arc::new(AtomicUsize::new(0));
         let compactions = Arc::new(AtomicUsize::new(0));
         let shared = Arc::new(Shared {
             scripts,
             steps: Mutex::new(HashMap::new()),
             compactions: Arc::clone(&compactions),
         });
-        let (stop_flag, count) = (Arc::clone(&stop), Arc::clone(&requests));
-        std::thread::spawn(move || {
-            let started = Instant::now();
-            let mut next_id = 0_u64;
-            while !stop_flag.load(Ordering::SeqCst) && started.elapsed() < LIFETIME {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        if count.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
-                            continue;
-                        }
-                        next_id += 1;
-                        let (shared, id) = (Arc::clone(&shared), next_id);
-                        std::thread::spawn(move || {
-                            // A CLI that hangs up mid-answer is not the mock's failure.
-                            let _ = serve(stream, &shared, id);
-                        });
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
+        let listening = crate::common::http::listen(MAX_REQUESTS, LIFETIME, move |stream, id| {
+            serve(stream, &shared, id)
         });
         Mock {
-            url,
-            stop,
-            requests,
+            url: format!("{}/v1", listening.base),
+            requests: Arc::clone(&listening.requests),
+            _listening: listening,
             compactions,
         }
     }

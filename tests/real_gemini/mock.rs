@@ -13,10 +13,10 @@
 
 use std::collections::HashMap;
 use std::io::Write as _;
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::TcpStream;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -73,16 +73,11 @@ impl Usage {
 
 pub struct Mock {
     pub url: String,
-    stop: Arc<AtomicBool>,
     pub requests: Arc<AtomicUsize>,
+    // Stops the listener when the mock is dropped.
+    _listening: crate::common::http::Listening,
     /// Every usage sent, with the script it answered.
     pub sent: Arc<Mutex<Vec<(&'static str, Usage)>>>,
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
 }
 
 struct Shared {
@@ -93,42 +88,19 @@ struct Shared {
 
 impl Mock {
     pub fn start(scripts: HashMap<&'static str, Vec<Answer>>) -> Mock {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
-        listener
-            .set_nonblocking(true)
-            .expect("nonblocking listener");
-        let url = format!("http://{}", listener.local_addr().expect("local addr"));
-        let stop = Arc::new(AtomicBool::new(false));
-        let requests = Arc::new(AtomicUsize::new(0));
         let sent = Arc::new(Mutex::new(Vec::new()));
         let shared = Arc::new(Shared {
             scripts,
             steps: Mutex::new(HashMap::new()),
             sent: Arc::clone(&sent),
         });
-        let (stop_flag, count) = (Arc::clone(&stop), Arc::clone(&requests));
-        std::thread::spawn(move || {
-            let started = Instant::now();
-            while !stop_flag.load(Ordering::SeqCst) && started.elapsed() < LIFETIME {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        if count.fetch_add(1, Ordering::SeqCst) >= MAX_REQUESTS {
-                            continue;
-                        }
-                        let shared = Arc::clone(&shared);
-                        std::thread::spawn(move || {
-                            // A CLI that hangs up mid-answer is not the mock's failure.
-                            let _ = serve(stream, &shared);
-                        });
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            }
+        let listening = crate::common::http::listen(MAX_REQUESTS, LIFETIME, move |stream, _| {
+            serve(stream, &shared)
         });
         Mock {
-            url,
-            stop,
-            requests,
+            url: listening.base.clone(),
+            requests: Arc::clone(&listening.requests),
+            _listening: listening,
             sent,
         }
     }
