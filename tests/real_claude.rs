@@ -213,7 +213,11 @@ impl Partner {
             command.env(key, value);
         }
         let child = command.spawn().expect("start claude");
-        let output = wait_bounded(child, Duration::from_secs(180), run.name);
+        let output = common::wait_bounded(
+            child,
+            Duration::from_secs(180),
+            &format!("{}: claude", run.name),
+        );
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         fs::write(
             self.streams.join(format!("{}.stream.jsonl", run.name)),
@@ -236,24 +240,6 @@ impl Partner {
 
     fn project_dir(&self) -> PathBuf {
         common::watch::encoded_project_dir(&self.config, &self.project)
-    }
-}
-
-fn wait_bounded(
-    mut child: std::process::Child,
-    limit: Duration,
-    name: &str,
-) -> std::process::Output {
-    let started = std::time::Instant::now();
-    loop {
-        if child.try_wait().expect("wait claude").is_some() {
-            return child.wait_with_output().expect("claude output");
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{name}: claude did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -196,30 +196,16 @@ impl Partner {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start gemini");
-        let output = wait_bounded(child, Duration::from_secs(180), name);
+        let output = common::wait_bounded(
+            child,
+            Duration::from_secs(180),
+            &format!("{}: gemini", name),
+        );
         format!(
             "{}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         )
-    }
-}
-
-fn wait_bounded(
-    mut child: std::process::Child,
-    limit: Duration,
-    name: &str,
-) -> std::process::Output {
-    let started = std::time::Instant::now();
-    loop {
-        if child.try_wait().expect("wait gemini").is_some() {
-            return child.wait_with_output().expect("gemini output");
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{name}: gemini did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -320,3 +320,23 @@ pub fn wait_within(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Wait for `child` (a real agent CLI) to end, its output kept; killed and failed after
+/// `limit` (`what` names it in the failure).
+pub fn wait_bounded(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+    what: &str,
+) -> std::process::Output {
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait for the CLI").is_some() {
+            return child.wait_with_output().expect("the CLI's output");
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{what} did not finish within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
