@@ -512,3 +512,51 @@ fn hosts_in_the_config_are_followed_without_a_flag() {
         "{line}"
     );
 }
+
+#[test]
+fn doctor_reaches_each_configured_host_and_says_why_one_does_not_answer() {
+    let sshd = Sshd::start();
+    let project = Project::new();
+    let config_dir = project.config.join(".config/familiar");
+    fs::create_dir_all(&config_dir).expect("mkdir");
+    let unreachable = format!("localhost:{}", sshd.port + 1);
+    fs::write(
+        config_dir.join("config.toml"),
+        format!(
+            "[remote]\nhosts = [\"{}\", \"{unreachable}\"]\nbin = \"{}\"\n",
+            sshd.remote(None),
+            env!("CARGO_BIN_EXE_familiar")
+        ),
+    )
+    .expect("config");
+    let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .arg("doctor")
+        .env("CLAUDE_CONFIG_DIR", &project.config)
+        .env("HOME", &project.config)
+        .env("XDG_CONFIG_HOME", project.config.join(".config"))
+        .env("NO_COLOR", "1")
+        .envs(sshd.env())
+        .current_dir(&project.project)
+        .output()
+        .expect("run familiar doctor");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let remotes: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.contains("] remote: "))
+        .collect();
+    assert_eq!(
+        remotes,
+        [
+            format!(
+                "[ok] remote: {}: Familiar {} answers over ssh",
+                sshd.remote(None),
+                env!("CARGO_PKG_VERSION")
+            ),
+            format!(
+                "[!!] remote: {unreachable}: ssh: connect to host localhost port {}: Connection refused",
+                sshd.port + 1
+            ),
+        ],
+        "{stdout}"
+    );
+}

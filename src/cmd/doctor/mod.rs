@@ -105,6 +105,9 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     checks.push(check_window());
     check_hooks(&mut checks);
     checks.push(check_open_files());
+    if let Some(settings) = &settings {
+        check_remotes(&mut checks, settings);
+    }
     // Written with `?`: a closed pipe ends quietly (main.rs), a full disk is an error.
     let mut out = std::io::stdout().lock();
     out.write_all(render(&checks, settings.as_ref(), Paint::stdout()).as_bytes())?;
@@ -115,6 +118,35 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Each configured remote host (`[remote] hosts`): reached through the user's ssh as `watch`
+/// would, up to the remote Familiar's answer.
+fn check_remotes(checks: &mut Vec<Check>, settings: &Settings) {
+    let specs = match super::remote_specs(settings, super::agents::AgentArg::All) {
+        Ok(specs) => specs,
+        Err(err) => {
+            checks.push(Check::todo("remote", format!("{err:#}")));
+            return;
+        }
+    };
+    for spec in specs {
+        let probed = familiar_pipeline::source::remote::probe::probe(
+            &spec,
+            std::time::Duration::from_secs(15),
+        );
+        let mut check = match probed {
+            Ok(version) => Check::ok(
+                "remote",
+                format!("{}: Familiar {version} answers over ssh", spec.name()),
+            ),
+            Err(reason) => Check::todo("remote", format!("{}: {reason}", spec.name())),
+        };
+        if let Some(dir) = &spec.dir {
+            check.more.push(format!("the sessions of {dir} there"));
+        }
+        checks.push(check);
+    }
 }
 
 /// Descriptors held at most (one per followed transcript) against how many transcripts

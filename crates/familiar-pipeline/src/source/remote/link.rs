@@ -234,7 +234,7 @@ fn deliver(news: &Sender<(usize, News)>, stop: &AtomicBool, mut item: (usize, Ne
 }
 
 /// How one connection ended.
-enum Ended {
+pub(super) enum Ended {
     /// Dropped (after it was up, or before): try again.
     Dropped {
         reason: String,
@@ -437,7 +437,7 @@ fn take_lines(
 
 /// Why a connection that ended did: what ssh or the remote shell said, when it says that
 /// Familiar is not there (then it is not tried again).
-fn explain(spec: &RemoteSpec, reason: String, was_up: bool, said: &[String]) -> Ended {
+pub(super) fn explain(spec: &RemoteSpec, reason: String, was_up: bool, said: &[String]) -> Ended {
     if !was_up {
         // bash: `familiar: command not found`, `/x/familiar: No such file or directory`;
         // dash: `familiar: not found`; zsh: `command not found: familiar`.
@@ -475,7 +475,9 @@ fn explain(spec: &RemoteSpec, reason: String, was_up: bool, said: &[String]) -> 
 }
 
 /// The feed's lines, read on a thread of their own (so a silent link can be timed out).
-fn read_lines(stdout: impl std::io::Read + Send + 'static) -> Receiver<Result<Vec<u8>, String>> {
+pub(super) fn read_lines(
+    stdout: impl std::io::Read + Send + 'static,
+) -> Receiver<Result<Vec<u8>, String>> {
     let (sender, receiver) = crossbeam_channel::bounded(64);
     let spawned = std::thread::Builder::new()
         .name("familiar-remote-read".into())
@@ -513,7 +515,7 @@ fn read_lines(stdout: impl std::io::Read + Send + 'static) -> Receiver<Result<Ve
 
 /// What ssh (or the remote side) writes on stderr, kept (the last lines) to say why a link
 /// failed, and logged.
-fn read_stderr(stderr: impl std::io::Read + Send + 'static) -> JoinHandle<Vec<String>> {
+pub(super) fn read_stderr(stderr: impl std::io::Read + Send + 'static) -> JoinHandle<Vec<String>> {
     std::thread::spawn(move || {
         let mut kept = std::collections::VecDeque::new();
         for line in BufReader::new(stderr).split(b'\n') {

@@ -9,6 +9,7 @@
 //! - [`wire`]: its lines (what the remote tailer read, hooks, the CLI's states);
 //! - [`link`]: starting `ssh`, reading the feed, trying again with backoff;
 //! - [`hosts`]: the remotes of one `watch`, a session model each;
+//! - [`probe`]: `familiar doctor`'s look at a remote (the link, up to the feed's hello);
 //! - [`cursor`]: where each remote file's stream stands, so a reconnect loses and doubles
 //!   nothing (pure).
 
@@ -16,6 +17,7 @@ pub mod cursor;
 pub mod feed;
 pub mod hosts;
 pub mod link;
+pub mod probe;
 pub mod wire;
 
 pub use hosts::Hosts;
