@@ -4,11 +4,16 @@
 //! pages: about half of `familiar --version`'s page faults and 0.3–0.6 ms of its 1–2 ms start
 //! (issue 17: headless start-up ≤ 2 ms; docs/architecture.md). The cost: the executable's own
 //! code is not placed at a random address (ASLR still covers the libraries, stack and heap).
-//! The window executable (Bevy) keeps the default.
+//! The window executable (Bevy) is linked so too: 9 MiB of its 100 MiB were ~390,000 such
+//! relocations, whose targets (4 MiB of vtables and tables) were written at every start; and with
+//! identical code folded (`--icf=all`: monomorphised copies that compile to the same bytes are
+//! kept once; a backtrace may name either of two folded functions). Issue 31, docs/performance.md.
 
 fn main() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bin=familiar=-no-pie");
+        println!("cargo:rustc-link-arg-bin=familiar-window=-no-pie");
+        println!("cargo:rustc-link-arg-bin=familiar-window=-Wl,--icf=all");
     }
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -241,6 +241,7 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
             .set(ImagePlugin::default_nearest())
             // A scene's capture must not miss what a shader still compiling would leave out.
             .set(bevy::render::RenderPlugin {
+                render_creation: render_settings().into(),
                 synchronous_pipeline_compilation: options.scene.is_some(),
                 ..default()
             })
@@ -261,6 +262,25 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
         AppExit::Success => Ok(()),
         AppExit::Error(code) => Err(GameError::Failed(code.get())),
     }
+}
+
+/// Bevy's wgpu settings, but for memory (issue 31; docs/performance.md): the GPU allocator's
+/// small blocks (wgpu's `MemoryUsage`: 8–64 MiB instead of 128–256 MiB for device memory, 4–32
+/// instead of 64–128 MiB for host memory; with software rendering every block is the process's
+/// own memory), and no validation of indirect draws: nothing here draws indirectly, and Bevy
+/// drops it in release builds already except where DX12 is among the backends (it is in
+/// `Backends::all()`, though never built on Linux), where wgpu keeps its compute pipelines and
+/// buffers for it.
+fn render_settings() -> bevy::render::settings::WgpuSettings {
+    use bevy::render::settings::{InstanceFlags, MemoryHints, WgpuSettings};
+    let mut settings = WgpuSettings {
+        memory_hints: MemoryHints::MemoryUsage,
+        ..default()
+    };
+    settings
+        .instance_flags
+        .remove(InstanceFlags::VALIDATION_INDIRECT_CALL);
+    settings
 }
 
 #[cfg(test)]
