@@ -13,7 +13,11 @@ fn main() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bin=familiar=-no-pie");
         println!("cargo:rustc-link-arg-bin=familiar-window=-no-pie");
-        println!("cargo:rustc-link-arg-bin=familiar-window=-Wl,--icf=all");
+        // Identical code folding is lld's (rustc's default linker on x86_64 Linux); GNU ld,
+        // the default elsewhere, does not know the flag.
+        if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64") {
+            println!("cargo:rustc-link-arg-bin=familiar-window=-Wl,--icf=all");
+        }
     }
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -5,7 +5,10 @@
 fn main() {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bin=game-demo=-no-pie");
-        println!("cargo:rustc-link-arg-bin=game-demo=-Wl,--icf=all");
+        // lld's, as in the root package's build script.
+        if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64") {
+            println!("cargo:rustc-link-arg-bin=game-demo=-Wl,--icf=all");
+        }
     }
     println!("cargo:rerun-if-changed=build.rs");
 }
