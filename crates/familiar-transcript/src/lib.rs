@@ -27,6 +27,8 @@
 //!   them lines of the Gemini shape).
 //! - [`qwen`]: Qwen Code sessions, read into the same events (a [`Normalizer`] hands them
 //!   records of the Qwen shape).
+//! - [`copilot`]: GitHub Copilot CLI sessions, read into the same events (a [`Normalizer`]
+//!   hands them records of the Copilot shape).
 
 use std::io::Read as _;
 
@@ -43,6 +45,7 @@ pub mod models;
 pub mod normalize;
 pub mod pricing;
 pub mod qwen;
+pub mod copilot;
 pub mod record;
 pub mod scan;
 pub mod tools;
