@@ -169,7 +169,8 @@ mod tests {
             start.session_id.as_deref(),
             Some("a59f8f81-7352-43fd-96e6-3e4569a13695")
         );
-        let other = br#"{"type":"user.message","data":{"context":{"cwd":"/x"}},"id":"i","parentId":null}"#;
+        let other =
+            br#"{"type":"user.message","data":{"context":{"cwd":"/x"}},"id":"i","parentId":null}"#;
         assert_eq!(fields(other), HeadFields::default());
     }
 }

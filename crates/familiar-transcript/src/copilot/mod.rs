@@ -188,10 +188,8 @@ impl Session {
             return;
         }
         self.session = Some(session.to_owned());
+        // Its `context.cwd` places the session (`crate::head`): the session model tells it.
         let mut event = self.event(EventKind::SessionStart, cx);
-        let context = data.get("context").unwrap_or(&Value::Null);
-        event.cwd = str_of(context, "cwd").map(str::to_owned);
-        event.git_branch = str_of(context, "branch").map(str::to_owned);
         event.model = self.model.clone();
         cx.out.push(event);
     }
@@ -284,7 +282,8 @@ impl Session {
             if self.calls.len() == MAX_CALLS {
                 self.calls.remove(0);
             }
-            self.calls.push((id.to_owned(), name.to_owned(), target.clone()));
+            self.calls
+                .push((id.to_owned(), name.to_owned(), target.clone()));
         }
         // A subagent's call: `subagent.started` is its event.
         if name == "task" {

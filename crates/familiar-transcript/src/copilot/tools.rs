@@ -37,7 +37,10 @@ pub(super) fn failure(data: &Value) -> Option<(ErrorKind, String)> {
             .and_then(|error| error.get("message"))
             .and_then(Value::as_str)
             .unwrap_or("the tool failed");
-        let kind = match error.and_then(|error| error.get("code")).and_then(Value::as_str) {
+        let kind = match error
+            .and_then(|error| error.get("code"))
+            .and_then(Value::as_str)
+        {
             Some("denied") => ErrorKind::Denied,
             _ => ErrorKind::Tool,
         };

@@ -97,6 +97,9 @@ mod tests {
                 cache_creation_1h: 0
             }
         );
-        assert_eq!(scan(r#"{"type":"session.start","data":{},"id":"x","parentId":null}"#), None);
+        assert_eq!(
+            scan(r#"{"type":"session.start","data":{},"id":"x","parentId":null}"#),
+            None
+        );
     }
 }
