@@ -10,6 +10,8 @@
 //! `FAMILIAR_COPILOT_BIN=/path/to/copilot` runs it against another CLI (the newest:
 //! `npm install --prefix /tmp/cop @github/copilot@latest`, then
 //! `FAMILIAR_COPILOT_BIN=/tmp/cop/node_modules/.bin/copilot cargo test --test real_copilot`).
+//! `FAMILIAR_UPDATE_FIXTURES=1` copies the session files to `fixtures/copilot-<version>/` as
+//! `real-<run>.jsonl` (the reader's unit tests read the hand-run files beside them).
 
 mod common;
 #[path = "real_qwen/mock.rs"]
@@ -231,6 +233,20 @@ fn the_real_copilot_cli_writes_the_sessions_familiar_reads() {
     let apierror = partner.run("apierror", "FAMILIAR-SCRIPT apierror", &all_tools);
     let permission = partner.run("permission", "FAMILIAR-SCRIPT permission", &[]);
     let files = session_files(&home.join(".copilot"));
+    // Saved before any check, so a failing run can be looked at (the temporary directory
+    // becomes /tmp/familiar-copilot, the mock's address a closed port).
+    if let Some(out) = common::save_dir(&format!("copilot-{version}")) {
+        let tmp_path = root.to_str().expect("UTF-8 temp dir");
+        for (name, path) in &files {
+            let text = fs::read_to_string(path).expect("session file");
+            fs::write(
+                out.join(format!("real-{name}.jsonl")),
+                text.replace(tmp_path, "/tmp/familiar-copilot")
+                    .replace(&mock.url, "http://127.0.0.1:9/v1"),
+            )
+            .expect("write fixture");
+        }
+    }
     assert_eq!(
         files.keys().copied().collect::<Vec<_>>(),
         ["apierror", "main", "permission"],
