@@ -69,6 +69,8 @@ pub(crate) struct Session {
     calls: Vec<(String, String, Option<String>)>,
     /// Subagents started and not ended: the call's id and its `subagent_start`.
     running: Vec<(String, Event)>,
+    /// Each subagent's context (`agentId`, its latest request's tokens).
+    agent_context: Vec<(String, u64)>,
     /// The turn's `success` was told (at its last reply): `session.task_complete` adds none.
     success_told: bool,
 }
@@ -255,11 +257,20 @@ impl Session {
         if let Some(model) = str_of(usage, "model") {
             cx.metrics.see_model(model);
         }
-        if cx.agent.is_some() {
+        let used = count("inputTokens").map(|input| input + count("outputTokens").unwrap_or(0));
+        if let Some(agent) = &cx.agent {
+            // A subagent's context is its own (its companion's mana), not the session's.
+            if let Some(used) = used {
+                self.agent_context.retain(|(id, _)| id != agent);
+                if self.agent_context.len() == MAX_CALLS {
+                    self.agent_context.remove(0);
+                }
+                self.agent_context.push((agent.clone(), used));
+            }
             return;
         }
-        if let Some(input) = count("inputTokens") {
-            self.context_used = Some(input + count("outputTokens").unwrap_or(0));
+        if used.is_some() {
+            self.context_used = used;
         }
         if let Some(window) = count("maxPromptTokens").filter(|&window| window > 0) {
             self.window = Some(window);
@@ -415,11 +426,16 @@ impl Session {
         let mut event = Event::new(kind, cx.meta.line);
         event.agent_kind = AgentKind::Copilot;
         event.session.clone_from(&self.session);
+        event.context_used = self.context_used;
         if let Some(agent) = &cx.agent {
             event.agent = Some(agent.clone());
             event.sidechain = true;
+            event.context_used = self
+                .agent_context
+                .iter()
+                .find(|(id, _)| id == agent)
+                .map(|&(_, used)| used);
         }
-        event.context_used = self.context_used;
         event.context_limit = self.limit(cx.meta.explicit_limit);
         event.status = self.status;
         event.ts.clone_from(&cx.ts);

@@ -67,6 +67,9 @@ fn the_main_run_is_its_prompt_tools_subagent_and_success() {
     assert_eq!(start.description.as_deref(), Some("look at notes"));
     let inner: Vec<_> = events.iter().filter(|e| e.agent.is_some()).collect();
     assert_eq!(inner.len(), 2);
+    // Its context is its own requests' (500 in and 10 out, then 600 and 11).
+    assert_eq!(inner[0].context_used, Some(510));
+    assert_eq!(inner[1].context_used, Some(611));
     assert!(
         inner
             .iter()
