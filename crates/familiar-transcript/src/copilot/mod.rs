@@ -405,8 +405,10 @@ impl Session {
         }
     }
 
-    /// `session.compaction_complete` (from the CLI's schema; not yet seen written): the
-    /// context is its `postCompactionTokens` until the next request says.
+    /// `session.compaction_complete` with `success` (seen written by the real CLI: a request
+    /// at 94% of the prompt limit starts one in the background, `trigger: threshold`): its
+    /// `preCompactionTokens` and `postCompactionTokens` are the CLI's own estimates, the
+    /// context until the next request says.
     fn compaction(&mut self, data: &Value, cx: &mut Cx<'_, '_>) {
         if data.get("success").and_then(Value::as_bool) != Some(true) || cx.agent.is_some() {
             return;
@@ -417,6 +419,10 @@ impl Session {
             self.context_used = Some(post);
         }
         let mut event = self.event(EventKind::CompactBoundary, cx);
+        event.trigger = match str_of(data, "trigger") {
+            Some("threshold") => Some("auto".to_owned()),
+            _ => None,
+        };
         event.pre_tokens = count("preCompactionTokens");
         event.post_tokens = count("postCompactionTokens");
         cx.out.push(event);

@@ -9,6 +9,7 @@ use crate::{DiagnosticKind, Normalizer, NormalizerConfig, normalize_bytes};
 
 const MAIN: &str = include_str!("../../../../fixtures/copilot-1.0.102/main.jsonl");
 const API_ERROR: &str = include_str!("../../../../fixtures/copilot-1.0.102/api-error.jsonl");
+const COMPACT: &str = include_str!("../../../../fixtures/copilot-1.0.102/compact.jsonl");
 const PERMISSION: &str = include_str!("../../../../fixtures/copilot-1.0.102/permission.jsonl");
 
 fn read(text: &str) -> (Vec<Event>, Vec<crate::Diagnostic>) {
@@ -202,4 +203,22 @@ fn an_event_type_the_schema_does_not_know_is_counted_and_said_once() {
             .get("copilot/session.something_new"),
         Some(&2)
     );
+}
+
+#[test]
+fn a_compaction_is_a_compact_boundary_with_the_clis_estimates() {
+    let (events, _) = read(COMPACT);
+    let compactions: Vec<_> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::CompactBoundary)
+        .collect();
+    assert_eq!(compactions.len(), 1, "{events:?}");
+    let compaction = compactions[0];
+    assert_eq!(compaction.trigger.as_deref(), Some("auto"));
+    assert_eq!(compaction.pre_tokens, Some(10_560));
+    assert_eq!(compaction.post_tokens, Some(10_565));
+    assert_eq!(compaction.context_used, Some(10_565));
+    // The next request says the context again.
+    let last = events.last().unwrap();
+    assert_eq!(last.context_used, Some(22_025));
 }

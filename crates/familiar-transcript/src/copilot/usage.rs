@@ -1,6 +1,9 @@
 //! Tokens of a Copilot CLI session for `familiar stats`: each `session.usage_record` is one
 //! request (a subagent's too), keyed by the record's `id` (written once).
 //!
+//! A compaction's summary request is in no usage record: its `session.compaction_complete`
+//! holds it (`compactionTokensUsed`, the same fields), keyed by that record's `id`.
+//!
 //! `inputTokens` includes the cached tokens (seen against the mock: `prompt_tokens` 1000 with
 //! `cached_tokens` 400 was written `inputTokens: 1000, cacheReadTokens: 400`): uncached input
 //! is their difference, priced at the input rate; cached input at the cache-read rate;
@@ -28,6 +31,8 @@ struct Line<'a> {
 #[derive(Deserialize)]
 struct Data {
     usage: Option<Usage>,
+    #[serde(rename = "compactionTokensUsed")]
+    compaction: Option<Usage>,
 }
 
 #[derive(Deserialize)]
@@ -44,20 +49,26 @@ struct Usage {
     cache_write: u64,
 }
 
-/// `true` for a line that may be a usage record (`"session.usage_record"` in it).
+/// `true` for a line that may be a usage record or a compaction's (`"session.usage_record"`
+/// or `"compactionTokensUsed"` in it).
 pub fn may_matter(line: &[u8]) -> bool {
-    static NEEDLE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"session.usage_record\""));
-    NEEDLE.find(line).is_some()
+    use memchr::memmem::Finder;
+    static USAGE: std::sync::LazyLock<Finder<'static>> =
+        std::sync::LazyLock::new(|| Finder::new(b"\"session.usage_record\""));
+    static COMPACTION: std::sync::LazyLock<Finder<'static>> =
+        std::sync::LazyLock::new(|| Finder::new(b"\"compactionTokensUsed\""));
+    USAGE.find(line).is_some() || COMPACTION.find(line).is_some()
 }
 
 /// The usage entry of one Copilot CLI line, if it is a usage record.
 pub fn scan(json: &str) -> Option<UsageEntry<'static>> {
     let line: Line<'_> = serde_json::from_str(json).ok()?;
-    if line.kind.as_deref() != Some("session.usage_record") {
-        return None;
-    }
-    let usage = line.data?.usage?;
+    let data = line.data?;
+    let usage = match line.kind.as_deref() {
+        Some("session.usage_record") => data.usage?,
+        Some("session.compaction_complete") => data.compaction?,
+        _ => return None,
+    };
     Some(UsageEntry {
         message_id: Some(Cow::Owned(line.id?.into_owned())),
         request_id: None,
@@ -101,5 +112,19 @@ mod tests {
             scan(r#"{"type":"session.start","data":{},"id":"x","parentId":null}"#),
             None
         );
+    }
+
+    #[test]
+    fn a_compactions_summary_request_is_counted_from_its_record() {
+        let fixture = include_str!("../../../../fixtures/copilot-1.0.102/compact.jsonl");
+        let entries: Vec<_> = fixture
+            .lines()
+            .filter(|line| may_matter(line.as_bytes()))
+            .filter_map(scan)
+            .collect();
+        // Four requests of the agent, and the summary's (3,000 in, 30 out).
+        let input: Vec<u64> = entries.iter().map(|e| e.tokens.input).collect();
+        assert_eq!(input, [60_000, 20_000, 3_000, 21_000, 22_000]);
+        assert_eq!(entries[2].tokens.output, 30);
     }
 }
