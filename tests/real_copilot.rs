@@ -78,6 +78,21 @@ fn scripts(project: &Path) -> HashMap<&'static str, Vec<Answer>> {
             say("a.txt says bye", 750),
         ],
     );
+    // A compaction: a request at 94% of the prompt limit (64,000) starts one in the
+    // background (its summary request answered by the mock as a `Summary`, whatever the
+    // step); the shell command's 3 s let it end before the session does.
+    scripts.insert(
+        "compact",
+        vec![
+            call("view", json!({"path": at("a.txt")}), 60_000),
+            call(
+                "bash",
+                json!({"command": "sleep 3", "description": "wait"}),
+                20_000,
+            ),
+            say("Done after the compaction.", 21_000),
+        ],
+    );
     // Every attempt answered 500: the CLI retries 5 times, then gives up.
     scripts.insert("apierror", vec![Answer::Error(500, "mock error")]);
     // Without --allow-all-tools: a shell command that writes a file asks a permission, which
@@ -172,7 +187,7 @@ fn session_files(copilot_dir: &Path) -> BTreeMap<&'static str, PathBuf> {
         let Ok(text) = fs::read_to_string(&path) else {
             continue;
         };
-        for name in ["main", "apierror", "permission"] {
+        for name in ["main", "apierror", "permission", "compact"] {
             if text.contains(&format!("FAMILIAR-SCRIPT {name}\"")) {
                 files.insert(name, path.clone());
             }
@@ -232,6 +247,7 @@ fn the_real_copilot_cli_writes_the_sessions_familiar_reads() {
     let main = partner.run("main", "Work on a.txt. FAMILIAR-SCRIPT main", &all_tools);
     let apierror = partner.run("apierror", "FAMILIAR-SCRIPT apierror", &all_tools);
     let permission = partner.run("permission", "FAMILIAR-SCRIPT permission", &[]);
+    let compact = partner.run("compact", "FAMILIAR-SCRIPT compact", &all_tools);
     let files = session_files(&home.join(".copilot"));
     // Saved before any check, so a failing run can be looked at (the temporary directory
     // becomes /tmp/familiar-copilot, the mock's address a closed port).
@@ -249,8 +265,8 @@ fn the_real_copilot_cli_writes_the_sessions_familiar_reads() {
     }
     assert_eq!(
         files.keys().copied().collect::<Vec<_>>(),
-        ["apierror", "main", "permission"],
-        "one session file per run ({version}); the CLI printed:\n{main}\n{apierror}\n{permission}"
+        ["apierror", "compact", "main", "permission"],
+        "one session file per run ({version}); the CLI printed:\n{main}\n{apierror}\n{permission}\n{compact}"
     );
     assert!(apierror.contains("500"), "{apierror}");
     assert_eq!(
@@ -320,6 +336,10 @@ fn the_real_copilot_cli_writes_the_sessions_familiar_reads() {
             .any(|e| e["kind"] == "status" && e["status"] == "waiting_for_approval"),
         "{asked:?}"
     );
+    let compactions = of_kind(&offline["compact"], "compact_boundary");
+    assert_eq!(compactions.len(), 1, "{:?}", offline["compact"]);
+    assert_eq!(compactions[0]["trigger"], "auto");
+    assert!(compactions[0]["post_tokens"].as_u64().is_some());
     let denied = of_kind(asked, "error");
     assert_eq!(denied.len(), 1, "{asked:?}");
     assert_eq!(denied[0]["error"], "denied");
@@ -373,7 +393,7 @@ fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str, PathBuf>, 
     let sessions: Vec<Value> =
         serde_json::from_str(&familiar(&["sessions", "--json", "--agent", "copilot"]))
             .expect("sessions JSON");
-    assert_eq!(sessions.len(), 3, "{sessions:?}");
+    assert_eq!(sessions.len(), 4, "{sessions:?}");
     for session in &sessions {
         assert_eq!(session["agent_kind"], "copilot");
         assert_eq!(session["cwd"], project.to_string_lossy().as_ref());
@@ -393,9 +413,11 @@ fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str, PathBuf>, 
         .lines()
         .map(|line| serde_json::from_str(line).expect("stats JSON line"))
         .collect();
+    // A compaction's summary request is in its file too (`compactionTokensUsed`).
     for (name, scripts) in [
         ("main", &["main", "subinner"][..]),
         ("permission", &["permission"]),
+        ("compact", &["compact", "compaction"]),
     ] {
         let file = files[name].to_string_lossy();
         let row = rows
@@ -428,5 +450,5 @@ fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str, PathBuf>, 
         .lines()
         .find(|line| line.starts_with("[ok] Copilot dir: "))
         .unwrap_or_else(|| panic!("no Copilot dir line in {doctor}"));
-    assert!(line.ends_with(", 3 session(s)"), "{doctor}");
+    assert!(line.ends_with(", 4 session(s)"), "{doctor}");
 }

@@ -212,7 +212,10 @@ pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &m
             crate::codex::usage::matters(record.kind.as_deref())
                 || record.kind.as_deref() == Some("gemini")
                 || record.usage_metadata.is_some()
-                || record.kind.as_deref() == Some("session.usage_record")
+                || matches!(
+                    record.kind.as_deref(),
+                    Some("session.usage_record" | "session.compaction_complete")
+                )
         })
     };
     let Some(parsed) = parsed.filter(|parsed| !codex(parsed)) else {
