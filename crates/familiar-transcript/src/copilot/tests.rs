@@ -10,6 +10,7 @@ use crate::{DiagnosticKind, Normalizer, NormalizerConfig, normalize_bytes};
 const MAIN: &str = include_str!("../../../../fixtures/copilot-1.0.102/main.jsonl");
 const API_ERROR: &str = include_str!("../../../../fixtures/copilot-1.0.102/api-error.jsonl");
 const COMPACT: &str = include_str!("../../../../fixtures/copilot-1.0.102/compact.jsonl");
+const RESUMED: &str = include_str!("../../../../fixtures/copilot-1.0.102/resumed.jsonl");
 const PERMISSION: &str = include_str!("../../../../fixtures/copilot-1.0.102/permission.jsonl");
 
 fn read(text: &str) -> (Vec<Event>, Vec<crate::Diagnostic>) {
@@ -221,4 +222,20 @@ fn a_compaction_is_a_compact_boundary_with_the_clis_estimates() {
     // The next request says the context again.
     let last = events.last().unwrap();
     assert_eq!(last.context_used, Some(22_025));
+}
+
+#[test]
+fn a_resumed_session_goes_on_in_the_same_file_as_the_same_session() {
+    let (events, diagnostics) = read(RESUMED);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let count = |kind: EventKind| events.iter().filter(|e| e.kind == kind).count();
+    assert_eq!(count(EventKind::SessionStart), 1);
+    assert_eq!(count(EventKind::Prompt), 2);
+    assert_eq!(count(EventKind::Success), 2);
+    assert!(
+        events
+            .iter()
+            .all(|e| e.session.as_deref() == Some("e5bb721e-52a3-477c-bf35-773fcc5bdba6"))
+    );
+    assert_eq!(events.last().unwrap().context_used, Some(2_512));
 }
