@@ -1,7 +1,6 @@
-//! `--agent claude|codex|gemini|qwen|all`: which coding agents' sessions a live command looks
-//! at, and where each keeps them (Claude Code's config dir, Codex's home, Gemini CLI's dir,
-//! Qwen Code's dir). Shared
-//! by `watch` and `sessions`; the places themselves come from `familiar-tail`'s discovery.
+//! `--agent claude|codex|gemini|qwen|copilot|all`: which coding agents' sessions a live
+//! command looks at, and where each keeps them (Claude Code's config dir, Codex's home, Gemini
+//! CLI's dir, Qwen Code's dir, Copilot CLI's dir). Shared by `watch` and `sessions`; the places themselves come from `familiar-tail`'s discovery.
 
 use std::path::PathBuf;
 
@@ -18,6 +17,8 @@ pub enum AgentArg {
     Gemini,
     /// Qwen Code sessions only.
     Qwen,
+    /// GitHub Copilot CLI sessions only.
+    Copilot,
     /// Every one of them.
     #[default]
     All,
@@ -31,6 +32,7 @@ impl AgentArg {
             AgentArg::Codex => Some("codex"),
             AgentArg::Gemini => Some("gemini"),
             AgentArg::Qwen => Some("qwen"),
+            AgentArg::Copilot => Some("copilot"),
             AgentArg::All => None,
         }
     }
@@ -81,11 +83,26 @@ impl AgentArg {
         }
     }
 
+    /// Copilot CLI's dir when its sessions are wanted and a home is known.
+    pub fn copilot_dir(self) -> Option<PathBuf> {
+        if !matches!(self, AgentArg::Copilot | AgentArg::All) {
+            return None;
+        }
+        match familiar_tail::discovery::copilot_dir() {
+            Ok(dir) => Some(dir),
+            Err(err) => {
+                tracing::warn!("not following Copilot CLI sessions: {err}");
+                None
+            }
+        }
+    }
+
     /// Point a tailer at the agents' places.
     pub fn apply(self, config: &mut TailerConfig) {
         config.claude = self.claude();
         config.codex_home = self.codex_home();
         config.gemini_dir = self.gemini_dir();
         config.qwen_dir = self.qwen_dir();
+        config.copilot_dir = self.copilot_dir();
     }
 }

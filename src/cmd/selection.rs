@@ -180,6 +180,7 @@ pub fn resolve_sessions(
     codex_home: Option<&Path>,
     gemini_dir: Option<&Path>,
     qwen_dir: Option<&Path>,
+    copilot_dir: Option<&Path>,
     given: &[String],
     wait: bool,
 ) -> anyhow::Result<Vec<String>> {
@@ -189,7 +190,8 @@ pub fn resolve_sessions(
     let matcher = familiar_tail::discovery::Matcher::new(config_dir, &[Selector::All])
         .agents(true, codex_home)
         .gemini(gemini_dir)
-        .qwen(qwen_dir);
+        .qwen(qwen_dir)
+        .copilot(copilot_dir);
     let mut known: Vec<String> = familiar_tail::discovery::discover_with(&matcher)
         .into_iter()
         .filter(|info| info.kind == TranscriptKind::Session)

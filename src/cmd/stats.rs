@@ -290,13 +290,14 @@ fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     // From any subdirectory of the project, as `familiar` itself.
     let cwd = super::selection::project_of(&config_dir, &here);
     let selector = familiar_tail::discovery::Selector::Project(cwd.clone());
-    // Every agent's sessions of the project (Codex rollouts and Qwen Code sessions matched by
-    // their cwd, Gemini CLI sessions by their project folder).
+    // Every agent's sessions of the project (Codex rollouts, Qwen Code and Copilot CLI sessions
+    // matched by their cwd, Gemini CLI sessions by their project folder).
     let all = super::agents::AgentArg::All;
     let matcher = familiar_tail::Matcher::new(&config_dir, &[selector])
         .agents(true, all.codex_home().as_deref())
         .gemini(all.gemini_dir().as_deref())
-        .qwen(all.qwen_dir().as_deref());
+        .qwen(all.qwen_dir().as_deref())
+        .copilot(all.copilot_dir().as_deref());
     let mut found: Vec<PathBuf> = familiar_tail::discovery::discover_with(&matcher)
         .into_iter()
         .map(|info| info.path)

@@ -36,7 +36,8 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub file: Vec<PathBuf>,
     /// Whose sessions to follow: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex),
-    /// Gemini CLI's, Qwen Code's ($QWEN_HOME or ~/.qwen), or all of them.
+    /// Gemini CLI's, Qwen Code's ($QWEN_HOME or ~/.qwen), GitHub Copilot CLI's ($COPILOT_HOME
+    /// or ~/.copilot), or all of them.
     #[arg(long, value_enum, default_value_t = AgentArg::All)]
     pub agent: AgentArg,
     /// Also follow the sessions on another machine, over ssh: `[USER@]HOST[:PORT][:DIR]`
@@ -98,6 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.agent.codex_home().as_deref(),
         args.agent.gemini_dir().as_deref(),
         args.agent.qwen_dir().as_deref(),
+        args.agent.copilot_dir().as_deref(),
         &args.session,
         args.wait,
     )?;
@@ -154,6 +156,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         looked_in.push_str(&format!(
             "; Qwen Code sessions under {} (placed by their cwd)",
             dir.join("projects").display()
+        ));
+    }
+    if let Some(dir) = &config.copilot_dir {
+        looked_in.push_str(&format!(
+            "; Copilot CLI sessions under {} (placed by their cwd)",
+            dir.join("session-state").display()
         ));
     }
     config.from_start = args.from_start;

@@ -2,13 +2,13 @@
 # The drift check: the agents change weekly, and this says how the newest published CLIs differ
 # from the pinned ones, the day they do. Not in CI (it needs the registry's latest versions).
 #
-#   tests/agents/drift.sh                               # Claude Code, Codex, Gemini CLI and
-#                                                       # Qwen Code at `latest`
-#   tests/agents/drift.sh 2.1.340 0.172.0 0.62.0 0.25.0 # or at given versions
+#   tests/agents/drift.sh                               # Claude Code, Codex, Gemini CLI,
+#                                                       # Qwen Code and Copilot CLI at `latest`
+#   tests/agents/drift.sh 2.1.340 0.172.0 0.62.0 0.25.0 1.0.103 # or at given versions
 #
 # For each agent it installs the CLI into a temporary prefix, runs the same real-CLI suites CI
 # runs against the pinned one (`tests/real_claude.rs`, `tests/real_codex.rs`, each without its
-# previous-generation tests, `tests/real_gemini.rs` and `tests/real_qwen.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
+# previous-generation tests, `tests/real_gemini.rs`, `tests/real_qwen.rs` and `tests/real_copilot.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
 #   - the versions, pinned and tried;
 #   - what the CLI wrote that Familiar does not know (record, subtype, attachment and Codex item
 #     types, from `familiar stats --json`'s `unknown`), with counts;
@@ -22,6 +22,7 @@ claude_version=${1:-latest}
 codex_version=${2:-latest}
 gemini_version=${3:-latest}
 qwen_version=${4:-latest}
+copilot_version=${5:-latest}
 work=$(mktemp -d "${TMPDIR:-/tmp}/familiar-drift.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 drift=0
@@ -143,6 +144,22 @@ if install "$qwen_prefix" "@qwen-code/qwen-code@$qwen_version"; then
   FAMILIAR_QWEN_BIN="$qwen" FAMILIAR_DRIFT_DIR="$work/qwen-files" \
     suite "tests/real_qwen.rs" "$work/qwen-tests.log" --test real_qwen
   unknown_in "$work/qwen-files"
+else
+  drift=1
+fi
+
+heading "Copilot CLI"
+copilot_prefix="$work/copilot"
+if install "$copilot_prefix" "@github/copilot@$copilot_version"; then
+  copilot="$copilot_prefix/node_modules/.bin/copilot"
+  # A throwaway HOME for `--version` too (the CLI unpacks itself under ~/.cache), never the
+  # user's; no update check.
+  tried=$(HOME="$work/copilot-home" COPILOT_AUTO_UPDATE=false "$copilot" --version 2>/dev/null \
+    | head -1)
+  say "pinned $(pinned copilot @github/copilot), tried $tried"
+  FAMILIAR_COPILOT_BIN="$copilot" FAMILIAR_DRIFT_DIR="$work/copilot-files" \
+    suite "tests/real_copilot.rs" "$work/copilot-tests.log" --test real_copilot
+  unknown_in "$work/copilot-files"
 else
   drift=1
 fi

@@ -126,6 +126,7 @@ impl Test {
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("QWEN_HOME")
             .env_remove("QWEN_RUNTIME_DIR")
+            .env_remove("COPILOT_HOME")
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()

@@ -305,6 +305,7 @@ impl Watch {
             // Qwen Code's dir is then `config/.qwen`.
             .env_remove("QWEN_HOME")
             .env_remove("QWEN_RUNTIME_DIR")
+            .env_remove("COPILOT_HOME")
             // Isolated from the user's config, desktop bus and other running Familiars.
             .env("HOME", config)
             .env("XDG_CONFIG_HOME", config.join(".config"))

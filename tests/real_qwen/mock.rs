@@ -227,6 +227,9 @@ fn user_texts(request: &Value) -> Vec<&str> {
     texts
 }
 
+/// How Copilot CLI (1.0.102) asks for the summary of a compaction.
+const COPILOT_SUMMARY: &str = "Please create a detailed summary of the conversation so far.";
+
 fn choose(request: &Value, shared: &Shared) -> (Option<&'static str>, Answer) {
     let named = user_texts(request).iter().rev().find_map(|text| {
         let rest = &text[text.find("FAMILIAR-SCRIPT ")? + "FAMILIAR-SCRIPT ".len()..];
@@ -243,6 +246,14 @@ fn choose(request: &Value, shared: &Shared) -> (Option<&'static str>, Answer) {
     let Some(name) = named else {
         return (None, fallback);
     };
+    // Copilot CLI compacts in the background: its summary request comes beside the agent's
+    // next one, in either order, and takes no step of the script.
+    if user_texts(request)
+        .last()
+        .is_some_and(|text| text.starts_with(COPILOT_SUMMARY))
+    {
+        return (Some(name), Answer::Summary("<summary>a.txt read</summary>"));
+    }
     let script = &shared.scripts[name];
     let step = {
         let mut steps = shared.steps.lock().unwrap_or_else(|p| p.into_inner());

@@ -149,14 +149,18 @@ pub enum AgentKind {
     /// Alibaba's Qwen Code (sessions under `~/.qwen/projects/<project>/chats`).
     #[serde(rename = "qwen")]
     Qwen,
+    /// GitHub Copilot CLI (sessions under `~/.copilot/session-state/<session>/events.jsonl`).
+    #[serde(rename = "copilot")]
+    Copilot,
 }
 
 impl AgentKind {
-    pub const ALL: [AgentKind; 4] = [
+    pub const ALL: [AgentKind; 5] = [
         AgentKind::ClaudeCode,
         AgentKind::Codex,
         AgentKind::Gemini,
         AgentKind::Qwen,
+        AgentKind::Copilot,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -165,6 +169,7 @@ impl AgentKind {
             AgentKind::Codex => "codex",
             AgentKind::Gemini => "gemini",
             AgentKind::Qwen => "qwen",
+            AgentKind::Copilot => "copilot",
         }
     }
 

@@ -33,6 +33,19 @@ pub fn fields(line: &[u8]) -> HeadFields {
         kind: Option<String>,
         /// Codex rollouts: `session_meta` and `turn_context` say where they run.
         payload: Option<CodexPayload>,
+        /// Copilot CLI sessions: `session.start` says where it runs.
+        data: Option<CopilotData>,
+    }
+    #[derive(Deserialize)]
+    struct CopilotData {
+        #[serde(rename = "sessionId")]
+        session_id: Option<String>,
+        context: Option<CopilotContext>,
+    }
+    #[derive(Deserialize)]
+    struct CopilotContext {
+        cwd: Option<String>,
+        branch: Option<String>,
     }
     #[derive(Deserialize)]
     struct CodexPayload {
@@ -63,15 +76,28 @@ pub fn fields(line: &[u8]) -> HeadFields {
                 }
                 None => (None, None, None),
             };
+            let copilot = envelope
+                .data
+                .filter(|_| envelope.kind.as_deref() == Some("session.start"));
+            let (copilot_id, copilot_cwd, copilot_branch) = match copilot {
+                Some(data) => {
+                    let context = data.context;
+                    let (cwd, branch) = context.map_or((None, None), |c| (c.cwd, c.branch));
+                    (data.session_id, cwd, branch)
+                }
+                None => (None, None, None),
+            };
             HeadFields {
-                cwd: envelope.cwd.or(codex_cwd),
+                cwd: envelope.cwd.or(codex_cwd).or(copilot_cwd),
                 session_id: envelope
                     .session_id
                     .or(envelope.session_id_snake)
-                    .or(codex_id),
+                    .or(codex_id)
+                    .or(copilot_id),
                 git_branch: envelope
                     .git_branch
                     .or(codex_branch)
+                    .or(copilot_branch)
                     .filter(|branch| !branch.is_empty()),
             }
         }
@@ -132,5 +158,19 @@ mod tests {
         // Other records' payloads say nothing about it.
         let item = br#"{"type":"response_item","payload":{"type":"message","id":"m1","cwd":"/x"}}"#;
         assert_eq!(fields(item), HeadFields::default());
+    }
+
+    #[test]
+    fn a_copilot_session_says_where_it_runs_in_its_session_start() {
+        let fixture = include_str!("../../../fixtures/copilot-1.0.102/main.jsonl");
+        let start = fields(fixture.lines().next().unwrap().as_bytes());
+        assert_eq!(start.cwd.as_deref(), Some("/tmp/cp/proj"));
+        assert_eq!(
+            start.session_id.as_deref(),
+            Some("a59f8f81-7352-43fd-96e6-3e4569a13695")
+        );
+        let other =
+            br#"{"type":"user.message","data":{"context":{"cwd":"/x"}},"id":"i","parentId":null}"#;
+        assert_eq!(fields(other), HeadFields::default());
     }
 }

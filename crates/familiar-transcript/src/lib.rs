@@ -27,12 +27,15 @@
 //!   them lines of the Gemini shape).
 //! - [`qwen`]: Qwen Code sessions, read into the same events (a [`Normalizer`] hands them
 //!   records of the Qwen shape).
+//! - [`copilot`]: GitHub Copilot CLI sessions, read into the same events (a [`Normalizer`]
+//!   hands them records of the Copilot shape).
 
 use std::io::Read as _;
 
 pub mod agent;
 mod bulk;
 pub mod codex;
+pub mod copilot;
 pub mod error_message;
 pub mod gemini;
 pub mod head;

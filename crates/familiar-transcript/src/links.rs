@@ -1,6 +1,6 @@
 //! What a record says about the session around it, beyond its events: the subagent a
-//! parent's records tie to a Task/Agent call, Gemini CLI's `invoke_agent`, or Qwen Code's
-//! `agent` ([`subagent_link`]). The session model
+//! parent's records tie to a Task/Agent call, Gemini CLI's `invoke_agent`, Qwen Code's
+//! `agent`, or Copilot CLI's `task` ([`subagent_link`]). The session model
 //! (`familiar-session`) reads it per line (and where the session runs from [`crate::head`]);
 //! it lives here because it parses the record format, which only this crate knows.
 
@@ -64,6 +64,9 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
         // Qwen Code names no `agentId` in the parent's records: its `agent` call's result does.
         return memmem::find(line, b"\"toolCallResult\"").and_then(|_| qwen_link(line));
     }
+    if memmem::find(line, b"\"subagent.started\"").is_some() {
+        return copilot_link(line);
+    }
     if memmem::find(line, b"\"invoke_agent\"").is_some() {
         return gemini_link(line);
     }
@@ -123,6 +126,30 @@ fn gemini_link(line: &[u8]) -> Option<SubagentLink> {
             agent_id: call.agent_id?,
             tool_use_id: call.id?,
         })
+    })
+}
+
+/// Copilot CLI: `subagent.started`, written in the parent's file with the subagent's
+/// `agentId` (which its own records carry) and the `task` call's `toolCallId`.
+fn copilot_link(line: &[u8]) -> Option<SubagentLink> {
+    #[derive(Deserialize)]
+    struct Record {
+        #[serde(rename = "type")]
+        kind: Option<String>,
+        #[serde(rename = "agentId")]
+        agent_id: Option<String>,
+        data: Option<Data>,
+    }
+    #[derive(Deserialize)]
+    struct Data {
+        #[serde(rename = "toolCallId")]
+        tool_call_id: Option<String>,
+    }
+    let record: Record = serde_json::from_slice(line).ok()?;
+    (record.kind.as_deref() == Some("subagent.started")).then_some(())?;
+    Some(SubagentLink {
+        agent_id: record.agent_id?,
+        tool_use_id: record.data?.tool_call_id?,
     })
 }
 
@@ -202,6 +229,11 @@ mod tests {
         assert_eq!(
             subagent_link(qwen).map(|link| (link.agent_id, link.tool_use_id)),
             Some(("general-purpose-call_1".into(), "call_1".into()))
+        );
+        let copilot = br#"{"type":"subagent.started","data":{"toolCallId":"call_7_0","agentName":"explore"},"id":"e","timestamp":"2026-11-28T05:53:55.340Z","parentId":"p","agentId":"ac28570b"}"#;
+        assert_eq!(
+            subagent_link(copilot).map(|link| (link.agent_id, link.tool_use_id)),
+            Some(("ac28570b".into(), "call_7_0".into()))
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The agents' part of `familiar doctor`: Claude Code's config dir, its projects and this
-//! directory's, the newest sessions, the Codex home and its rollouts, Gemini CLI's dir and its
-//! sessions, and what the newest sessions of each hold that Familiar does not know.
+//! directory's, the newest sessions, the Codex home and its rollouts, Gemini CLI's, Qwen Code's
+//! and Copilot CLI's dirs and their sessions, and what the newest sessions of each hold that
+//! Familiar does not know.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -365,5 +366,74 @@ pub(super) fn check_qwen(checks: &mut Vec<Check>) {
         .collect();
     if !newest.is_empty() {
         checks.push(check_known("Qwen records", &newest));
+    }
+}
+
+/// Copilot CLI's dir and its sessions (`session-state/<session id>/events.jsonl`), each with
+/// the `cwd` its `session.start` names. Copilot CLI is optional: no dir is fine.
+pub(super) fn check_copilot(checks: &mut Vec<Check>) {
+    let dir = match discovery::copilot_dir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            checks.push(Check::ok(
+                "Copilot dir",
+                format!("{err}; Copilot CLI sessions not followed"),
+            ));
+            return;
+        }
+    };
+    let from = if std::env::var_os("COPILOT_HOME").is_some_and(|v| !v.is_empty()) {
+        " (COPILOT_HOME)"
+    } else {
+        ""
+    };
+    let state = dir.join("session-state");
+    if !state.is_dir() {
+        checks.push(Check::ok(
+            "Copilot dir",
+            format!(
+                "{} has no sessions yet (only needed with Copilot CLI; set COPILOT_HOME if it \
+                 keeps its files elsewhere)",
+                state.display()
+            ),
+        ));
+        return;
+    }
+    let matcher = Matcher::new(&dir, &[Selector::All])
+        .agents(false, None)
+        .copilot(Some(&dir));
+    let mut sessions: Vec<(Option<SystemTime>, PathBuf)> = discovery::discover_with(&matcher)
+        .into_iter()
+        .map(|info| {
+            let last = discovery::last_record_time(&info.path).ok().flatten();
+            (last, info.path)
+        })
+        .collect();
+    sessions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut check = Check::ok(
+        "Copilot dir",
+        format!("{}{from}, {} session(s)", dir.display(), sessions.len()),
+    );
+    for (last, path) in sessions.iter().take(3) {
+        let when = last.map_or_else(
+            || "no record time".to_owned(),
+            |t| humantime::format_rfc3339_seconds(t).to_string(),
+        );
+        let shown = path.strip_prefix(&state).unwrap_or(path);
+        let cwd = discovery::read_head_of(path).ok().and_then(|head| head.cwd);
+        check.more.push(format!(
+            "{}  ({})  last record {when}",
+            shown.display(),
+            printable_line(cwd.as_deref().unwrap_or("no cwd"))
+        ));
+    }
+    checks.push(check);
+    let newest: Vec<PathBuf> = sessions
+        .iter()
+        .take(3)
+        .map(|(_, path)| path.clone())
+        .collect();
+    if !newest.is_empty() {
+        checks.push(check_known("Copilot records", &newest));
     }
 }

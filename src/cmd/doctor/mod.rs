@@ -98,6 +98,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     agents::check_codex(&mut checks);
     agents::check_gemini(&mut checks);
     agents::check_qwen(&mut checks);
+    agents::check_copilot(&mut checks);
     check_scripts(&mut checks, settings.as_ref());
     check_notifications(&mut checks);
     checks.push(check_sound());
@@ -164,6 +165,7 @@ fn check_open_files() -> Check {
         familiar_tail::discovery::codex_home().map(|dir| dir.join("sessions")),
         familiar_tail::discovery::gemini_dir().map(|dir| dir.join("tmp")),
         familiar_tail::discovery::qwen_dir().map(|dir| dir.join("projects")),
+        familiar_tail::discovery::copilot_dir().map(|dir| dir.join("session-state")),
     ];
     for root in roots.into_iter().flatten() {
         familiar_tail::discovery::walk(&root, true, &mut |_| transcripts += 1, &mut |_, _| {});

@@ -235,7 +235,7 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
             info.host.clone_from(&ev.host);
         }
         if let Some(cwd) = ev.cwd.as_deref() {
-            // The plate says which agent a Codex, Gemini or Qwen session is (Claude Code is
+            // The plate says which agent a Codex, Gemini, Qwen or Copilot session is (Claude Code is
             // the default), and on which host a remote one runs.
             let project = match ev.agent_kind {
                 AgentKind::ClaudeCode => project_of(cwd),

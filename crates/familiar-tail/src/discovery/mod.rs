@@ -24,6 +24,10 @@
 //! `projects/<project>/subagents/<session id>/agent-<id>.jsonl`), placed in a project by the
 //! `cwd` of their records ([`Matcher::qwen`] adds them).
 //!
+//! GitHub Copilot CLI sessions live under [`copilot_dir`] (`$COPILOT_HOME` or `~/.copilot`):
+//! `session-state/<session id>/events.jsonl`, placed in a project by the `cwd` of their
+//! `session.start` ([`Matcher::copilot`] adds them).
+//!
 //! Layouts handled (all under the config dir, `$CLAUDE_CONFIG_DIR` or `~/.claude`):
 //! - `projects/<encoded project>/<sessionId>.jsonl`, the project encoded either with the dash
 //!   scheme (every byte that is not an ASCII letter or digit becomes `-`, which is lossy, so the
@@ -46,9 +50,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 pub use paths::{
-    TranscriptInfo, TranscriptKind, base64url_decode, base64url_encode, classify, dash_encode,
-    describe, gemini_chat, gemini_project_root, is_session_id, meta_path, qwen_chat, qwen_subagent,
-    read_agent_type, transcript_of_meta,
+    TranscriptInfo, TranscriptKind, base64url_decode, base64url_encode, classify, copilot_session,
+    dash_encode, describe, gemini_chat, gemini_project_root, is_session_id, meta_path, qwen_chat,
+    qwen_subagent, read_agent_type, transcript_of_meta,
 };
 pub use scan::{
     HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, discover_with, last_record_time,
@@ -154,6 +158,23 @@ pub fn qwen_dir() -> Result<PathBuf, DiscoveryError> {
     std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(|home| PathBuf::from(home).join(".qwen"))
+        .ok_or(DiscoveryError::NoConfigDir)
+}
+
+/// GitHub Copilot CLI's dir, where its sessions are (`session-state/<session id>/
+/// events.jsonl`): `$COPILOT_HOME` when set and not empty, else `~/.copilot` (1.0.102's
+/// `copilot help environment`).
+pub fn copilot_dir() -> Result<PathBuf, DiscoveryError> {
+    if let Some(dir) = std::env::var_os("COPILOT_HOME").filter(|dir| !dir.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return Ok(std::path::absolute(&dir).unwrap_or(dir));
+    }
+    if let Some(base) = directories::BaseDirs::new() {
+        return Ok(base.home_dir().join(".copilot"));
+    }
+    std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(|home| PathBuf::from(home).join(".copilot"))
         .ok_or(DiscoveryError::NoConfigDir)
 }
 

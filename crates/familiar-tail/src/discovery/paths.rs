@@ -116,6 +116,17 @@ pub fn classify(path: &Path) -> Option<TranscriptInfo> {
             cwd: None,
         });
     }
+    // Copilot CLI names its file `events.jsonl`: its folder is named after the session.
+    if let Some(session) = copilot_session(path) {
+        return Some(TranscriptInfo {
+            path: path.to_path_buf(),
+            kind: TranscriptKind::Session,
+            session_id: Some(session.to_owned()),
+            agent_id: None,
+            agent_type: None,
+            cwd: None,
+        });
+    }
     let session_id = match gemini_chat(path) {
         Some(_) if stem.starts_with("session-") => None,
         _ => Some(codex_session_id(stem).unwrap_or(stem).to_owned()),
@@ -144,6 +155,20 @@ pub fn gemini_chat(path: &Path) -> Option<&Path> {
     let project = chats.parent()?;
     let tmp = project.parent()?;
     (tmp.file_name() == Some(OsStr::new("tmp"))).then_some(project)
+}
+
+/// The session id of a Copilot CLI session file (`<copilot dir>/session-state/<session id>/
+/// events.jsonl`), when the path has that shape.
+pub fn copilot_session(path: &Path) -> Option<&str> {
+    if path.file_name() != Some(OsStr::new("events.jsonl")) {
+        return None;
+    }
+    let folder = path.parent()?;
+    let state = folder.parent()?;
+    (state.file_name() == Some(OsStr::new("session-state")))
+        .then(|| folder.file_name()?.to_str())
+        .flatten()
+        .filter(|id| !id.is_empty() && !id.starts_with('.'))
 }
 
 /// The project folder of a Qwen Code session file (`<qwen dir>/projects/<project>/chats/
@@ -294,6 +319,31 @@ mod tests {
             None
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_copilot_session_is_its_folders_events_file() {
+        let path = Path::new(
+            "/h/.copilot/session-state/a59f8f81-7352-43fd-96e6-3e4569a13695/events.jsonl",
+        );
+        assert_eq!(
+            copilot_session(path),
+            Some("a59f8f81-7352-43fd-96e6-3e4569a13695")
+        );
+        let info = classify(path).unwrap();
+        assert_eq!(info.kind, TranscriptKind::Session);
+        assert_eq!(
+            info.session_id.as_deref(),
+            Some("a59f8f81-7352-43fd-96e6-3e4569a13695")
+        );
+        assert_eq!(
+            copilot_session(Path::new("/h/.copilot/session-state/s/other.jsonl")),
+            None
+        );
+        assert_eq!(
+            copilot_session(Path::new("/h/.copilot/logs/events.jsonl")),
+            None
+        );
     }
 
     #[test]

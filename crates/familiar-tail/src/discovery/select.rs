@@ -65,6 +65,8 @@ pub struct Matcher {
     gemini_tmp: Option<PathBuf>,
     /// `<qwen dir>/projects`, when Qwen Code sessions are watched too.
     qwen_projects: Option<PathBuf>,
+    /// `<copilot dir>/session-state`, when Copilot CLI sessions are watched too.
+    copilot_state: Option<PathBuf>,
     selectors: Vec<Compiled>,
 }
 
@@ -103,6 +105,7 @@ impl Matcher {
             codex_sessions: None,
             gemini_tmp: None,
             qwen_projects: None,
+            copilot_state: None,
             selectors: selectors.iter().map(compile).collect(),
         }
     }
@@ -151,6 +154,13 @@ impl Matcher {
         self
     }
 
+    /// Copilot CLI's sessions too, or not: `<copilot_dir>/session-state/<session>/events.jsonl`,
+    /// placed in a project by the `cwd` of its `session.start`.
+    pub fn copilot(mut self, copilot_dir: Option<&Path>) -> Matcher {
+        self.copilot_state = copilot_dir.map(|dir| dir.join("session-state"));
+        self
+    }
+
     /// The directories to watch for these selectors.
     pub fn roots(&self) -> Vec<WatchRoot> {
         let mut roots: Vec<WatchRoot> = Vec::new();
@@ -169,7 +179,8 @@ impl Matcher {
                         .codex_sessions
                         .iter()
                         .chain(&self.gemini_tmp)
-                        .chain(&self.qwen_projects);
+                        .chain(&self.qwen_projects)
+                        .chain(&self.copilot_state);
                     for dir in claude.into_iter().flatten().chain(others) {
                         add(WatchRoot {
                             path: dir.clone(),
@@ -208,6 +219,17 @@ impl Matcher {
                 .or_else(|| super::paths::qwen_subagent(path).map(|(project, _)| project));
             return match project {
                 Some(project) if project.parent() == Some(projects.as_path()) => Place::Flat,
+                _ => Place::Elsewhere,
+            };
+        }
+        if let Some(state) = &self.copilot_state
+            && path.starts_with(state)
+        {
+            // Its sessions' `events.jsonl`, not the checkpoints and snapshots beside them.
+            return match super::paths::copilot_session(path) {
+                Some(_) if path.parent().and_then(Path::parent) == Some(state.as_path()) => {
+                    Place::Flat
+                }
                 _ => Place::Elsewhere,
             };
         }

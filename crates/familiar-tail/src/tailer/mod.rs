@@ -103,6 +103,9 @@ pub struct TailerConfig {
     /// Qwen Code's runtime dir (`~/.qwen`), when its sessions are followed too (`projects/`
     /// lives there).
     pub qwen_dir: Option<PathBuf>,
+    /// Copilot CLI's dir (`~/.copilot`), when its sessions are followed too
+    /// (`session-state/` lives there).
+    pub copilot_dir: Option<PathBuf>,
     pub selectors: Vec<Selector>,
     /// Send existing files from their first line, as new lines (`backlog: false`), instead of
     /// their last [`TailerConfig::prime_bytes`] as backlog.
@@ -136,6 +139,7 @@ impl TailerConfig {
             codex_home: None,
             gemini_dir: None,
             qwen_dir: None,
+            copilot_dir: None,
             selectors,
             from_start: false,
             mode: WatchMode::Inotify,
@@ -333,7 +337,8 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         matcher: Matcher::new(&config.config_dir, &config.selectors)
             .agents(config.claude, config.codex_home.as_deref())
             .gemini(config.gemini_dir.as_deref())
-            .qwen(config.qwen_dir.as_deref()),
+            .qwen(config.qwen_dir.as_deref())
+            .copilot(config.copilot_dir.as_deref()),
         roots: Vec::new(),
         watched: HashMap::new(),
         watcher,

@@ -147,6 +147,8 @@ pub struct Normalizer {
     gemini: Option<Box<crate::gemini::Chat>>,
     /// A Qwen Code session's state, once a record of the Qwen shape was read.
     qwen: Option<Box<crate::qwen::Session>>,
+    /// A Copilot CLI session's state, once a record of the Copilot shape was read.
+    copilot: Option<Box<crate::copilot::Session>>,
 }
 
 impl Normalizer {
@@ -158,6 +160,7 @@ impl Normalizer {
             codex: None,
             gemini: None,
             qwen: None,
+            copilot: None,
         }
     }
 
@@ -171,6 +174,9 @@ impl Normalizer {
             return chat.as_ref();
         }
         if let Some(session) = &self.qwen {
+            return session.as_ref();
+        }
+        if let Some(session) = &self.copilot {
             return session.as_ref();
         }
         &self.claude
@@ -353,6 +359,20 @@ impl Normalizer {
                 explicit_limit: self.config.context_limit,
             };
             let session = self.qwen.get_or_insert_with(Default::default);
+            session.push(json, &meta, &mut self.metrics, out);
+            self.count_events(first, out);
+            return;
+        }
+        // Copilot CLI sessions: a state machine of their own (`crate::copilot`), which reads
+        // the record's text itself (its events' `data` is not Claude Code's).
+        if self.copilot.is_some() || crate::copilot::is_record(record.kind.as_deref(), json) {
+            let first = out.len();
+            let meta = crate::copilot::Meta {
+                line,
+                raw,
+                explicit_limit: self.config.context_limit,
+            };
+            let session = self.copilot.get_or_insert_with(Default::default);
             session.push(json, &meta, &mut self.metrics, out);
             self.count_events(first, out);
             return;

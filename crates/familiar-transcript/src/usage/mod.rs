@@ -140,6 +140,15 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
         }
         return;
     }
+    // Copilot CLI sessions: one `session.usage_record` per request.
+    if crate::copilot::usage::may_matter(line) {
+        if let Ok(text) = simdutf8::basic::from_utf8(line)
+            && let Some(entry) = crate::copilot::usage::scan(text)
+        {
+            ledger.add(&entry);
+        }
+        return;
+    }
     if USAGE_KEY.find(line).is_none() {
         return;
     }
@@ -203,6 +212,10 @@ pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &m
             crate::codex::usage::matters(record.kind.as_deref())
                 || record.kind.as_deref() == Some("gemini")
                 || record.usage_metadata.is_some()
+                || matches!(
+                    record.kind.as_deref(),
+                    Some("session.usage_record" | "session.compaction_complete")
+                )
         })
     };
     let Some(parsed) = parsed.filter(|parsed| !codex(parsed)) else {
