@@ -171,6 +171,11 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> St
         "LAST ACTIVITY".to_owned(),
     ]];
     for snapshot in snapshots {
+        // Which agent and where, as the plates say it (Claude Code is the default).
+        let agent = match snapshot.agent_kind {
+            familiar_model::AgentKind::ClaudeCode => String::new(),
+            other => format!(" {other}"),
+        };
         let project = snapshot
             .cwd
             .as_deref()
@@ -180,11 +185,11 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> St
                     .map(|name| name.to_string_lossy().into_owned())
                     .unwrap_or_else(|| cwd.to_owned());
                 match &snapshot.git_branch {
-                    Some(branch) => format!("{name} ({branch})"),
-                    None => name,
+                    Some(branch) => format!("{name}{agent} ({branch})"),
+                    None => format!("{name}{agent}"),
                 }
             })
-            .unwrap_or_else(|| "?".to_owned());
+            .unwrap_or_else(|| format!("?{agent}"));
         let project = match &snapshot.host {
             Some(host) => format!("{project} @{host}"),
             None => project,
@@ -323,5 +328,35 @@ mod tests {
              \u{20} └ Explore               a881341                    working       ? left of 200k\n"
         );
         assert_eq!(table(&[], now, Paint::plain()), "no sessions\n");
+    }
+
+    #[test]
+    fn a_row_says_which_agent_and_which_host_as_the_plates_do() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let snapshot = SessionSnapshot {
+            session: "019a2b3c-0000".into(),
+            cwd: Some("/home/u/spotter".into()),
+            git_branch: Some("main".into()),
+            agent_kind: familiar_model::AgentKind::Codex,
+            model: Some("gpt-5.5".into()),
+            status: Status::Working,
+            status_for: Some(Duration::from_secs(5)),
+            context_used: None,
+            context_limit: 258_400,
+            last_record: None,
+            last_activity_ms: Some(1_000_000_000),
+            line: 3,
+            tools: Default::default(),
+            transcript: None,
+            subagents: Vec::new(),
+            plan: Vec::new(),
+            host: Some("me@devbox".into()),
+        };
+        let table = table(&[snapshot], now, Paint::plain());
+        let row = table.lines().nth(1).expect("a row");
+        assert!(
+            row.starts_with("spotter codex (main) @me@devbox  019a2b3c"),
+            "{table}"
+        );
     }
 }
