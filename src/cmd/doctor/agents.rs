@@ -234,206 +234,155 @@ pub(super) fn check_codex(checks: &mut Vec<Check>) {
 /// Gemini CLI's dir and its sessions (`tmp/<project>/chats/session-*.jsonl`), each with the
 /// project its folder names. Gemini CLI is optional: no dir is fine.
 pub(super) fn check_gemini(checks: &mut Vec<Check>) {
-    let dir = match discovery::gemini_dir() {
-        Ok(dir) => dir,
-        Err(err) => {
-            checks.push(Check::ok(
-                "Gemini dir",
-                format!("{err}; Gemini CLI sessions not followed"),
-            ));
-            return;
-        }
-    };
-    let from = if std::env::var_os("GEMINI_CLI_HOME").is_some_and(|v| !v.is_empty()) {
-        " (GEMINI_CLI_HOME)"
-    } else {
-        ""
-    };
-    let tmp = dir.join("tmp");
-    if !tmp.is_dir() {
-        checks.push(Check::ok(
-            "Gemini dir",
-            format!(
-                "{} has no sessions yet (only needed with Gemini CLI; set GEMINI_CLI_HOME if it \
-                 keeps its files elsewhere)",
-                tmp.display()
-            ),
-        ));
-        return;
-    }
-    let matcher = Matcher::new(&dir, &[Selector::All])
-        .agents(false, None)
-        .gemini(Some(&dir));
-    let mut sessions: Vec<(Option<SystemTime>, PathBuf, Option<String>)> =
-        discovery::discover_with(&matcher)
-            .into_iter()
-            .map(|info| {
-                let last = discovery::last_record_time(&info.path).ok().flatten();
-                (last, info.path, info.cwd)
-            })
-            .collect();
-    sessions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    let mut check = Check::ok(
-        "Gemini dir",
-        format!("{}{from}, {} session(s)", dir.display(), sessions.len()),
+    check_sessions_dir(
+        checks,
+        &AgentDir {
+            dir_check: "Gemini dir",
+            records_check: "Gemini records",
+            cli: "Gemini CLI",
+            env: &["GEMINI_CLI_HOME"],
+            dir: discovery::gemini_dir(),
+            sessions: "tmp",
+            select: |matcher, dir| matcher.gemini(Some(dir)),
+            place: |info| {
+                info.cwd
+                    .clone()
+                    .unwrap_or_else(|| "no .project_root".to_owned())
+            },
+        },
     );
-    for (last, path, project) in sessions.iter().take(3) {
-        let when = last.map_or_else(
-            || "no record time".to_owned(),
-            |t| humantime::format_rfc3339_seconds(t).to_string(),
-        );
-        let shown = path.strip_prefix(&tmp).unwrap_or(path);
-        let project = project.as_deref().unwrap_or("no .project_root");
-        check.more.push(format!(
-            "{}  ({})  last record {when}",
-            shown.display(),
-            printable_line(project)
-        ));
-    }
-    checks.push(check);
-    let newest: Vec<PathBuf> = sessions
-        .iter()
-        .take(3)
-        .map(|(_, path, _)| path.clone())
-        .collect();
-    if !newest.is_empty() {
-        checks.push(check_known("Gemini records", &newest));
-    }
 }
 
 /// Qwen Code's dir and its sessions (`projects/<project>/chats/<session id>.jsonl`), each with
 /// the `cwd` its records name. Qwen Code is optional: no dir is fine.
 pub(super) fn check_qwen(checks: &mut Vec<Check>) {
-    let dir = match discovery::qwen_dir() {
-        Ok(dir) => dir,
-        Err(err) => {
-            checks.push(Check::ok(
-                "Qwen dir",
-                format!("{err}; Qwen Code sessions not followed"),
-            ));
-            return;
-        }
-    };
-    let from = ["QWEN_RUNTIME_DIR", "QWEN_HOME"]
-        .into_iter()
-        .find(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
-        .map_or_else(String::new, |var| format!(" ({var})"));
-    let projects = dir.join("projects");
-    if !projects.is_dir() {
-        checks.push(Check::ok(
-            "Qwen dir",
-            format!(
-                "{} has no sessions yet (only needed with Qwen Code; set QWEN_RUNTIME_DIR or \
-                 QWEN_HOME if it keeps its files elsewhere)",
-                projects.display()
-            ),
-        ));
-        return;
-    }
-    let matcher = Matcher::new(&dir, &[Selector::All])
-        .agents(false, None)
-        .qwen(Some(&dir));
-    let mut sessions: Vec<(Option<SystemTime>, PathBuf)> = discovery::discover_with(&matcher)
-        .into_iter()
-        .map(|info| {
-            let last = discovery::last_record_time(&info.path).ok().flatten();
-            (last, info.path)
-        })
-        .collect();
-    sessions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    let mut check = Check::ok(
-        "Qwen dir",
-        format!("{}{from}, {} session(s)", dir.display(), sessions.len()),
+    check_sessions_dir(
+        checks,
+        &AgentDir {
+            dir_check: "Qwen dir",
+            records_check: "Qwen records",
+            cli: "Qwen Code",
+            env: &["QWEN_RUNTIME_DIR", "QWEN_HOME"],
+            dir: discovery::qwen_dir(),
+            sessions: "projects",
+            select: |matcher, dir| matcher.qwen(Some(dir)),
+            place: cwd_of_records,
+        },
     );
-    for (last, path) in sessions.iter().take(3) {
-        let when = last.map_or_else(
-            || "no record time".to_owned(),
-            |t| humantime::format_rfc3339_seconds(t).to_string(),
-        );
-        let shown = path.strip_prefix(&projects).unwrap_or(path);
-        let cwd = discovery::read_head_of(path).ok().and_then(|head| head.cwd);
-        check.more.push(format!(
-            "{}  ({})  last record {when}",
-            shown.display(),
-            printable_line(cwd.as_deref().unwrap_or("no cwd"))
-        ));
-    }
-    checks.push(check);
-    let newest: Vec<PathBuf> = sessions
-        .iter()
-        .take(3)
-        .map(|(_, path)| path.clone())
-        .collect();
-    if !newest.is_empty() {
-        checks.push(check_known("Qwen records", &newest));
-    }
 }
 
 /// Copilot CLI's dir and its sessions (`session-state/<session id>/events.jsonl`), each with
 /// the `cwd` its `session.start` names. Copilot CLI is optional: no dir is fine.
 pub(super) fn check_copilot(checks: &mut Vec<Check>) {
-    let dir = match discovery::copilot_dir() {
-        Ok(dir) => dir,
+    check_sessions_dir(
+        checks,
+        &AgentDir {
+            dir_check: "Copilot dir",
+            records_check: "Copilot records",
+            cli: "Copilot CLI",
+            env: &["COPILOT_HOME"],
+            dir: discovery::copilot_dir(),
+            sessions: "session-state",
+            select: |matcher, dir| matcher.copilot(Some(dir)),
+            place: cwd_of_records,
+        },
+    );
+}
+
+/// An agent whose sessions live in a dir of its own, as `familiar doctor` shows it.
+struct AgentDir {
+    /// The names of its two checks: "Gemini dir", "Gemini records".
+    dir_check: &'static str,
+    records_check: &'static str,
+    /// The CLI as a user knows it.
+    cli: &'static str,
+    /// The variables that move its dir, the first that is set winning.
+    env: &'static [&'static str],
+    dir: Result<PathBuf, discovery::DiscoveryError>,
+    /// The folder under `dir` that holds the sessions.
+    sessions: &'static str,
+    /// The matcher that finds its sessions under `dir`.
+    select: fn(Matcher, &Path) -> Matcher,
+    /// Where a session runs, as its place or records say.
+    place: fn(&discovery::TranscriptInfo) -> String,
+}
+
+fn cwd_of_records(info: &discovery::TranscriptInfo) -> String {
+    discovery::read_head_of(&info.path)
+        .ok()
+        .and_then(|head| head.cwd)
+        .unwrap_or_else(|| "no cwd".to_owned())
+}
+
+/// The agent's dir and how many sessions it holds, the newest three with where they run and
+/// their last record's time, then what those three hold that Familiar does not know.
+fn check_sessions_dir(checks: &mut Vec<Check>, agent: &AgentDir) {
+    let what_dir = agent.dir_check;
+    let dir = match &agent.dir {
+        Ok(dir) => dir.clone(),
         Err(err) => {
             checks.push(Check::ok(
-                "Copilot dir",
-                format!("{err}; Copilot CLI sessions not followed"),
+                what_dir,
+                format!("{err}; {} sessions not followed", agent.cli),
             ));
             return;
         }
     };
-    let from = if std::env::var_os("COPILOT_HOME").is_some_and(|v| !v.is_empty()) {
-        " (COPILOT_HOME)"
-    } else {
-        ""
-    };
-    let state = dir.join("session-state");
-    if !state.is_dir() {
+    let from = agent
+        .env
+        .iter()
+        .find(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+        .map_or_else(String::new, |var| format!(" ({var})"));
+    let folder = dir.join(agent.sessions);
+    if !folder.is_dir() {
         checks.push(Check::ok(
-            "Copilot dir",
+            what_dir,
             format!(
-                "{} has no sessions yet (only needed with Copilot CLI; set COPILOT_HOME if it \
-                 keeps its files elsewhere)",
-                state.display()
+                "{} has no sessions yet (only needed with {}; set {} if it keeps its files \
+                 elsewhere)",
+                folder.display(),
+                agent.cli,
+                agent.env.join(" or ")
             ),
         ));
         return;
     }
-    let matcher = Matcher::new(&dir, &[Selector::All])
-        .agents(false, None)
-        .copilot(Some(&dir));
-    let mut sessions: Vec<(Option<SystemTime>, PathBuf)> = discovery::discover_with(&matcher)
-        .into_iter()
-        .map(|info| {
-            let last = discovery::last_record_time(&info.path).ok().flatten();
-            (last, info.path)
-        })
-        .collect();
-    sessions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let matcher = (agent.select)(
+        Matcher::new(&dir, &[Selector::All]).agents(false, None),
+        &dir,
+    );
+    let mut sessions: Vec<(Option<SystemTime>, discovery::TranscriptInfo)> =
+        discovery::discover_with(&matcher)
+            .into_iter()
+            .map(|info| {
+                let last = discovery::last_record_time(&info.path).ok().flatten();
+                (last, info)
+            })
+            .collect();
+    sessions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
     let mut check = Check::ok(
-        "Copilot dir",
+        what_dir,
         format!("{}{from}, {} session(s)", dir.display(), sessions.len()),
     );
-    for (last, path) in sessions.iter().take(3) {
+    for (last, info) in sessions.iter().take(3) {
         let when = last.map_or_else(
             || "no record time".to_owned(),
             |t| humantime::format_rfc3339_seconds(t).to_string(),
         );
-        let shown = path.strip_prefix(&state).unwrap_or(path);
-        let cwd = discovery::read_head_of(path).ok().and_then(|head| head.cwd);
+        let shown = info.path.strip_prefix(&folder).unwrap_or(&info.path);
         check.more.push(format!(
             "{}  ({})  last record {when}",
             shown.display(),
-            printable_line(cwd.as_deref().unwrap_or("no cwd"))
+            printable_line(&(agent.place)(info))
         ));
     }
     checks.push(check);
     let newest: Vec<PathBuf> = sessions
         .iter()
         .take(3)
-        .map(|(_, path)| path.clone())
+        .map(|(_, info)| info.path.clone())
         .collect();
     if !newest.is_empty() {
-        checks.push(check_known("Copilot records", &newest));
+        checks.push(check_known(agent.records_check, &newest));
     }
 }
