@@ -8,16 +8,15 @@
 //! pause, the longest wait), read at every event so the window can pause or speed up a
 //! replay while it runs. Each event goes through the one [`Stage`] (scripts → sinks, window).
 
-use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use familiar_model::ReplayControl;
-use familiar_pipeline::source::Item;
-use familiar_pipeline::source::pace::{Pacer, Pacing, RealSleep};
+use familiar_pipeline::source::pace::Pacing;
 use familiar_pipeline::source::recorded::Recorded;
+use familiar_pipeline::source::{Pace, Source};
 use familiar_pipeline::{Error, Stage, StageOptions, settings, window};
 use familiar_script::EventClock;
 use familiar_transcript::NormalizerConfig;
@@ -103,10 +102,17 @@ pub fn replay_events(
     // A window from the flag or the config file, as every command reads it.
     let model = settings::model_config(&settings, normalizer, None);
     let control = pace.control();
-    let pacing = pace.pacing();
+    let name = source.name().to_owned();
+    let source = Source::Recorded {
+        transcript: source,
+        pace: Pace::Timestamps {
+            pacing: pace.pacing(),
+            control: control.clone(),
+        },
+    };
     let print_events = pipeline_args.events;
     tracing::info!(speed = control.speed(), "replay starting");
-    tracing::debug!(?pacing, "replay pacing");
+    tracing::debug!(pacing = ?pace.pacing(), "replay pacing");
     let audio = settings::audio(&settings);
     let window = window::WindowSpec {
         title,
@@ -120,7 +126,7 @@ pub fn replay_events(
             StageOptions {
                 print_events,
                 print_actions: front.headless,
-                game: front.game,
+                game: front.game.clone(),
                 clock: Arc::new(EventClock::new()),
                 hot_reload: false,
                 store_dir: None,
@@ -132,24 +138,8 @@ pub fn replay_events(
                 progress: None,
             },
         )?;
-        let mut pacer = Pacer::new(pacing, &control);
-        let name = source.name().to_owned();
-        let read = source.play(model, |item| {
-            if let Item::Event(event) = &item {
-                pacer.wait_before(event, &mut RealSleep);
-            }
-            if front.stop.is_set() {
-                // The window closed.
-                return ControlFlow::Break(());
-            }
-            // Stdout went away, or could not be written.
-            stage.take(&item)
-        });
-        stage.finish();
-        if let Some(err) = stage.output_error() {
-            return Err(Error::Output(err).into());
-        }
-        if read?.events == 0 {
+        let ran = source.run(model, &mut stage, &front)?;
+        if ran.read.is_some_and(|read| read.events == 0) {
             return Err(Error::NoEvents { name }.into());
         }
         if !front.stop.is_set() {

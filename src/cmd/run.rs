@@ -13,6 +13,8 @@ use std::process::ExitCode;
 
 use familiar_model::Action;
 use familiar_pipeline::source::recorded::Recorded;
+use familiar_pipeline::source::{Pace, Source};
+use familiar_pipeline::window::Front;
 use familiar_pipeline::{Error, Stage, StageOptions, settings};
 
 use super::InputOptions;
@@ -53,7 +55,7 @@ pub enum DryRun {
 pub fn dry_run(
     args: &DryRunArgs,
     print: bool,
-    mut on_actions: Option<&mut dyn FnMut(Vec<Action>)>,
+    on_actions: Option<&mut dyn FnMut(Vec<Action>)>,
 ) -> anyhow::Result<DryRun> {
     let DryRunArgs {
         scripts,
@@ -77,18 +79,15 @@ pub fn dry_run(
     // Keep each original record only when a script may read it as `ev.raw`.
     normalizer.keep_raw = stage.uses_raw();
     let model = settings::model_config(&settings, normalizer, None);
-    let read = Recorded::open(input)?.play(model, |item| {
-        let flow = stage.take(&item);
-        if let Some(on_actions) = on_actions.as_mut() {
-            on_actions(stage.take_collected());
-        }
-        flow
-    });
-    let failures = stage.finish();
-    if let Some(err) = stage.output_error() {
-        return Err(Error::Output(err).into());
+    let source = Source::Recorded {
+        transcript: Recorded::open(input)?,
+        pace: Pace::AsRead,
+    };
+    let ran = source.run(model, &mut stage, &Front::terminal())?;
+    if let Some(on_actions) = on_actions {
+        on_actions(stage.take_collected());
     }
-    read?;
+    let failures = ran.failures;
     Ok(DryRun::Ran { failures })
 }
 

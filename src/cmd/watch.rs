@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use familiar_pipeline::source::follow::follow;
+use familiar_pipeline::source::Source;
+use familiar_pipeline::source::follow::Following;
 use familiar_pipeline::{Stage, StageOptions, settings, window};
 use familiar_tail::{Selector, TailerConfig, WatchMode};
 
@@ -196,8 +197,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         screenshot: args.pipeline.screenshot.clone(),
         close_with_pipeline: true,
     };
+    let source = Source::Live(Following {
+        tailer: config,
+        remotes,
+        interrupt,
+        looked_in,
+        elsewhere: Box::new(elsewhere),
+    });
     window::run(args.pipeline.headless, window, move |front| {
-        let stage = Stage::new(
+        let mut stage = Stage::new(
             &settings,
             StageOptions {
                 print_events,
@@ -213,9 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 progress: familiar_pipeline::progress::default_path(),
             },
         )?;
-        follow(
-            config, model, remotes, stage, &front, &interrupt, &looked_in, &elsewhere,
-        )?;
+        source.run(model, &mut stage, &front)?;
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
     })
 }

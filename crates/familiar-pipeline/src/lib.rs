@@ -4,9 +4,11 @@
 //! source ─▶ session model ─▶ Stage (scripts) ─▶ sinks, stdout, window
 //! ```
 //!
-//! - [`source`]: where lines come from: live sessions ([`source::live`], [`source::follow`])
-//!   or a transcript read to its end ([`source::recorded`]: a file, stdin, the demo). Every
-//!   source feeds the session model (`familiar-session`), the one owner of session state.
+//! - [`source`]: where lines come from, one [`source::Source`] for every command: live
+//!   sessions ([`source::live`], [`source::follow`], [`source::remote`]) or a transcript read
+//!   to its end ([`source::recorded`]: a file, stdin, the demo), by its timestamps or as fast
+//!   as it reads. Every source feeds the session model (`familiar-session`), the one owner of
+//!   session state, and [`source::Source::run`] takes its events through the [`Stage`].
 //! - [`settings`]: the config file, the flags and the defaults merged once, and the sinks
 //!   built from them.
 //! - [`stage`]: the [`Stage`], where events meet the scripts and actions go out. A dry run
@@ -19,6 +21,8 @@
 //!
 //! ```no_run
 //! use familiar_pipeline::source::recorded::Recorded;
+//! use familiar_pipeline::source::{Pace, Source};
+//! use familiar_pipeline::window::Front;
 //! use familiar_pipeline::{Stage, StageOptions, settings};
 //!
 //! # fn main() -> Result<(), familiar_pipeline::Error> {
@@ -26,8 +30,12 @@
 //! settings.scripts = vec!["my.rhai".into()];
 //! let mut stage = Stage::with_scripts(&settings, StageOptions::dry_run(true), false)?;
 //! let config = settings::model_config(&settings, Default::default(), None);
-//! Recorded::open("session.jsonl".as_ref())?.play(config, |item| stage.take(&item))?;
-//! stage.finish();
+//! let source = Source::Recorded {
+//!     transcript: Recorded::open("session.jsonl".as_ref())?,
+//!     pace: Pace::AsRead,
+//! };
+//! let ran = source.run(config, &mut stage, &Front::terminal())?;
+//! assert_eq!(ran.failures, 0);
 //! # Ok(())
 //! # }
 //! ```

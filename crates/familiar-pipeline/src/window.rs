@@ -48,6 +48,17 @@ pub struct Front {
     pub stop: StopFlag,
 }
 
+impl Front {
+    /// No window: the terminal (a dry run, `--headless`, or a window that could not open).
+    pub fn terminal() -> Front {
+        Front {
+            game: None,
+            headless: true,
+            stop: StopFlag::default(),
+        }
+    }
+}
+
 /// How the window should look and behave.
 pub struct WindowSpec<'a> {
     pub title: &'a str,
@@ -67,22 +78,17 @@ pub fn run<E: From<crate::Error>>(
     window: WindowSpec<'_>,
     body: impl FnOnce(Front) -> Result<ExitCode, E>,
 ) -> Result<ExitCode, E> {
-    let stop = StopFlag::default();
-    let terminal = |stop| Front {
-        game: None,
-        headless: true,
-        stop,
-    };
     if headless {
-        return body(terminal(stop));
+        return body(Front::terminal());
     }
+    let stop = StopFlag::default();
     let shown = match Window::open(&window, &stop) {
         Ok(shown) => shown,
         Err(reason) => {
             crate::report::warning(format_args!(
                 "{reason}; staying in the terminal (actions as NDJSON on stdout)"
             ));
-            return body(terminal(stop));
+            return body(Front::terminal());
         }
     };
     let outcome = body(Front {

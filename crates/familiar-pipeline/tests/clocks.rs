@@ -5,8 +5,9 @@ use std::path::Path;
 
 use familiar_config::{Config, Overrides};
 use familiar_model::ActionKind;
-use familiar_pipeline::source::Item;
 use familiar_pipeline::source::recorded::Recorded;
+use familiar_pipeline::source::{Pace, Source};
+use familiar_pipeline::window::Front;
 use familiar_pipeline::{Stage, StageOptions, settings};
 
 fn prompt(text: &str, at: &str) -> String {
@@ -32,13 +33,16 @@ fn said(dir: &Path, lines: &str) -> Vec<String> {
     options.collect = true;
     let mut stage = Stage::with_scripts(&settings, options, false).expect("the script loads");
     let model = settings::model_config(&settings, Default::default(), None);
-    Recorded::reader(
-        "clock.jsonl",
-        std::io::Cursor::new(lines.as_bytes().to_vec()),
-    )
-    .play(model, |item: Item| stage.take(&item))
-    .expect("read");
-    stage.finish();
+    let source = Source::Recorded {
+        transcript: Recorded::reader(
+            "clock.jsonl",
+            std::io::Cursor::new(lines.as_bytes().to_vec()),
+        ),
+        pace: Pace::AsRead,
+    };
+    source
+        .run(model, &mut stage, &Front::terminal())
+        .expect("read");
     stage
         .take_collected()
         .into_iter()

@@ -24,7 +24,8 @@ use familiar_model::Action;
 use familiar_pipeline::source::follow::pass_on;
 use familiar_pipeline::source::live::Live;
 use familiar_pipeline::source::recorded::Recorded;
-use familiar_pipeline::source::{Clock, Item};
+use familiar_pipeline::source::{Clock, Pace, Source};
+use familiar_pipeline::window::Front;
 use familiar_pipeline::{Stage, StageOptions, settings};
 use familiar_session::ModelConfig;
 use familiar_tail::{Line, OpenReason, Selector, TailMessage, TailerConfig};
@@ -85,10 +86,12 @@ fn transcripts() -> Vec<PathBuf> {
 /// What `familiar run` does with `path`.
 fn recorded(path: &Path) -> Vec<Action> {
     let mut stage = stage();
-    let source = Recorded::open(path).expect("the fixture opens");
+    let source = Source::Recorded {
+        transcript: Recorded::open(path).expect("the fixture opens"),
+        pace: Pace::AsRead,
+    };
     // A file of no records is an error once read; its actions (none) are still compared.
-    let _ = source.play(model(), |item: Item| stage.take(&item));
-    stage.finish();
+    let _ = source.run(model(), &mut stage, &Front::terminal());
     stage.take_collected()
 }
 
@@ -454,12 +457,15 @@ fn tailed(path: &Path, relative: &Path, chunks: &[usize]) -> Vec<Action> {
 #[test]
 fn a_file_of_no_records_is_not_a_transcript() {
     let mut stage = stage();
-    let source = Recorded::reader(
-        "garbage",
-        std::io::Cursor::new(b"not json\nnor this\n".to_vec()),
-    );
+    let source = Source::Recorded {
+        transcript: Recorded::reader(
+            "garbage",
+            std::io::Cursor::new(b"not json\nnor this\n".to_vec()),
+        ),
+        pace: Pace::AsRead,
+    };
     let err = source
-        .play(model(), |item: Item| stage.take(&item))
+        .run(model(), &mut stage, &Front::terminal())
         .expect_err("not a transcript");
     assert_eq!(
         err.to_string(),

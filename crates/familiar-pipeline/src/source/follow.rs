@@ -17,19 +17,36 @@ use crate::Error;
 use crate::stage::Stage;
 use crate::window::Front;
 
+/// What a live run follows, and what it tells when there is nothing yet.
+pub struct Following {
+    /// This machine's sessions.
+    pub tailer: TailerConfig,
+    /// Other machines' sessions, over ssh.
+    pub remotes: Vec<RemoteSpec>,
+    /// Ctrl-C (or TERM, HUP): the run ends.
+    pub interrupt: Receiver<()>,
+    /// Where sessions will appear, for the "no session yet" line.
+    pub looked_in: String,
+    /// Sessions of the selected projects found somewhere else, for the same line.
+    pub elsewhere: Box<dyn Fn() -> Option<String>>,
+}
+
 /// The live loop: tailer messages (and the remote hosts' feeds) through the session model and
-/// the stage until Ctrl-C, the window closing, or stdout closing.
-#[allow(clippy::too_many_arguments)]
-pub fn follow(
-    config: TailerConfig,
+/// the stage until Ctrl-C, the window closing, or stdout closing. The caller finishes the
+/// stage ([`super::Source::run`]).
+pub(super) fn follow(
+    following: Following,
     model: ModelConfig,
-    remotes: Vec<RemoteSpec>,
-    mut stage: Stage,
+    stage: &mut Stage,
     front: &Front,
-    interrupt: &Receiver<()>,
-    looked_in: &str,
-    elsewhere: &dyn Fn() -> Option<String>,
 ) -> Result<(), Error> {
+    let Following {
+        tailer: config,
+        remotes,
+        interrupt,
+        looked_in,
+        elsewhere,
+    } = following;
     // The CLI's own sessions folder: statuses without hooks (only when its sessions are
     // followed).
     let cli_config = config.claude.then(|| config.config_dir.clone());
@@ -109,7 +126,7 @@ pub fn follow(
                     Err(_) => states = crossbeam_channel::never(),
                 },
                 recv(news) -> item => match item {
-                    Ok((index, item)) => hosts.take(index, item, &mut stage),
+                    Ok((index, item)) => hosts.take(index, item, stage),
                     Err(_) => news = crossbeam_channel::never(),
                 },
                 recv(interrupt) -> _ => break Ok(()),
@@ -157,17 +174,15 @@ pub fn follow(
         // Ctrl-C is looked for between events, not only between batches: a batch of a
         // thousand lines through a script near its time limit would take minutes.
         let interrupted = || !interrupt.is_empty() || front.stop.is_set();
-        let mut stopped = pass_on_until(&mut live, &mut stage, &interrupted).is_break();
+        let mut stopped = pass_on_until(&mut live, stage, &interrupted).is_break();
         for remote in hosts.lives() {
-            stopped = stopped || pass_on_until(remote, &mut stage, &interrupted).is_break();
+            stopped = stopped || pass_on_until(remote, stage, &interrupted).is_break();
         }
         if stopped {
             break Ok(());
         }
     };
     drop(hosts);
-    stage.finish();
-    let output_error = stage.output_error();
     let stats = handle.stats();
     handle.stop();
     tracing::info!("stopped: {stats:?}");
@@ -177,9 +192,6 @@ pub fn follow(
             stats.channel_full,
             stats.read_pauses
         );
-    }
-    if let Some(err) = output_error {
-        return Err(Error::Output(err));
     }
     result
 }
