@@ -310,14 +310,28 @@ fn doctor_says_when_the_window_executable_is_missing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let lone = dir.path().join("familiar");
     std::fs::copy(env!("CARGO_BIN_EXE_familiar"), &lone).expect("copy");
-    let out = std::process::Command::new(&lone)
-        .arg("doctor")
-        .env("HOME", dir.path())
-        .env("CLAUDE_CONFIG_DIR", dir.path().join(".claude"))
-        .env("XDG_CONFIG_HOME", dir.path().join(".config"))
-        .env_remove("FAMILIAR_CONFIG")
-        .output()
-        .expect("runs");
+    let run = || {
+        std::process::Command::new(&lone)
+            .arg("doctor")
+            .env("HOME", dir.path())
+            .env("CLAUDE_CONFIG_DIR", dir.path().join(".claude"))
+            .env("XDG_CONFIG_HOME", dir.path().join(".config"))
+            .env_remove("FAMILIAR_CONFIG")
+            .output()
+    };
+    // Another test's thread forking while the copy was open for writing holds it open in its
+    // child until that child's exec: "text file busy" for a moment.
+    let mut out = run();
+    for _ in 0..50 {
+        match &out {
+            Err(err) if err.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                out = run();
+            }
+            _ => break,
+        }
+    }
+    let out = out.expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout
         .lines()

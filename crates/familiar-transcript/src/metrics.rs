@@ -46,6 +46,20 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// A call of the tool `name`, which wrote the file `modified` (every agent's calls).
+    pub fn count_call(&mut self, name: &str, modified: Option<&str>) {
+        if let Some(count) = self.tool_calls.get_mut(name) {
+            *count += 1;
+        } else {
+            self.tool_calls.insert(name.to_owned(), 1);
+        }
+        if let Some(path) = modified
+            && !self.files_modified.contains(path)
+        {
+            self.files_modified.insert(path.to_owned());
+        }
+    }
+
     pub(crate) fn count_event(&mut self, kind: EventKind) {
         *self.events.entry(kind).or_default() += 1;
     }

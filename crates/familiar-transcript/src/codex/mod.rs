@@ -78,12 +78,8 @@ struct Compaction {
 /// The session state of one rollout file.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Rollout {
-    session: Option<String>,
-    model: Option<String>,
-    context_used: Option<u64>,
-    /// `model_context_window` of the latest `task_started` or `token_count`.
-    window: Option<u64>,
-    status: Status,
+    /// The main agent: what [`crate::agent::AgentState`] answers from.
+    main: crate::agent::MainAgent,
     /// The turn ended: no second `success` or `error` for it.
     turn_over: bool,
     calls: Vec<Call>,
@@ -100,42 +96,15 @@ pub(crate) struct Rollout {
     last_said: Option<(EventKind, String)>,
 }
 
-impl crate::agent::AgentState for Rollout {
-    fn kind(&self) -> familiar_model::AgentKind {
-        familiar_model::AgentKind::Codex
-    }
+impl crate::agent::Reader for Rollout {
+    const KIND: AgentKind = AgentKind::Codex;
 
-    fn session(&self) -> Option<&str> {
-        self.session.as_deref()
-    }
-
-    fn context_used(&self) -> Option<u64> {
-        self.context_used
-    }
-
-    /// The window: the one rule ([`crate::models::context_window`]) over what the rollout
-    /// says: `--context-limit`, else the CLI's `model_context_window` (`task_started` says it
-    /// from 0.169 on, `token_count` in every version), else its model's.
-    fn context_limit(&self, config: &crate::NormalizerConfig) -> u64 {
-        self.limit(config.context_limit)
-    }
-
-    fn status(&self) -> Status {
-        self.status
+    fn main(&self) -> &crate::agent::MainAgent {
+        &self.main
     }
 }
 
 impl Rollout {
-    /// [`crate::agent::AgentState::context_limit`] for an explicit window (`--context-limit`).
-    fn limit(&self, explicit: Option<u64>) -> u64 {
-        crate::models::context_window(&crate::models::WindowSources {
-            explicit,
-            reported: self.window,
-            model: self.model.as_deref(),
-            ..Default::default()
-        })
-    }
-
     /// Read one record: `kind` is its `type`, `payload` its payload's JSON.
     pub fn push(
         &mut self,
@@ -165,15 +134,15 @@ impl Rollout {
                     cx.metrics.see_version(version);
                 }
                 if let Some(id) = payload.id.as_deref()
-                    && self.session.as_deref() != Some(id)
+                    && self.main.session.as_deref() != Some(id)
                 {
-                    self.session = Some(id.to_owned());
+                    self.main.session = Some(id.to_owned());
                     self.emit(EventKind::SessionStart, &mut cx);
                 }
             }
             "turn_context" => {
                 if let Some(model) = payload.model {
-                    self.model = Some(model.into_owned());
+                    self.main.model = Some(model.into_owned());
                 }
             }
             "compacted" => {
@@ -184,17 +153,18 @@ impl Rollout {
                     line: meta.line,
                     ts: meta.ts.map(str::to_owned),
                     raw: meta.raw.clone(),
-                    pre_tokens: self.before_summary.take().or(self.context_used),
+                    pre_tokens: self.before_summary.take().or(self.main.context_used),
                 });
-                self.context_used = None;
+                self.main.context_used = None;
             }
             "response_item" => self.response_item(&payload, &mut cx),
             "event_msg" => self.event_msg(&payload, &mut cx),
             "token_usage_record" => {
                 if let Some(usage) = payload.usage {
                     // The request's usage, before the `token_count` that repeats it.
-                    self.context_used = Some(usage.total_tokens);
-                    cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
+                    self.main.context_used = Some(usage.total_tokens);
+                    cx.metrics
+                        .see_model(self.main.model.as_deref().unwrap_or(""));
                 }
             }
             _ => {}
@@ -223,10 +193,10 @@ impl Rollout {
                 if payload.role.as_deref() == Some("assistant")
                     && !std::mem::take(&mut self.announced) =>
             {
-                self.before_summary = self.before_summary.or(self.context_used);
+                self.before_summary = self.before_summary.or(self.main.context_used);
             }
             Some("function_call_output" | "custom_tool_call_output") => {
-                self.status = Status::Working;
+                self.main.status = Status::Working;
                 let output = payload.output.and_then(raw_str);
                 let (Some(id), Some(output)) = (call_id, output.as_deref()) else {
                     return;
@@ -251,10 +221,10 @@ impl Rollout {
         match payload.kind.as_deref() {
             Some("task_started") => {
                 self.turn_over = false;
-                self.status = Status::Working;
+                self.main.status = Status::Working;
                 // A turn that fails before its first request still knows its window.
                 if let Some(window) = payload.model_context_window {
-                    self.window = Some(window);
+                    self.main.window = Some(window);
                 }
             }
             Some("user_message") => {
@@ -299,19 +269,20 @@ impl Rollout {
                     return;
                 };
                 if let Some(window) = info.model_context_window {
-                    self.window = Some(window);
+                    self.main.window = Some(window);
                 }
                 if let Some(last) = info.last_token_usage {
                     // A request's usage: the model in use made it.
                     if last.total_tokens > 0 {
-                        cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
+                        cx.metrics
+                            .see_model(self.main.model.as_deref().unwrap_or(""));
                     }
-                    self.context_used = Some(last.total_tokens);
+                    self.main.context_used = Some(last.total_tokens);
                     // After a compaction Codex 0.169 writes its estimate of the new context
                     // (no request: zero input); older versions repeat the last request.
                     let estimate = (last.input_tokens == 0).then_some(last.total_tokens);
                     if self.compaction.is_some() && estimate.is_none() {
-                        self.context_used = None;
+                        self.main.context_used = None;
                     }
                     self.flush_compaction(estimate, cx);
                 }
@@ -351,7 +322,7 @@ impl Rollout {
         cx.metrics.prompts += 1;
         self.before_summary = None;
         self.turn_over = false;
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         let mut event = self.event(EventKind::Prompt, cx);
         event.text = Some(text.trim_end().to_owned());
         self.last_said = Some((EventKind::Prompt, text));
@@ -363,10 +334,10 @@ impl Rollout {
         if (kind == EventKind::Text && text.trim().is_empty()) || self.repeats(kind, &text) {
             return;
         }
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         let mut event = self.event(kind, cx);
         event.text = Some(text.clone());
-        event.model = self.model.clone();
+        event.model = self.main.model.clone();
         if kind == EventKind::Text {
             // Older versions write the item first: a message announced after its item is no
             // summary either.
@@ -394,9 +365,9 @@ impl Rollout {
         let Some(name) = name else {
             return;
         };
-        *cx.metrics.tool_calls.entry(name.to_owned()).or_default() += 1;
+        cx.metrics.count_call(name, None);
         self.before_summary = None;
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         // One event per file a patch touches.
         let mut targets: Vec<(EventKind, Option<String>)> = match name {
             // Older versions ran patches through the shell tool: `["apply_patch", patch]`.
@@ -436,7 +407,7 @@ impl Rollout {
             event.tool = Some(name.to_owned());
             event.target = target;
             event.tool_use_id = call_id.map(str::to_owned);
-            event.model = self.model.clone();
+            event.model = self.main.model.clone();
             self.push_event(event, cx);
         }
     }
@@ -466,7 +437,7 @@ impl Rollout {
             return;
         }
         self.turn_over = true;
-        self.status = Status::WaitingForInput;
+        self.main.status = Status::WaitingForInput;
         let mut event = match &payload.error {
             Some(error) => {
                 let mut event = self.event(EventKind::Error, cx);
@@ -487,8 +458,12 @@ impl Rollout {
         let Some(compaction) = self.compaction.take() else {
             return;
         };
-        let mut event = Event::new(EventKind::CompactBoundary, compaction.line);
-        self.fill(&mut event, cx);
+        let mut event = crate::agent::event(
+            self,
+            EventKind::CompactBoundary,
+            compaction.line,
+            cx.explicit_limit,
+        );
         event.ts = compaction.ts;
         event.raw = compaction.raw;
         event.pre_tokens = compaction.pre_tokens;
@@ -511,20 +486,10 @@ impl Rollout {
     }
 
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
-        let mut event = Event::new(kind, cx.meta.line);
-        self.fill(&mut event, cx);
+        let mut event = crate::agent::event(self, kind, cx.meta.line, cx.explicit_limit);
         event.ts = cx.meta.ts.map(str::to_owned);
         event.raw = cx.meta.raw.clone();
         event
-    }
-
-    /// The session state every event carries.
-    fn fill(&self, event: &mut Event, cx: &Cx<'_, '_>) {
-        event.agent_kind = AgentKind::Codex;
-        event.session = self.session.clone();
-        event.context_used = self.context_used;
-        event.context_limit = self.limit(cx.explicit_limit);
-        event.status = self.status;
     }
 }
 

@@ -59,14 +59,10 @@ struct Record {
 /// The session state of one Copilot CLI session file.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Session {
-    session: Option<String>,
-    model: Option<String>,
-    context_used: Option<u64>,
-    /// The CLI's own prompt limit for its model (`maxPromptTokens` of its latest request).
-    window: Option<u64>,
-    status: Status,
+    /// The main agent: what [`crate::agent::AgentState`] answers from.
+    main: crate::agent::MainAgent,
     /// The calls started (for their results): id, name, target.
-    calls: Vec<(String, String, Option<String>)>,
+    calls: crate::agent::RecentCalls,
     /// Subagents started and not ended: the call's id and its `subagent_start`.
     running: Vec<(String, Event)>,
     /// Each subagent's context (`agentId`, its latest request's tokens).
@@ -75,27 +71,11 @@ pub(crate) struct Session {
     success_told: bool,
 }
 
-impl crate::agent::AgentState for Session {
-    fn kind(&self) -> AgentKind {
-        AgentKind::Copilot
-    }
+impl crate::agent::Reader for Session {
+    const KIND: AgentKind = AgentKind::Copilot;
 
-    fn session(&self) -> Option<&str> {
-        self.session.as_deref()
-    }
-
-    fn context_used(&self) -> Option<u64> {
-        self.context_used
-    }
-
-    /// `--context-limit`, else the CLI's own figure (`maxPromptTokens`), else the window of
-    /// its latest model ([`crate::models`]).
-    fn context_limit(&self, config: &crate::NormalizerConfig) -> u64 {
-        self.limit(config.context_limit)
-    }
-
-    fn status(&self) -> Status {
-        self.status
+    fn main(&self) -> &crate::agent::MainAgent {
+        &self.main
     }
 }
 
@@ -117,16 +97,6 @@ fn str_of<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
 }
 
 impl Session {
-    fn limit(&self, explicit: Option<u64>) -> u64 {
-        crate::models::context_window(&crate::models::WindowSources {
-            explicit,
-            reported: self.window,
-            model: self.model.as_deref(),
-            used: self.context_used,
-            ..Default::default()
-        })
-    }
-
     /// Read one record (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
         let Ok(record) = serde_json::from_str::<Record>(json) else {
@@ -153,7 +123,7 @@ impl Session {
                 if let Some(text) = str_of(data, "content").filter(|t| !t.trim().is_empty()) {
                     let mut event = self.event(EventKind::Thinking, &cx);
                     event.text = Some(text.trim().to_owned());
-                    event.model = self.model.clone();
+                    event.model = self.main.model.clone();
                     cx.out.push(event);
                 }
             }
@@ -181,23 +151,23 @@ impl Session {
             cx.metrics.see_version(version);
         }
         if let Some(model) = str_of(data, "selectedModel") {
-            self.model = Some(model.to_owned());
+            self.main.model = Some(model.to_owned());
         }
         let Some(session) = str_of(data, "sessionId") else {
             return;
         };
-        if self.session.as_deref() == Some(session) {
+        if self.main.session.as_deref() == Some(session) {
             return;
         }
-        self.session = Some(session.to_owned());
+        self.main.session = Some(session.to_owned());
         // Its `context.cwd` places the session (`crate::head`): the session model tells it.
         let mut event = self.event(EventKind::SessionStart, cx);
-        event.model = self.model.clone();
+        event.model = self.main.model.clone();
         cx.out.push(event);
     }
 
     fn user(&mut self, data: &Value, cx: &mut Cx<'_, '_>) {
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         // A subagent's task is no prompt (as Claude Code's: the main agent's only).
         if cx.agent.is_some() {
             return;
@@ -214,14 +184,14 @@ impl Session {
     }
 
     fn reply(&mut self, data: &Value, cx: &mut Cx<'_, '_>) {
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         if let Some(model) = str_of(data, "model") {
-            self.model = Some(model.to_owned());
+            self.main.model = Some(model.to_owned());
         }
         if let Some(text) = str_of(data, "content").filter(|t| !t.trim().is_empty()) {
             let mut event = self.event(EventKind::Text, cx);
             event.text = Some(text.to_owned());
-            event.model = self.model.clone();
+            event.model = self.main.model.clone();
             cx.out.push(event);
         }
         let called = data
@@ -241,9 +211,9 @@ impl Session {
         self.success_told = true;
         let mut success = self.event(EventKind::Success, cx);
         success.status = Status::WaitingForInput;
-        success.model = self.model.clone();
+        success.model = self.main.model.clone();
         let after = success.status_after();
-        self.status = Status::WaitingForInput;
+        self.main.status = Status::WaitingForInput;
         cx.out.push(success);
         cx.out.push(after);
     }
@@ -270,31 +240,23 @@ impl Session {
             return;
         }
         if used.is_some() {
-            self.context_used = used;
+            self.main.context_used = used;
         }
         if let Some(window) = count("maxPromptTokens").filter(|&window| window > 0) {
-            self.window = Some(window);
+            self.main.window = Some(window);
         }
     }
 
     fn tool_start(&mut self, data: &Value, cx: &mut Cx<'_, '_>) {
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         let name = str_of(data, "toolName").unwrap_or("");
         let args = data.get("arguments").unwrap_or(&Value::Null);
         let id = str_of(data, "toolCallId");
-        *cx.metrics.tool_calls.entry(name.to_owned()).or_default() += 1;
         let (kind, target) = tools::kind_and_target(name, args);
-        if tools::writes(name)
-            && let Some(path) = &target
-        {
-            cx.metrics.files_modified.insert(path.clone());
-        }
+        let modified = target.as_deref().filter(|_| tools::writes(name));
+        cx.metrics.count_call(name, modified);
         if let Some(id) = id {
-            if self.calls.len() == MAX_CALLS {
-                self.calls.remove(0);
-            }
-            self.calls
-                .push((id.to_owned(), name.to_owned(), target.clone()));
+            self.calls.remember(id, name, target.clone());
         }
         // A subagent's call: `subagent.started` is its event.
         if name == "task" {
@@ -304,16 +266,16 @@ impl Session {
         event.tool = Some(name.to_owned());
         event.target = target;
         event.tool_use_id = id.map(str::to_owned);
-        event.model = self.model.clone();
+        event.model = self.main.model.clone();
         cx.out.push(event);
     }
 
     fn tool_complete(&mut self, data: &Value, cx: &mut Cx<'_, '_>) {
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         let id = str_of(data, "toolCallId");
-        let called = id.and_then(|id| self.calls.iter().find(|(call, ..)| call == id));
+        let called = id.and_then(|id| self.calls.find(id));
         let (name, target) = match called {
-            Some((_, name, target)) => (Some(name.clone()), target.clone()),
+            Some((name, target)) => (Some(name.to_owned()), target.map(str::to_owned)),
             None => (None, None),
         };
         let Some((error, text)) = tools::failure(data) else {
@@ -330,11 +292,11 @@ impl Session {
 
     /// A permission asked (`waiting_for_approval`) or answered (`working`): a `status` event.
     fn set_status(&mut self, status: Status, cx: &mut Cx<'_, '_>) {
-        if self.status == status {
+        if self.main.status == status {
             return;
         }
-        let previous = self.status;
-        self.status = status;
+        let previous = self.main.status;
+        self.main.status = status;
         let mut event = self.event(EventKind::Status, cx);
         event.previous_status = Some(previous);
         cx.out.push(event);
@@ -395,7 +357,7 @@ impl Session {
         });
         if cx.agent.is_none() {
             event.status = Status::WaitingForInput;
-            self.status = Status::WaitingForInput;
+            self.main.status = Status::WaitingForInput;
             self.success_told = true;
         }
         let after = event.status_after();
@@ -416,7 +378,7 @@ impl Session {
         let count = |key: &str| data.get(key).and_then(Value::as_u64);
         cx.metrics.compactions += 1;
         if let Some(post) = count("postCompactionTokens") {
-            self.context_used = Some(post);
+            self.main.context_used = Some(post);
         }
         let mut event = self.event(EventKind::CompactBoundary, cx);
         event.trigger = match str_of(data, "trigger") {
@@ -429,10 +391,7 @@ impl Session {
     }
 
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
-        let mut event = Event::new(kind, cx.meta.line);
-        event.agent_kind = AgentKind::Copilot;
-        event.session.clone_from(&self.session);
-        event.context_used = self.context_used;
+        let mut event = crate::agent::event(self, kind, cx.meta.line, cx.meta.explicit_limit);
         if let Some(agent) = &cx.agent {
             event.agent = Some(agent.clone());
             event.sidechain = true;
@@ -442,8 +401,6 @@ impl Session {
                 .find(|(id, _)| id == agent)
                 .map(|&(_, used)| used);
         }
-        event.context_limit = self.limit(cx.meta.explicit_limit);
-        event.status = self.status;
         event.ts.clone_from(&cx.ts);
         event.raw = cx.meta.raw.clone();
         event

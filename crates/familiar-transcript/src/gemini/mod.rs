@@ -81,10 +81,8 @@ struct Told {
 /// The session state of one Gemini CLI session file.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Chat {
-    session: Option<String>,
-    model: Option<String>,
-    context_used: Option<u64>,
-    status: Status,
+    /// The main agent: what [`crate::agent::AgentState`] answers from.
+    main: crate::agent::MainAgent,
     told: VecDeque<Told>,
     /// The latest prompt, while no reply to it came (a rollback without it is a failure).
     pending_prompt: Option<String>,
@@ -95,47 +93,18 @@ pub(crate) struct Chat {
     /// resume writes a stray file for the session (metadata and history, no message) when it
     /// starts in another minute than the session did, and that file starts nothing.
     pending_start: Option<Event>,
-    /// A subagent's file (`kind: subagent`, `chats/<parent session>/<id>.jsonl`): its own id,
-    /// which its events carry as `agent`; their session is the parent's, which only the path
-    /// says (the session model tags them).
-    subagent: Option<String>,
 }
 
-impl crate::agent::AgentState for Chat {
-    fn kind(&self) -> AgentKind {
-        AgentKind::Gemini
-    }
+impl crate::agent::Reader for Chat {
+    const KIND: AgentKind = AgentKind::Gemini;
+    const FIRST_MODEL: Option<&'static str> = Some("gemini-");
 
-    fn session(&self) -> Option<&str> {
-        self.session.as_deref().filter(|_| self.subagent.is_none())
-    }
-
-    fn context_used(&self) -> Option<u64> {
-        self.context_used
-    }
-
-    /// `--context-limit`, else the window of its latest model (the CLI's own `tokenLimit`:
-    /// [`crate::models`]).
-    fn context_limit(&self, config: &crate::NormalizerConfig) -> u64 {
-        self.limit(config.context_limit)
-    }
-
-    fn status(&self) -> Status {
-        self.status
+    fn main(&self) -> &crate::agent::MainAgent {
+        &self.main
     }
 }
 
 impl Chat {
-    /// Before a reply names its model, the window Gemini CLI gives any model but Gemma's
-    /// (`gemini-`: 1,048,576 in [`crate::models`]).
-    fn limit(&self, explicit: Option<u64>) -> u64 {
-        crate::models::context_window(&crate::models::WindowSources {
-            explicit,
-            model: Some(self.model.as_deref().unwrap_or("gemini-")),
-            ..Default::default()
-        })
-    }
-
     pub fn has_deferred(&self) -> bool {
         self.deferred.is_some()
     }
@@ -143,7 +112,7 @@ impl Chat {
     /// Let the held `success` out (the input ended or paused).
     pub fn flush(&mut self, out: &mut Vec<Event>) {
         if let Some((_, success)) = self.deferred.take() {
-            self.status = Status::WaitingForInput;
+            self.main.status = Status::WaitingForInput;
             push_event(out, success);
         }
     }
@@ -184,7 +153,7 @@ impl Chat {
         } else if let (Some(session), Some(_)) = (line.session_id.as_deref(), &line.project_hash) {
             cx.metrics.count_record("session");
             match line.session_kind.as_deref() {
-                Some("subagent") => self.subagent = Some(session.to_owned()),
+                Some("subagent") => self.main.subagent = Some(session.to_owned()),
                 Some("main") | None => {}
                 Some(kind) => cx.metrics.count_unknown(format!("gemini/kind/{kind}")),
             }
@@ -197,10 +166,10 @@ impl Chat {
     }
 
     fn start(&mut self, session: &str, cx: &mut Cx<'_, '_>) {
-        if self.session.as_deref() == Some(session) {
+        if self.main.session.as_deref() == Some(session) {
             return;
         }
-        self.session = Some(session.to_owned());
+        self.main.session = Some(session.to_owned());
         self.pending_start = Some(self.event(EventKind::SessionStart, cx));
     }
 
@@ -218,7 +187,7 @@ impl Chat {
             match key.as_ref() {
                 "messages" => self.history(value.get(), cx),
                 // A subagent's summary is its report's, not the session's title.
-                "summary" if self.subagent.is_none() => {
+                "summary" if self.main.subagent.is_none() => {
                     if let Ok(summary) = serde_json::from_str::<String>(value.get()) {
                         let mut event = self.event(EventKind::Summary, cx);
                         event.text = Some(summary);
@@ -251,7 +220,7 @@ impl Chat {
             self.pending_prompt = Some(prompt);
             return;
         }
-        self.status = Status::WaitingForInput;
+        self.main.status = Status::WaitingForInput;
         let mut event = self.event(EventKind::Error, cx);
         event.error = Some(ErrorKind::Api);
         event.text = Some(
@@ -290,13 +259,13 @@ impl Chat {
         if !self.told_index(id).1 {
             return;
         }
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         if is_tool_answer(line.content.as_ref()) {
             return;
         }
         let text = content_text(line.content.as_ref());
         // A subagent's task is no prompt (as Claude Code's: the main chain's only).
-        if text.trim().is_empty() || self.subagent.is_some() {
+        if text.trim().is_empty() || self.main.subagent.is_some() {
             return;
         }
         cx.metrics.prompts += 1;
@@ -309,17 +278,18 @@ impl Chat {
     /// A model's message, new or written again with more in it.
     fn reply(&mut self, id: &str, line: &Line<'_>, cx: &mut Cx<'_, '_>) {
         self.pending_prompt = None;
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         let (at, _) = self.told_index(id);
         if let Some(model) = line.model.as_deref() {
-            self.model = Some(model.to_owned());
+            self.main.model = Some(model.to_owned());
         }
         if let Some(tokens) = line.tokens
             && !self.told[at].tokens
         {
             self.told[at].tokens = true;
-            self.context_used = Some(tokens.total);
-            cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
+            self.main.context_used = Some(tokens.total);
+            cx.metrics
+                .see_model(self.main.model.as_deref().unwrap_or(""));
         }
         // Its tool calls came: it did not end the turn.
         if !line.tool_calls.is_empty() && self.deferred.as_ref().is_some_and(|(held, _)| held == id)
@@ -333,7 +303,7 @@ impl Chat {
             };
             let mut event = self.event(EventKind::Thinking, cx);
             event.text = Some(text);
-            event.model = self.model.clone();
+            event.model = self.main.model.clone();
             self.emit(event, cx);
         }
         self.told[at].thoughts = self.told[at].thoughts.max(line.thoughts.len());
@@ -342,7 +312,7 @@ impl Chat {
             self.told[at].text = true;
             let mut event = self.event(EventKind::Text, cx);
             event.text = Some(text);
-            event.model = self.model.clone();
+            event.model = self.main.model.clone();
             self.emit(event, cx);
         }
         for call in &line.tool_calls {
@@ -357,7 +327,7 @@ impl Chat {
         if line.tool_calls.is_empty()
             && self.deferred.is_none()
             && !self.told[at].ended
-            && self.subagent.is_none()
+            && self.main.subagent.is_none()
         {
             self.told[at].ended = true;
             let mut success = self.event(EventKind::Success, cx);
@@ -370,16 +340,12 @@ impl Chat {
         let Some(name) = call.name.as_deref() else {
             return;
         };
-        *cx.metrics.tool_calls.entry(name.to_owned()).or_default() += 1;
         if let Some(what) = call.status.as_deref().and_then(known::unknown_status) {
             cx.metrics.count_unknown(what);
         }
         let (kind, target) = tools::kind_and_target(name, &call.args);
-        if tools::writes(name)
-            && let Some(path) = &target
-        {
-            cx.metrics.files_modified.insert(path.clone());
-        }
+        let modified = target.as_deref().filter(|_| tools::writes(name));
+        cx.metrics.count_call(name, modified);
         // A subagent's run is written once it ended: its start and end together.
         let subagent = (name == "invoke_agent").then(|| {
             let mut event = self.event(EventKind::SubagentStart, cx);
@@ -388,7 +354,7 @@ impl Chat {
             event.agent_type = target.clone();
             event.description = tools::task_description(&call.args);
             event.target.clone_from(&event.description);
-            event.model = self.model.clone();
+            event.model = self.main.model.clone();
             event
         });
         let mut event = match &subagent {
@@ -398,7 +364,7 @@ impl Chat {
                 event.tool = Some(name.to_owned());
                 event.target.clone_from(&target);
                 event.tool_use_id = call.id.as_deref().map(str::to_owned);
-                event.model = self.model.clone();
+                event.model = self.main.model.clone();
                 event
             }
         };
@@ -432,18 +398,7 @@ impl Chat {
     }
 
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
-        let mut event = Event::new(kind, cx.meta.line);
-        event.agent_kind = AgentKind::Gemini;
-        match &self.subagent {
-            Some(agent) => {
-                event.agent = Some(agent.clone());
-                event.sidechain = true;
-            }
-            None => event.session = self.session.clone(),
-        }
-        event.context_used = self.context_used;
-        event.context_limit = self.limit(cx.meta.explicit_limit);
-        event.status = self.status;
+        let mut event = crate::agent::event(self, kind, cx.meta.line, cx.meta.explicit_limit);
         event.ts = cx.ts.map(str::to_owned);
         event.raw = cx.meta.raw.clone();
         event

@@ -45,13 +45,20 @@ impl WindowEvidence {
 /// The context window of `chain`: the one rule, [`context_window`], over what the records
 /// say and `config` (its order is documented there and in `docs/events.md`).
 pub(super) fn limit_of(config: &NormalizerConfig, chain: &Chain) -> u64 {
-    let window = &chain.window;
     context_window(&WindowSources {
         explicit: config.context_limit,
-        reported: None,
+        configured_model: config.configured_model.as_deref(),
+        ..sources_of(chain)
+    })
+}
+
+/// What `chain`'s records say of its window.
+pub(super) fn sources_of(chain: &Chain) -> WindowSources<'_> {
+    let window = &chain.window;
+    WindowSources {
         named_1m: window.model_1m,
         model: window.model.as_deref(),
-        configured_model: config.configured_model.as_deref(),
         used: Some(window.peak_used).filter(|&used| used > 0),
-    })
+        ..WindowSources::default()
+    }
 }

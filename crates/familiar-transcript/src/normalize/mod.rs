@@ -121,6 +121,14 @@ impl AgentState for Claude {
             .and_then(|(_, chain)| chain.context_used)
     }
 
+    fn window(&self) -> crate::models::WindowSources<'_> {
+        self.primary_chain()
+            .map(|(_, chain)| context::sources_of(chain))
+            .unwrap_or_default()
+    }
+
+    /// The user's configured model counts too (Claude Code's own sessions), and a session
+    /// with no chain yet has the default window.
     fn context_limit(&self, config: &NormalizerConfig) -> u64 {
         self.primary_chain()
             .map(|(_, chain)| context::limit_of(config, chain))

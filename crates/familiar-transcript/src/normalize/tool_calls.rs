@@ -20,20 +20,13 @@ impl Normalizer {
         origin: &Origin<'_>,
         out: &mut Vec<Event>,
     ) {
-        if let Some(count) = self.metrics.tool_calls.get_mut(name) {
-            *count += 1;
-        } else {
-            self.metrics.tool_calls.insert(name.to_owned(), 1);
-        }
         let kind = tools::classify(name);
         let plan_change = super::plan::change(&self.claude.tasks, name, id, input);
         let input = ToolInput::parse(input);
-        if tools::modifies_files(name)
-            && let Some(path) = input.modified_path()
-            && !self.metrics.files_modified.contains(path)
-        {
-            self.metrics.files_modified.insert(path.to_owned());
-        }
+        let modified = input
+            .modified_path()
+            .filter(|_| tools::modifies_files(name));
+        self.metrics.count_call(name, modified);
         let subagent = (kind == EventKind::SubagentStart).then(|| {
             (
                 input.subagent_type.as_deref().map(str::to_owned),

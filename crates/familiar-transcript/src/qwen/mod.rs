@@ -66,46 +66,22 @@ pub(crate) struct Meta {
 /// The session state of one Qwen Code session file.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Session {
-    session: Option<String>,
-    model: Option<String>,
-    context_used: Option<u64>,
-    /// The CLI's own window of its model (`contextWindowSize` of its latest reply).
-    window: Option<u64>,
-    status: Status,
+    /// The main agent: what [`crate::agent::AgentState`] answers from.
+    main: crate::agent::MainAgent,
     /// The names of the calls of the latest replies, by id (for their results).
-    calls: Vec<(String, String, Option<String>)>,
+    calls: crate::agent::RecentCalls,
     /// The turn's API error, held until the turn is over (see the module documentation).
     api_error: Option<Event>,
-    /// A subagent's file: its id (`agentId`), which its events carry as `agent`.
-    subagent: Option<String>,
     /// Subagents started (the `agent` calls whose end is not told yet): call id, the
     /// `subagent_start` event (the end is the same, of another kind).
     running: Vec<(String, Event)>,
 }
 
-impl crate::agent::AgentState for Session {
-    fn kind(&self) -> AgentKind {
-        AgentKind::Qwen
-    }
+impl crate::agent::Reader for Session {
+    const KIND: AgentKind = AgentKind::Qwen;
 
-    /// A subagent's file names its parent's session: its events are its agent's, on no
-    /// session of their own (the session model tags them from the path, as Gemini CLI's).
-    fn session(&self) -> Option<&str> {
-        self.session.as_deref().filter(|_| self.subagent.is_none())
-    }
-
-    fn context_used(&self) -> Option<u64> {
-        self.context_used
-    }
-
-    /// `--context-limit`, else the CLI's own figure (`contextWindowSize`), else the window of
-    /// its latest model ([`crate::models`]).
-    fn context_limit(&self, config: &crate::NormalizerConfig) -> u64 {
-        self.limit(config.context_limit)
-    }
-
-    fn status(&self) -> Status {
-        self.status
+    fn main(&self) -> &crate::agent::MainAgent {
+        &self.main
     }
 }
 
@@ -113,16 +89,6 @@ impl crate::agent::AgentState for Session {
 const MAX_CALLS: usize = 64;
 
 impl Session {
-    fn limit(&self, explicit: Option<u64>) -> u64 {
-        crate::models::context_window(&crate::models::WindowSources {
-            explicit,
-            reported: self.window,
-            model: self.model.as_deref(),
-            used: self.context_used,
-            ..Default::default()
-        })
-    }
-
     pub fn has_deferred(&self) -> bool {
         self.api_error.is_some()
     }
@@ -130,7 +96,7 @@ impl Session {
     /// Let the held API error out (the input ended or paused).
     pub fn flush(&mut self, out: &mut Vec<Event>) {
         if let Some(error) = self.api_error.take() {
-            self.status = Status::WaitingForInput;
+            self.main.status = Status::WaitingForInput;
             out.push(error);
         }
     }
@@ -167,12 +133,12 @@ impl Session {
         if record.is_sidechain == Some(true)
             && let Some(agent) = &record.agent_id
         {
-            self.subagent = Some(agent.clone());
+            self.main.subagent = Some(agent.clone());
         }
         if let Some(session) = record.session_id.as_deref()
-            && self.session.as_deref() != Some(session)
+            && self.main.session.as_deref() != Some(session)
         {
-            self.session = Some(session.to_owned());
+            self.main.session = Some(session.to_owned());
             let start = self.event(EventKind::SessionStart, &cx);
             cx.out.push(start);
         }
@@ -196,8 +162,8 @@ impl Session {
             return;
         }
         // A subagent's task is no prompt (as Claude Code's: the main chain's only).
-        if self.subagent.is_some() {
-            self.status = Status::Working;
+        if self.main.subagent.is_some() {
+            self.main.status = Status::Working;
             return;
         }
         // The CLI's own messages (a background task's notification, a cron prompt, …) are no
@@ -208,7 +174,7 @@ impl Session {
         ) {
             return;
         }
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         let text: String = parts(record)
             .filter_map(|part| match shapes::part(part) {
                 Part::Text(text) => Some(text),
@@ -226,16 +192,17 @@ impl Session {
 
     fn reply(&mut self, record: &Record<'_>, cx: &mut Cx<'_, '_>) {
         self.api_error = None;
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         if let Some(model) = record.model.as_deref() {
-            self.model = Some(model.to_owned());
+            self.main.model = Some(model.to_owned());
         }
         if let Some(window) = record.context_window.filter(|&window| window > 0) {
-            self.window = Some(window);
+            self.main.window = Some(window);
         }
         if let Some(usage) = record.usage {
-            self.context_used = Some(usage.total);
-            cx.metrics.see_model(self.model.as_deref().unwrap_or(""));
+            self.main.context_used = Some(usage.total);
+            cx.metrics
+                .see_model(self.main.model.as_deref().unwrap_or(""));
         }
         let mut called = false;
         for part in parts(record) {
@@ -243,13 +210,13 @@ impl Session {
                 Part::Thought(text) if !text.trim().is_empty() => {
                     let mut event = self.event(EventKind::Thinking, cx);
                     event.text = Some(text.trim().to_owned());
-                    event.model = self.model.clone();
+                    event.model = self.main.model.clone();
                     cx.out.push(event);
                 }
                 Part::Text(text) if !text.trim().is_empty() => {
                     let mut event = self.event(EventKind::Text, cx);
                     event.text = Some(text.to_owned());
-                    event.model = self.model.clone();
+                    event.model = self.main.model.clone();
                     cx.out.push(event);
                 }
                 Part::Call { id, name, args } => {
@@ -260,36 +227,28 @@ impl Session {
             }
         }
         // A turn's end is the main agent's (a subagent's last reply is its report).
-        if !called && self.subagent.is_none() {
+        if !called && self.main.subagent.is_none() {
             let mut success = self.event(EventKind::Success, cx);
             success.status = Status::WaitingForInput;
             let after = success.status_after();
-            self.status = Status::WaitingForInput;
+            self.main.status = Status::WaitingForInput;
             cx.out.push(success);
             cx.out.push(after);
         }
     }
 
     fn call(&mut self, id: Option<&str>, name: &str, args: &Value, cx: &mut Cx<'_, '_>) {
-        *cx.metrics.tool_calls.entry(name.to_owned()).or_default() += 1;
         let (kind, target) = tools::kind_and_target(name, args);
-        if tools::writes(name)
-            && let Some(path) = &target
-        {
-            cx.metrics.files_modified.insert(path.clone());
-        }
+        let modified = target.as_deref().filter(|_| tools::writes(name));
+        cx.metrics.count_call(name, modified);
         if let Some(id) = id {
-            if self.calls.len() == MAX_CALLS {
-                self.calls.remove(0);
-            }
-            self.calls
-                .push((id.to_owned(), name.to_owned(), target.clone()));
+            self.calls.remember(id, name, target.clone());
         }
         let mut event = self.event(kind, cx);
         event.tool = Some(name.to_owned());
         event.target = target;
         event.tool_use_id = id.map(str::to_owned);
-        event.model = self.model.clone();
+        event.model = self.main.model.clone();
         if name == "agent"
             && let Some(id) = id
         {
@@ -335,7 +294,7 @@ impl Session {
     }
 
     fn tool_result(&mut self, record: &Record<'_>, cx: &mut Cx<'_, '_>) {
-        self.status = Status::Working;
+        self.main.status = Status::Working;
         let Some(result) = &record.tool_call_result else {
             return;
         };
@@ -344,9 +303,9 @@ impl Session {
             cx.metrics.count_unknown(what);
         }
         let id = result.call_id.as_deref();
-        let called = id.and_then(|id| self.calls.iter().find(|(call, ..)| call == id));
+        let called = id.and_then(|id| self.calls.find(id));
         let (name, target) = match called {
-            Some((_, name, target)) => (name.clone(), target.clone()),
+            Some((name, target)) => (name.to_owned(), target.map(str::to_owned)),
             None => (String::new(), None),
         };
         let response = parts(record).find_map(|part| match shapes::part(part) {
@@ -412,7 +371,7 @@ impl Session {
         }
         let count = |key: &str| info.get(key).and_then(Value::as_u64);
         cx.metrics.compactions += 1;
-        self.context_used = count("newTokenCount");
+        self.main.context_used = count("newTokenCount");
         let mut event = self.event(EventKind::CompactBoundary, cx);
         event.trigger = match info.get("triggerReason").and_then(Value::as_str) {
             Some("token_limit") => Some("auto".to_owned()),
@@ -420,7 +379,7 @@ impl Session {
             _ => None,
         };
         event.pre_tokens = count("originalTokenCount");
-        event.post_tokens = self.context_used;
+        event.post_tokens = self.main.context_used;
         cx.out.push(event);
     }
 
@@ -442,18 +401,7 @@ impl Session {
     }
 
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
-        let mut event = Event::new(kind, cx.meta.line);
-        event.agent_kind = AgentKind::Qwen;
-        match &self.subagent {
-            Some(agent) => {
-                event.agent = Some(agent.clone());
-                event.sidechain = true;
-            }
-            None => event.session = self.session.clone(),
-        }
-        event.context_used = self.context_used;
-        event.context_limit = self.limit(cx.meta.explicit_limit);
-        event.status = self.status;
+        let mut event = crate::agent::event(self, kind, cx.meta.line, cx.meta.explicit_limit);
         event.ts = cx.ts.map(str::to_owned);
         event.raw = cx.meta.raw.clone();
         event
