@@ -1,6 +1,6 @@
-//! `--agent claude|codex|gemini|qwen|copilot|all`: which coding agents' sessions a live
+//! `--agent claude|codex|gemini|qwen|copilot|opencode|all`: which coding agents' sessions a live
 //! command looks at, and where each keeps them (Claude Code's config dir, Codex's home, Gemini
-//! CLI's dir, Qwen Code's dir, Copilot CLI's dir). Shared by `watch` and `sessions`; the places themselves come from `familiar-tail`'s discovery.
+//! CLI's dir, Qwen Code's dir, Copilot CLI's dir, opencode's database). Shared by `watch` and `sessions`; the places themselves come from `familiar-tail`'s discovery.
 
 use std::path::PathBuf;
 
@@ -19,6 +19,8 @@ pub enum AgentArg {
     Qwen,
     /// GitHub Copilot CLI sessions only.
     Copilot,
+    /// opencode sessions only.
+    Opencode,
     /// Every one of them.
     #[default]
     All,
@@ -33,6 +35,7 @@ impl AgentArg {
             AgentArg::Gemini => Some("gemini"),
             AgentArg::Qwen => Some("qwen"),
             AgentArg::Copilot => Some("copilot"),
+            AgentArg::Opencode => Some("opencode"),
             AgentArg::All => None,
         }
     }
@@ -97,6 +100,20 @@ impl AgentArg {
         }
     }
 
+    /// opencode's database when its sessions are wanted and a home is known
+    /// (`$OPENCODE_DB`, else `opencode.db` in `$XDG_DATA_HOME/opencode` or
+    /// `~/.local/share/opencode`).
+    pub fn opencode_db(self) -> Option<PathBuf> {
+        if !matches!(self, AgentArg::Opencode | AgentArg::All) {
+            return None;
+        }
+        let db = familiar_tail::opencode::db_path();
+        if db.is_none() {
+            tracing::warn!("not following opencode sessions: no home directory");
+        }
+        db
+    }
+
     /// Point a tailer at the agents' places.
     pub fn apply(self, config: &mut TailerConfig) {
         config.claude = self.claude();
@@ -104,5 +121,6 @@ impl AgentArg {
         config.gemini_dir = self.gemini_dir();
         config.qwen_dir = self.qwen_dir();
         config.copilot_dir = self.copilot_dir();
+        config.opencode_db = self.opencode_db();
     }
 }

@@ -107,6 +107,13 @@ pub fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn Read>)> {
     let name = input_name(path);
     let reader: Box<dyn Read> = if path == Path::new("-") {
         Box::new(io::stdin().lock())
+    } else if let Some((db, session)) = familiar_tail::opencode::parse_address(path)
+        && db.is_file()
+    {
+        // An opencode session: its rows, read now, as the lines the live source sends.
+        let lines = familiar_tail::opencode::read_session(&db, &session)
+            .with_context(|| format!("cannot read {name}"))?;
+        Box::new(io::Cursor::new(lines))
     } else {
         Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
     };

@@ -29,7 +29,8 @@ pub struct Args {
     pub all: bool,
     /// Whose sessions: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex), Gemini
     /// CLI's, Qwen Code's ($QWEN_HOME or ~/.qwen), GitHub Copilot CLI's ($COPILOT_HOME or
-    /// ~/.copilot), or all of them.
+    /// ~/.copilot), opencode's (its database, $OPENCODE_DB or ~/.local/share/opencode), or all
+    /// of them.
     #[arg(long, value_enum, default_value_t = super::agents::AgentArg::All)]
     pub agent: super::agents::AgentArg,
     /// Also the sessions on another machine, over ssh: `[USER@]HOST[:PORT][:DIR]`

@@ -303,6 +303,22 @@ fn inputs(files: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
         .map(|info| info.path)
         .collect();
     found.sort();
+    // opencode's sessions of the project: rows of its database, one address each.
+    if let Some(db) = all.opencode_db().filter(|db| db.exists()) {
+        match familiar_tail::opencode::list_sessions(&db) {
+            Ok(sessions) => found.extend(
+                sessions
+                    .iter()
+                    .filter(|s| matcher.decide_opencode(&db, &s.id, &s.directory))
+                    .map(|s| familiar_tail::opencode::address(&db, &s.id)),
+            ),
+            Err(err) => super::style::warning(format_args!(
+                "{}: {}",
+                printable_line(&db.display().to_string()),
+                printable_line(&err.to_string())
+            )),
+        }
+    }
     if found.is_empty() {
         anyhow::bail!(
             "no Claude Code sessions of {} under {}: give transcript files, or `-` to read stdin",

@@ -38,7 +38,8 @@ pub struct Args {
     pub file: Vec<PathBuf>,
     /// Whose sessions to follow: Claude Code's, OpenAI Codex CLI's ($CODEX_HOME or ~/.codex),
     /// Gemini CLI's, Qwen Code's ($QWEN_HOME or ~/.qwen), GitHub Copilot CLI's ($COPILOT_HOME
-    /// or ~/.copilot), or all of them.
+    /// or ~/.copilot), opencode's (its database, $OPENCODE_DB or ~/.local/share/opencode), or
+    /// all of them.
     #[arg(long, value_enum, default_value_t = AgentArg::All)]
     pub agent: AgentArg,
     /// Also follow the sessions on another machine, over ssh: `[USER@]HOST[:PORT][:DIR]`
@@ -163,6 +164,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         looked_in.push_str(&format!(
             "; Copilot CLI sessions under {} (placed by their cwd)",
             dir.join("session-state").display()
+        ));
+    }
+    if let Some(db) = &config.opencode_db {
+        looked_in.push_str(&format!(
+            "; opencode sessions in {} (placed by their directory)",
+            db.display()
         ));
     }
     config.from_start = args.from_start;

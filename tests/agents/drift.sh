@@ -8,7 +8,7 @@
 #
 # For each agent it installs the CLI into a temporary prefix, runs the same real-CLI suites CI
 # runs against the pinned one (`tests/real_claude.rs`, `tests/real_codex.rs`, each without its
-# previous-generation tests, `tests/real_gemini.rs`, `tests/real_qwen.rs` and `tests/real_copilot.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
+# previous-generation tests, `tests/real_gemini.rs`, `tests/real_qwen.rs`, `tests/real_copilot.rs` and `tests/real_opencode.rs`), keeps what the CLI wrote (FAMILIAR_DRIFT_DIR), and prints:
 #   - the versions, pinned and tried;
 #   - what the CLI wrote that Familiar does not know (record, subtype, attachment and Codex item
 #     types, from `familiar stats --json`'s `unknown`), with counts;
@@ -23,6 +23,7 @@ codex_version=${2:-latest}
 gemini_version=${3:-latest}
 qwen_version=${4:-latest}
 copilot_version=${5:-latest}
+opencode_version=${6:-latest}
 work=$(mktemp -d "${TMPDIR:-/tmp}/familiar-drift.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 drift=0
@@ -160,6 +161,21 @@ if install "$copilot_prefix" "@github/copilot@$copilot_version"; then
   FAMILIAR_COPILOT_BIN="$copilot" FAMILIAR_DRIFT_DIR="$work/copilot-files" \
     suite "tests/real_copilot.rs" "$work/copilot-tests.log" --test real_copilot
   unknown_in "$work/copilot-files"
+else
+  drift=1
+fi
+
+heading "opencode"
+opencode_prefix="$work/opencode"
+if install "$opencode_prefix" "opencode-ai@$opencode_version"; then
+  opencode="$opencode_prefix/node_modules/.bin/opencode"
+  # A throwaway HOME for `--version` too, never the user's; no update check.
+  tried=$(HOME="$work/opencode-home" OPENCODE_DISABLE_AUTOUPDATE=1 "$opencode" --version \
+    2>/dev/null | head -1)
+  say "pinned $(pinned opencode opencode-ai), tried $tried"
+  FAMILIAR_OPENCODE_BIN="$opencode" FAMILIAR_DRIFT_DIR="$work/opencode-files" \
+    suite "tests/real_opencode.rs" "$work/opencode-tests.log" --test real_opencode
+  unknown_in "$work/opencode-files"
 else
   drift=1
 fi

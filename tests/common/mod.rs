@@ -127,6 +127,8 @@ impl Test {
             .env_remove("QWEN_HOME")
             .env_remove("QWEN_RUNTIME_DIR")
             .env_remove("COPILOT_HOME")
+            .env_remove("OPENCODE_DB")
+            .env_remove("XDG_DATA_HOME")
             .env("NO_COLOR", "1")
             .stdin(if self.stdin.is_some() {
                 Stdio::piped()

@@ -306,6 +306,9 @@ impl Watch {
             .env_remove("QWEN_HOME")
             .env_remove("QWEN_RUNTIME_DIR")
             .env_remove("COPILOT_HOME")
+            // opencode's database is then `config/.local/share/opencode/opencode.db`.
+            .env_remove("OPENCODE_DB")
+            .env_remove("XDG_DATA_HOME")
             // Isolated from the user's config, desktop bus and other running Familiars.
             .env("HOME", config)
             .env("XDG_CONFIG_HOME", config.join(".config"))

@@ -230,7 +230,25 @@ fn user_texts(request: &Value) -> Vec<&str> {
 /// How Copilot CLI (1.0.102) asks for the summary of a compaction.
 const COPILOT_SUMMARY: &str = "Please create a detailed summary of the conversation so far.";
 
+/// The system messages' texts of a request.
+fn system_texts(request: &Value) -> impl Iterator<Item = &str> {
+    request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|message| message["role"] == "system")
+        .filter_map(|message| message["content"].as_str())
+}
+
+/// How opencode (1.18.33) asks for a session's title (no record of the session holds its
+/// answer) and for the summary of a compaction.
+const OPENCODE_TITLE: &str = "You are a title generator.";
+const OPENCODE_SUMMARY: &str = "You are a context summarization agent.";
+
 fn choose(request: &Value, shared: &Shared) -> (Option<&'static str>, Answer) {
+    if system_texts(request).any(|text| text.starts_with(OPENCODE_TITLE)) {
+        return (None, say("Familiar test", 50));
+    }
     let named = user_texts(request).iter().rev().find_map(|text| {
         let rest = &text[text.find("FAMILIAR-SCRIPT ")? + "FAMILIAR-SCRIPT ".len()..];
         let name: String = rest
@@ -251,6 +269,7 @@ fn choose(request: &Value, shared: &Shared) -> (Option<&'static str>, Answer) {
     if user_texts(request)
         .last()
         .is_some_and(|text| text.starts_with(COPILOT_SUMMARY))
+        || system_texts(request).any(|text| text.starts_with(OPENCODE_SUMMARY))
     {
         return (Some(name), Answer::Summary("<summary>a.txt read</summary>"));
     }

@@ -152,15 +152,19 @@ pub enum AgentKind {
     /// GitHub Copilot CLI (sessions under `~/.copilot/session-state/<session>/events.jsonl`).
     #[serde(rename = "copilot")]
     Copilot,
+    /// opencode (sessions in SQLite, `~/.local/share/opencode/opencode.db`).
+    #[serde(rename = "opencode")]
+    Opencode,
 }
 
 impl AgentKind {
-    pub const ALL: [AgentKind; 5] = [
+    pub const ALL: [AgentKind; 6] = [
         AgentKind::ClaudeCode,
         AgentKind::Codex,
         AgentKind::Gemini,
         AgentKind::Qwen,
         AgentKind::Copilot,
+        AgentKind::Opencode,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -170,6 +174,7 @@ impl AgentKind {
             AgentKind::Gemini => "gemini",
             AgentKind::Qwen => "qwen",
             AgentKind::Copilot => "copilot",
+            AgentKind::Opencode => "opencode",
         }
     }
 

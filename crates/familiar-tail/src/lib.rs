@@ -14,6 +14,9 @@
 //!   the [`file::FileTail`]s, and sends [`TailMessage`]s on a bounded channel; it takes more
 //!   files at run time ([`TailerHandle::follow`]: a hook's `transcript_path`).
 //! - [`message`]: the [`TailMessage`] contract.
+//! - [`opencode`]: opencode's sessions, rows of its SQLite database (not lines of a file),
+//!   polled by the tailer and handed on as lines of Familiar's own shape, one session one
+//!   address (`<database>#<session id>`).
 //! - [`status_files`]: a folder of small status files rewritten whole (Claude Code's
 //!   `sessions/<pid>.json`), sent whole when they change, removed when their process ends.
 //!
@@ -39,6 +42,7 @@ pub mod descriptors;
 pub mod discovery;
 pub mod file;
 pub mod message;
+pub mod opencode;
 pub mod status_files;
 pub mod tailer;
 

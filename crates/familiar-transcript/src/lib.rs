@@ -29,6 +29,8 @@
 //!   records of the Qwen shape).
 //! - [`copilot`]: GitHub Copilot CLI sessions, read into the same events (a [`Normalizer`]
 //!   hands them records of the Copilot shape).
+//! - [`opencode`]: opencode sessions (SQLite rows, handed over as lines by
+//!   `familiar_tail::opencode`), read into the same events.
 
 use std::io::Read as _;
 
@@ -44,6 +46,7 @@ pub mod links;
 pub mod metrics;
 pub mod models;
 pub mod normalize;
+pub mod opencode;
 pub mod pricing;
 pub mod qwen;
 pub mod record;

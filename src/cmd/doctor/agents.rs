@@ -111,13 +111,21 @@ pub(super) fn check_claude(checks: &mut Vec<Check>, cwd: Option<&Path>) {
 /// What the newest sessions of an agent hold that Familiar does not know (a record type, a
 /// subtype, an attachment or item type a newer CLI writes), with the CLI versions that wrote
 /// them: counted and passed over, never lost in silence (`docs/events.md`).
-fn check_known(what: &'static str, paths: &[PathBuf]) -> Check {
+pub(super) fn check_known(what: &'static str, paths: &[PathBuf]) -> Check {
     let mut unknown: std::collections::BTreeMap<String, u64> = Default::default();
     let mut versions: std::collections::BTreeSet<String> = Default::default();
     let mut known_versions: std::collections::BTreeSet<String> = Default::default();
     for path in paths {
-        let Ok(file) = std::fs::File::open(path) else {
-            continue;
+        let file: Box<dyn std::io::Read> = match familiar_tail::opencode::parse_address(path) {
+            // An opencode session: its rows, as the lines the live source sends.
+            Some((db, session)) => match familiar_tail::opencode::read_session(&db, &session) {
+                Ok(lines) => Box::new(std::io::Cursor::new(lines)),
+                Err(_) => continue,
+            },
+            None => match std::fs::File::open(path) {
+                Ok(file) => Box::new(file),
+                Err(_) => continue,
+            },
         };
         let mut normalizer = familiar_transcript::Normalizer::default();
         // Lines it cannot read are the events command's to report; here only the types count.

@@ -21,6 +21,7 @@ use familiar_config::{Settings, Source};
 use super::style::{self, Paint};
 
 mod agents;
+mod opencode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}
@@ -99,6 +100,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     agents::check_gemini(&mut checks);
     agents::check_qwen(&mut checks);
     agents::check_copilot(&mut checks);
+    opencode::check_opencode(&mut checks);
     check_scripts(&mut checks, settings.as_ref());
     check_notifications(&mut checks);
     checks.push(check_sound());

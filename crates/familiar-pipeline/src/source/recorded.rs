@@ -79,6 +79,25 @@ impl Recorded {
             });
         }
         let name = path.display().to_string();
+        // An opencode session (`<database>#<session id>`): its rows, read now, as the lines
+        // the live source sends (`familiar_tail::opencode`).
+        if let Some((db, session)) = familiar_tail::opencode::parse_address(path)
+            && db.is_file()
+        {
+            let lines = familiar_tail::opencode::read_session(&db, &session).map_err(|err| {
+                Error::Open {
+                    name: name.clone(),
+                    cause: io::Error::other(err.to_string()),
+                }
+            })?;
+            return Ok(Recorded {
+                name,
+                path: path.to_owned(),
+                reader: Box::new(io::Cursor::new(lines)),
+                info: FileInfo::unknown(),
+                streaming: false,
+            });
+        }
         let file = std::fs::File::open(path).map_err(|cause| Error::Open {
             name: name.clone(),
             cause,

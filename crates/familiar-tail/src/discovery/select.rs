@@ -14,6 +14,8 @@ use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
 use super::paths::{TranscriptInfo, TranscriptKind, dash_encode};
 use super::{PROJECTS_DIR, SESSIONS_DIR};
 
+mod opencode;
+
 /// Which transcripts to follow.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {

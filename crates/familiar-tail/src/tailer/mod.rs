@@ -106,6 +106,8 @@ pub struct TailerConfig {
     /// Copilot CLI's dir (`~/.copilot`), when its sessions are followed too
     /// (`session-state/` lives there).
     pub copilot_dir: Option<PathBuf>,
+    /// opencode's database, when its sessions are followed too (polled: [`crate::opencode`]).
+    pub opencode_db: Option<PathBuf>,
     pub selectors: Vec<Selector>,
     /// Send existing files from their first line, as new lines (`backlog: false`), instead of
     /// their last [`TailerConfig::prime_bytes`] as backlog.
@@ -140,6 +142,7 @@ impl TailerConfig {
             gemini_dir: None,
             qwen_dir: None,
             copilot_dir: None,
+            opencode_db: None,
             selectors,
             from_start: false,
             mode: WatchMode::Inotify,
@@ -369,6 +372,11 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         reclaim: familiar_model::memory::Reclaim::default(),
         next_housekeeping: now + run::HOUSEKEEPING,
         next_poll: now,
+        opencode: config
+            .opencode_db
+            .clone()
+            .map(crate::opencode::Follower::new),
+        next_db_poll: now,
         config,
     };
     let (ready_tx, ready_rx) = crossbeam_channel::bounded(1);

@@ -119,7 +119,14 @@ pub(super) struct Tailer {
     pub reclaim: familiar_model::memory::Reclaim,
     pub next_housekeeping: Instant,
     pub next_poll: Instant,
+    /// opencode's database, when followed: looked at every [`DB_POLL`].
+    pub opencode: Option<crate::opencode::Follower>,
+    pub next_db_poll: Instant,
 }
+
+/// How often opencode's database (and its `-wal` file) is looked at for changes: two
+/// `stat`s, and a read of the new rows only when one changed.
+pub(super) const DB_POLL: Duration = Duration::from_millis(100);
 
 impl Tailer {
     pub(super) fn run(mut self, ready: Sender<()>) {
@@ -132,6 +139,8 @@ impl Tailer {
             })
             .collect();
         self.activate_roots(Found::AtStart);
+        // What the database holds now is backlog, as the files' are.
+        self.poll_opencode();
         let _ = ready.send(());
         drop(ready);
         loop {
@@ -150,6 +159,9 @@ impl Tailer {
             if !paused {
                 self.take_changes();
                 self.poll_busy();
+                if self.opencode.is_some() && now >= self.next_db_poll {
+                    self.poll_opencode();
+                }
                 if self.catching_up && !self.files.values().any(FileTail::in_backlog) {
                     self.catching_up = false;
                     self.outbox.push_back(TailMessage::CaughtUp);
@@ -193,6 +205,9 @@ impl Tailer {
         let mut until = self.next_housekeeping;
         if self.poll_interval().is_some() {
             until = until.min(self.next_poll);
+        }
+        if self.opencode.is_some() {
+            until = until.min(self.next_db_poll);
         }
         let mut timeout = until.saturating_duration_since(now);
         if !self.busy.is_empty() {
@@ -295,6 +310,27 @@ impl Tailer {
             self.busy.remove(&path);
             self.poll_file(&path);
         }
+    }
+
+    /// Read what opencode wrote to its database since the last look, if it changed.
+    fn poll_opencode(&mut self) {
+        self.next_db_poll = Instant::now() + DB_POLL;
+        let Some(follower) = self.opencode.as_mut() else {
+            return;
+        };
+        let matcher = &self.matcher;
+        let db = follower.db().to_owned();
+        let select = |row: &crate::opencode::SessionRow| {
+            matcher.decide_opencode(&db, &row.id, &row.directory)
+        };
+        let mut out = Vec::new();
+        follower.poll(&select, !self.config.from_start, &mut out);
+        for message in &out {
+            if let TailMessage::Lines { lines, .. } = message {
+                bump(&self.stats.lines, lines.len() as u64);
+            }
+        }
+        self.outbox.extend(out);
     }
 
     fn take_changes(&mut self) {

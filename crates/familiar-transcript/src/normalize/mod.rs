@@ -157,6 +157,8 @@ pub struct Normalizer {
     qwen: Option<Box<crate::qwen::Session>>,
     /// A Copilot CLI session's state, once a record of the Copilot shape was read.
     copilot: Option<Box<crate::copilot::Session>>,
+    /// An opencode session's state, once a line of Familiar's opencode source was read.
+    opencode: Option<Box<crate::opencode::Session>>,
 }
 
 impl Normalizer {
@@ -169,6 +171,7 @@ impl Normalizer {
             gemini: None,
             qwen: None,
             copilot: None,
+            opencode: None,
         }
     }
 
@@ -185,6 +188,9 @@ impl Normalizer {
             return session.as_ref();
         }
         if let Some(session) = &self.copilot {
+            return session.as_ref();
+        }
+        if let Some(session) = &self.opencode {
             return session.as_ref();
         }
         &self.claude
@@ -381,6 +387,20 @@ impl Normalizer {
                 explicit_limit: self.config.context_limit,
             };
             let session = self.copilot.get_or_insert_with(Default::default);
+            session.push(json, &meta, &mut self.metrics, out);
+            self.count_events(first, out);
+            return;
+        }
+        // opencode sessions: rows of its database, as Familiar's source hands them over
+        // (`crate::opencode`).
+        if self.opencode.is_some() || crate::opencode::is_record(record.kind.as_deref()) {
+            let first = out.len();
+            let meta = crate::opencode::Meta {
+                line,
+                raw,
+                explicit_limit: self.config.context_limit,
+            };
+            let session = self.opencode.get_or_insert_with(Default::default);
             session.push(json, &meta, &mut self.metrics, out);
             self.count_events(first, out);
             return;

@@ -149,6 +149,15 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
         }
         return;
     }
+    // opencode sessions: an assistant message row, once completed, is one request.
+    if crate::opencode::usage::may_matter(line) {
+        if let Ok(text) = simdutf8::basic::from_utf8(line)
+            && let Some(entry) = crate::opencode::usage::scan(text)
+        {
+            ledger.add(&entry);
+        }
+        return;
+    }
     if USAGE_KEY.find(line).is_none() {
         return;
     }
@@ -214,7 +223,9 @@ pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &m
                 || record.usage_metadata.is_some()
                 || matches!(
                     record.kind.as_deref(),
-                    Some("session.usage_record" | "session.compaction_complete")
+                    Some(
+                        "session.usage_record" | "session.compaction_complete" | "opencode.message"
+                    )
                 )
         })
     };
