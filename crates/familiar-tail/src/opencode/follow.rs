@@ -45,7 +45,7 @@ pub struct Follower {
     since: i64,
     /// Rows read within [`LOOKBACK`] of `since`: their state (a hash of time and data).
     seen: HashMap<(bool, String), u64>,
-    sessions: Vec<SessionRow>,
+    sessions: super::Sessions,
     /// Every row sent so far: one written again goes where it was written again (its
     /// `time_updated`), not where it was created.
     sent: HashSet<(bool, String)>,
@@ -78,7 +78,7 @@ impl Follower {
             stamp: None,
             since: i64::MIN,
             seen: HashMap::new(),
-            sessions: Vec::new(),
+            sessions: super::Sessions::new(),
             sent: HashSet::new(),
             followed: HashMap::new(),
             skipped: HashSet::new(),
@@ -140,10 +140,7 @@ impl Follower {
         }
         let from = self.since.saturating_sub(LOOKBACK);
         for session in conn.sessions(from)? {
-            match self.sessions.iter_mut().find(|s| s.id == session.id) {
-                Some(known) => *known = session,
-                None => self.sessions.push(session),
-            }
+            self.sessions.insert(session.id.clone(), session);
         }
         let mut rows = conn.rows(from, None)?;
         rows.sort_by_key(|row| {
@@ -215,7 +212,7 @@ impl Follower {
         if self.skipped.contains(&root) {
             return;
         }
-        let Some(root_row) = self.sessions.iter().find(|s| s.id == root) else {
+        let Some(root_row) = self.sessions.get(&root) else {
             tracing::debug!("opencode row {} of an unknown session {root}", row.id);
             return;
         };
@@ -256,7 +253,7 @@ impl Follower {
         if let Some(followed) = self.followed.get_mut(&root) {
             for id in [root.as_str(), row.session.as_str()] {
                 if !followed.opened.contains(id)
-                    && let Some(session) = self.sessions.iter().find(|s| s.id == id)
+                    && let Some(session) = self.sessions.get(id)
                 {
                     followed.opened.insert(id.to_owned());
                     lines.push(session_line(session, &root));

@@ -122,19 +122,22 @@ fn iso(unix_ms: i64) -> String {
 }
 
 /// The root of a session: follow `parent_id` up (at most 64 steps; a loop stops there).
-fn root_of<'a>(sessions: &'a [SessionRow], id: &'a str) -> &'a str {
+fn root_of<'a>(sessions: &'a Sessions, id: &'a str) -> &'a str {
     let mut id = id;
     for _ in 0..64 {
-        match sessions
-            .iter()
-            .find(|s| s.id == id)
-            .and_then(|s| s.parent.as_deref())
-        {
+        match sessions.get(id).and_then(|s| s.parent.as_deref()) {
             Some(parent) => id = parent,
             None => break,
         }
     }
     id
+}
+
+/// Sessions by id (a database may hold thousands; each row asks for its own and its root).
+type Sessions = std::collections::HashMap<String, SessionRow>;
+
+fn by_id(rows: Vec<SessionRow>) -> Sessions {
+    rows.into_iter().map(|row| (row.id.clone(), row)).collect()
 }
 
 /// Every root session of the database (not a subagent's), oldest first.
@@ -152,8 +155,8 @@ pub fn list_sessions(db: &Path) -> Result<Vec<SessionRow>, DbError> {
 /// line each (newline-terminated).
 pub fn read_session(db: &Path, session: &str) -> Result<Vec<u8>, DbError> {
     let conn = Db::open(db)?;
-    let sessions = conn.sessions(i64::MIN)?;
-    let Some(main) = sessions.iter().find(|s| s.id == session) else {
+    let sessions = by_id(conn.sessions(i64::MIN)?);
+    let Some(main) = sessions.get(session) else {
         return Err(DbError::Schema(format!(
             "no session {session} in {}",
             db.display()
@@ -166,7 +169,7 @@ pub fn read_session(db: &Path, session: &str) -> Result<Vec<u8>, DbError> {
         out.push(b'\n');
     };
     let mut opened: Vec<&str> = Vec::new();
-    if let Some(row) = sessions.iter().find(|s| s.id == root) {
+    if let Some(row) = sessions.get(&root) {
         push(session_line(row, &root));
         opened.push(&row.id);
     }
@@ -175,7 +178,7 @@ pub fn read_session(db: &Path, session: &str) -> Result<Vec<u8>, DbError> {
             continue;
         }
         if !opened.contains(&row.session.as_str())
-            && let Some(session) = sessions.iter().find(|s| s.id == row.session)
+            && let Some(session) = sessions.get(&row.session)
         {
             push(session_line(session, &root));
             opened.push(&session.id);

@@ -96,11 +96,9 @@ struct MessageInfo {
 /// The session state of one opencode session (and its subagents' sessions, read as its own).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Session {
-    session: Option<String>,
+    /// The main agent: what [`crate::agent::AgentState`] answers from.
+    main: crate::agent::MainAgent,
     started: bool,
-    model: Option<String>,
-    context_used: Option<u64>,
-    status: Status,
     messages: HashMap<String, MessageInfo>,
     message_order: Vec<String>,
     told: HashMap<String, Told>,
@@ -115,27 +113,13 @@ pub(crate) struct Session {
     pending_end: Option<(String, Event)>,
 }
 
-impl crate::agent::AgentState for Session {
-    fn kind(&self) -> AgentKind {
-        AgentKind::Opencode
-    }
+/// Its window: `--context-limit`, else its latest model's ([`crate::models`]): opencode's rows
+/// name the model (`modelID`) but not its limit.
+impl crate::agent::Reader for Session {
+    const KIND: AgentKind = AgentKind::Opencode;
 
-    fn session(&self) -> Option<&str> {
-        self.session.as_deref()
-    }
-
-    fn context_used(&self) -> Option<u64> {
-        self.context_used
-    }
-
-    /// `--context-limit`, else the window of its latest model ([`crate::models`]): opencode's
-    /// rows name the model (`modelID`) but not its limit.
-    fn context_limit(&self, config: &crate::NormalizerConfig) -> u64 {
-        self.limit(config.context_limit)
-    }
-
-    fn status(&self) -> Status {
-        self.status
+    fn main(&self) -> &crate::agent::MainAgent {
+        &self.main
     }
 }
 
@@ -154,15 +138,6 @@ fn str_of<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
 }
 
 impl Session {
-    fn limit(&self, explicit: Option<u64>) -> u64 {
-        crate::models::context_window(&crate::models::WindowSources {
-            explicit,
-            model: self.model.as_deref(),
-            used: self.context_used,
-            ..Default::default()
-        })
-    }
-
     /// Read one line (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
         let Ok(line) = serde_json::from_str::<Line>(json) else {
@@ -174,8 +149,8 @@ impl Session {
         if let Some(ts) = line.timestamp.as_deref() {
             metrics.see_timestamp(ts);
         }
-        if self.session.is_none() {
-            self.session.clone_from(&line.session_id);
+        if self.main.session.is_none() {
+            self.main.session.clone_from(&line.session_id);
         }
         // (The row that held it, sent again, does not let it out.)
         if line.agent_id.is_none()
@@ -246,7 +221,7 @@ impl Session {
         {
             cx.metrics.see_model(model);
             if cx.agent.is_none() {
-                self.model = Some(model.to_owned());
+                self.main.model = Some(model.to_owned());
             }
         }
         let summary = data.get("summary").and_then(Value::as_bool) == Some(true);
@@ -317,7 +292,7 @@ impl Session {
                             end: true,
                         },
                     );
-                    self.status = Status::Working;
+                    self.main.status = Status::Working;
                     cx.metrics.prompts += 1;
                     let mut event = self.event(EventKind::Prompt, cx);
                     event.text = Some(text.to_owned());
@@ -338,7 +313,7 @@ impl Session {
                 );
                 let mut event = self.event(EventKind::Text, cx);
                 event.text = Some(text.to_owned());
-                event.model.clone_from(&self.model);
+                event.model.clone_from(&self.main.model);
                 cx.out.push(event);
             }
             "reasoning" => {
@@ -356,12 +331,12 @@ impl Session {
                 );
                 let mut event = self.event(EventKind::Thinking, cx);
                 event.text = Some(text.to_owned());
-                event.model.clone_from(&self.model);
+                event.model.clone_from(&self.main.model);
                 cx.out.push(event);
             }
             "tool" => self.tool(id, data, cx),
             "step-start" => {
-                self.status = Status::Working;
+                self.main.status = Status::Working;
             }
             "step-finish" => {
                 // The step's tokens (written once, after the step's other parts): the context
@@ -380,7 +355,7 @@ impl Session {
                             }
                             self.agent_context.push((agent.clone(), used));
                         }
-                        None => self.context_used = Some(used),
+                        None => self.main.context_used = Some(used),
                     }
                 }
                 // The main agent's turn ends with a step that stopped (no more calls).
@@ -441,13 +416,9 @@ impl Session {
         let first_sight_done = !told.start && (status == "completed" || status == "error");
         if !told.start && status != "pending" {
             told.start = true;
-            self.status = Status::Working;
-            *cx.metrics.tool_calls.entry(name.to_owned()).or_default() += 1;
-            if tools::writes(name)
-                && let Some(path) = &target
-            {
-                cx.metrics.files_modified.insert(path.clone());
-            }
+            self.main.status = Status::Working;
+            let modified = target.as_deref().filter(|_| tools::writes(name));
+            cx.metrics.count_call(name, modified);
             let mut event = if name == "task" {
                 let mut event = self.event(EventKind::SubagentStart, cx);
                 event.agent_type = str_of(input, "subagent_type").map(str::to_owned);
@@ -459,7 +430,7 @@ impl Session {
             event.tool = Some(name.to_owned());
             event.target.clone_from(&target);
             event.tool_use_id = call.map(str::to_owned);
-            event.model.clone_from(&self.model);
+            event.model.clone_from(&self.main.model);
             cx.out.push(event);
         }
         if !told.end && (status == "completed" || status == "error") {
@@ -493,9 +464,9 @@ impl Session {
     fn success(&mut self, cx: &mut Cx<'_, '_>) {
         let mut success = self.event(EventKind::Success, cx);
         success.status = Status::WaitingForInput;
-        success.model.clone_from(&self.model);
+        success.model.clone_from(&self.main.model);
         let after = success.status_after();
-        self.status = Status::WaitingForInput;
+        self.main.status = Status::WaitingForInput;
         cx.out.push(success);
         cx.out.push(after);
     }
@@ -520,7 +491,7 @@ impl Session {
         });
         if cx.agent.is_none() {
             event.status = Status::WaitingForInput;
-            self.status = Status::WaitingForInput;
+            self.main.status = Status::WaitingForInput;
         }
         let after = event.status_after();
         cx.out.push(event);
@@ -530,10 +501,7 @@ impl Session {
     }
 
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
-        let mut event = Event::new(kind, cx.meta.line);
-        event.agent_kind = AgentKind::Opencode;
-        event.session.clone_from(&self.session);
-        event.context_used = self.context_used;
+        let mut event = crate::agent::event(self, kind, cx.meta.line, cx.meta.explicit_limit);
         if let Some(agent) = &cx.agent {
             event.agent = Some(agent.clone());
             event.sidechain = true;
@@ -543,8 +511,6 @@ impl Session {
                 .find(|(id, _)| id == agent)
                 .map(|&(_, used)| used);
         }
-        event.context_limit = self.limit(cx.meta.explicit_limit);
-        event.status = self.status;
         event.ts.clone_from(&cx.ts);
         event.raw = cx.meta.raw.clone();
         event
