@@ -245,6 +245,15 @@ fn the_real_opencode_cli_writes_the_sessions_familiar_reads() {
             }
         }
     }
+    if let Some(out) = common::save_dir(&format!("opencode-{version}")) {
+        // The database itself, as opencode left it (its WAL beside it, if it kept one).
+        for suffix in ["", "-wal"] {
+            let from = PathBuf::from(format!("{}{suffix}", db.display()));
+            if from.is_file() {
+                fs::copy(&from, out.join(format!("opencode.db{suffix}"))).expect("copy db");
+            }
+        }
+    }
     assert_eq!(
         addresses.keys().copied().collect::<Vec<_>>(),
         ["apierror", "compact", "main"],
