@@ -160,7 +160,17 @@ impl Tree {
 
     /// `familiar ARGS` in the project, every agent's dir where its CLI would look.
     fn familiar(&self, args: &[&str]) -> Vec<u8> {
-        let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
+        let output = self.run(args);
+        assert!(
+            output.status.success(),
+            "familiar {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        Command::new(env!("CARGO_BIN_EXE_familiar"))
             .args(args)
             .env("HOME", &self.home)
             .env("CLAUDE_CONFIG_DIR", self.home.join(".claude"))
@@ -177,13 +187,7 @@ impl Tree {
             .current_dir(&self.project)
             .stdin(Stdio::null())
             .output()
-            .expect("run familiar");
-        assert!(
-            output.status.success(),
-            "familiar {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output.stdout
+            .expect("run familiar")
     }
 
     /// `familiar stats --json` rows of `files`, or of the project when none.
@@ -267,5 +271,27 @@ fn every_agent_in_one_project_is_listed_and_counted() {
         all.len(),
         tree.files.values().map(Vec::len).sum::<usize>(),
         "one row per session file: {all:#?}"
+    );
+}
+
+/// `watch --session` knows every agent's ids: opencode's, rows of its database, share their
+/// first characters when made minutes apart, and `sessions` prints as many as tell them apart.
+#[test]
+fn a_session_id_is_resolved_among_every_agents_sessions() {
+    let tree = Tree::new();
+    let table = String::from_utf8(tree.familiar(&["sessions"])).expect("UTF-8");
+    let opencode: Vec<&str> = table
+        .lines()
+        .filter(|line| line.contains(" opencode "))
+        .filter_map(|line| line.split_whitespace().nth(2))
+        .collect();
+    assert_eq!(opencode.len(), 3, "{table}");
+    assert!(opencode.iter().all(|id| id.len() > 8), "{table}");
+    let ambiguous = tree.run(&["watch", "--headless", "--session", "ses_dded"]);
+    assert!(!ambiguous.status.success());
+    assert!(
+        String::from_utf8_lossy(&ambiguous.stderr)
+            .contains("--session ses_dded: 3 sessions' ids begin so"),
+        "{ambiguous:?}"
     );
 }

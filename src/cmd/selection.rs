@@ -177,10 +177,7 @@ pub fn check_paths(
 /// of several names them.
 pub fn resolve_sessions(
     config_dir: &Path,
-    codex_home: Option<&Path>,
-    gemini_dir: Option<&Path>,
-    qwen_dir: Option<&Path>,
-    copilot_dir: Option<&Path>,
+    agent: super::agents::AgentArg,
     given: &[String],
     wait: bool,
 ) -> anyhow::Result<Vec<String>> {
@@ -188,10 +185,10 @@ pub fn resolve_sessions(
         return Ok(Vec::new());
     }
     let matcher = familiar_tail::discovery::Matcher::new(config_dir, &[Selector::All])
-        .agents(true, codex_home)
-        .gemini(gemini_dir)
-        .qwen(qwen_dir)
-        .copilot(copilot_dir);
+        .agents(true, agent.codex_home().as_deref())
+        .gemini(agent.gemini_dir().as_deref())
+        .qwen(agent.qwen_dir().as_deref())
+        .copilot(agent.copilot_dir().as_deref());
     let mut known: Vec<String> = familiar_tail::discovery::discover_with(&matcher)
         .into_iter()
         .filter(|info| info.kind == TranscriptKind::Session)
@@ -207,6 +204,13 @@ pub fn resolve_sessions(
             }
         })
         .collect();
+    // opencode's sessions are rows of its database, not files.
+    if let Some(db) = agent.opencode_db().filter(|db| db.is_file()) {
+        match familiar_tail::opencode::list_sessions(&db) {
+            Ok(sessions) => known.extend(sessions.into_iter().map(|session| session.id)),
+            Err(err) => tracing::warn!("{}: {err}", db.display()),
+        }
+    }
     known.sort();
     known.dedup();
     let mut resolved = Vec::new();

@@ -158,6 +158,27 @@ pub fn read_sessions(
     Ok(live.model.snapshot())
 }
 
+/// The shortest start of each id, at least [`SHORT_ID`] characters, that starts no other id
+/// listed (as git abbreviates): what `watch --session` takes. opencode's ids share their first
+/// twelve characters when made within minutes of each other.
+fn short_ids(mut ids: Vec<&str>) -> std::collections::HashMap<String, String> {
+    ids.sort_unstable();
+    ids.dedup();
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    (0..ids.len())
+        .map(|at| {
+            let id = ids[at];
+            let before = at.checked_sub(1).map_or(0, |prev| common(ids[prev], id));
+            let after = ids.get(at + 1).map_or(0, |next| common(id, next));
+            let keep = (before.max(after) + 1).max(SHORT_ID);
+            (id.to_owned(), id.chars().take(keep).collect())
+        })
+        .collect()
+}
+
+/// Characters of an id the table shows at least (a Claude Code session id's first group).
+const SHORT_ID: usize = 8;
+
 /// The human table: one row per session, its live subagents indented below it.
 pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> String {
     if snapshots.is_empty() {
@@ -171,6 +192,16 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> St
         "MANA".to_owned(),
         "LAST ACTIVITY".to_owned(),
     ]];
+    let ids = short_ids(
+        snapshots
+            .iter()
+            .flat_map(|snapshot| {
+                std::iter::once(snapshot.session.as_str())
+                    .chain(snapshot.subagents.iter().map(|agent| agent.agent.as_str()))
+            })
+            .collect(),
+    );
+    let short = |id: &str| printable_line(ids.get(id).map_or(id, String::as_str)).into_owned();
     for snapshot in snapshots {
         // Which agent and where, as the plates say it (Claude Code is the default).
         let agent = match snapshot.agent_kind {
@@ -197,7 +228,7 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> St
         };
         rows.push([
             printable_line(&project).into_owned(),
-            printable_line(&snapshot.session.chars().take(8).collect::<String>()).into_owned(),
+            short(&snapshot.session),
             printable_line(snapshot.model.as_deref().unwrap_or("?")).into_owned(),
             status(snapshot.status, snapshot.status_for),
             context(snapshot.context_used, snapshot.context_limit),
@@ -212,7 +243,7 @@ pub fn table(snapshots: &[SessionSnapshot], now: SystemTime, paint: Paint) -> St
                     "  └ {}",
                     printable_line(agent.agent_type.as_deref().unwrap_or("subagent"))
                 ),
-                printable_line(&agent.agent.chars().take(8).collect::<String>()).into_owned(),
+                short(&agent.agent),
                 String::new(),
                 status(agent.status, None),
                 context(agent.context_used, agent.context_limit),
@@ -292,6 +323,22 @@ fn ago(now: SystemTime, unix_ms: i64) -> String {
 mod tests {
     use super::*;
     use familiar_session::SubagentSnapshot;
+
+    #[test]
+    fn short_ids_are_eight_characters_or_as_many_as_tell_them_apart() {
+        let ids = short_ids(vec![
+            "d5fc5bb7-8aa6-46d7-92d1-26bec25f153e",
+            "ses_dded6df31ffeiGw5MSfMtzOMIC",
+            "ses_dded6d0f3ffe1UTm7yXrMc64lZ",
+            "ses_dded6c649ffeK58qwIT364qSnL",
+            "abc",
+        ]);
+        assert_eq!(ids["d5fc5bb7-8aa6-46d7-92d1-26bec25f153e"], "d5fc5bb7");
+        assert_eq!(ids["ses_dded6df31ffeiGw5MSfMtzOMIC"], "ses_dded6df");
+        assert_eq!(ids["ses_dded6d0f3ffe1UTm7yXrMc64lZ"], "ses_dded6d0");
+        assert_eq!(ids["ses_dded6c649ffeK58qwIT364qSnL"], "ses_dded6c");
+        assert_eq!(ids["abc"], "abc");
+    }
 
     #[test]
     fn the_table_reads_at_a_glance_and_escapes_what_records_wrote() {

@@ -96,15 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &args.file,
         args.wait,
     )?;
-    let sessions = selection::resolve_sessions(
-        &config_dir,
-        args.agent.codex_home().as_deref(),
-        args.agent.gemini_dir().as_deref(),
-        args.agent.qwen_dir().as_deref(),
-        args.agent.copilot_dir().as_deref(),
-        &args.session,
-        args.wait,
-    )?;
+    let sessions = selection::resolve_sessions(&config_dir, args.agent, &args.session, args.wait)?;
     let mut files = args.file.clone();
     if args.hook {
         let mut json = String::new();
