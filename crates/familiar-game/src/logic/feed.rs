@@ -235,16 +235,10 @@ pub(crate) fn apply_event(world: &mut World, ev: &Event, now: f32) {
             info.host.clone_from(&ev.host);
         }
         if let Some(cwd) = ev.cwd.as_deref() {
-            // The plate says which agent a Codex, Gemini, Qwen or Copilot session is (Claude Code is
-            // the default), and on which host a remote one runs.
-            let project = match ev.agent_kind {
-                AgentKind::ClaudeCode => project_of(cwd),
-                other => format!("{} {other}", project_of(cwd)),
-            };
-            info.project = Some(match &ev.host {
-                Some(host) => format!("{project} @{host}"),
-                None => project,
-            });
+            // The plate says which agent a session is (Claude Code is the default), and on
+            // which host a remote one runs (`SessionInfo::name`).
+            info.project = Some(project_of(cwd));
+            info.agent = (ev.agent_kind != AgentKind::ClaudeCode).then_some(ev.agent_kind);
         }
         if let Some(branch) = ev.git_branch.as_deref().filter(|b| !b.trim().is_empty()) {
             info.branch = Some(trimmed(branch, 40));

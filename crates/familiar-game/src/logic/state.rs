@@ -184,7 +184,10 @@ impl Progress {
 /// clock, set back by a snapshot's `duration_ms`.
 #[derive(Component, Debug, Clone, Default, PartialEq)]
 pub struct SessionInfo {
+    /// The project's name (its directory's).
     pub project: Option<String>,
+    /// Which agent CLI, when not Claude Code (the default, which plates do not name).
+    pub agent: Option<familiar_model::AgentKind>,
     pub branch: Option<String>,
     /// The remote host the session runs on (`watch --remote`), and whether its link is down
     /// now (the plate says "reconnecting" instead of the status).
@@ -199,6 +202,24 @@ pub struct SessionInfo {
 }
 
 impl SessionInfo {
+    /// What a plate calls the session: its project, which agent and on which host
+    /// (`app codex @devbox`). `agent_first` puts the agent before the project, for a compact
+    /// plate whose end is cut: with several agents in one project, the agent is what tells
+    /// the familiars apart.
+    pub fn name(&self, agent_first: bool) -> Option<String> {
+        let project = self.project.as_deref()?;
+        let mut name = match self.agent {
+            Some(agent) if agent_first => format!("{agent} {project}"),
+            Some(agent) => format!("{project} {agent}"),
+            None => project.to_owned(),
+        };
+        if let Some(host) = &self.host {
+            name.push_str(" @");
+            name.push_str(host);
+        }
+        Some(name)
+    }
+
     /// How long the session has had its status at game time `now`: the recorded time from the
     /// event that began it to the latest event, plus the game time since that one came.
     pub fn held(&self, now: f32) -> f32 {

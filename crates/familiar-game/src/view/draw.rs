@@ -151,10 +151,11 @@ pub(super) fn draw_familiars(
         };
         let note = note(mana, progress);
         if let Ok(mut text) = texts.get_mut(parts.name) {
-            // A compact plate has room for the project only.
-            let name = match (&info.project, &info.branch) {
+            // A compact plate has room for the name only: which agent first, then the project.
+            let name = match (info.name(l.compact), &info.branch) {
                 (Some(p), Some(b)) if !l.compact => format!("{p} ({b})"),
-                (Some(p), None) => p.clone(),
+                (Some(p), _) if info.agent.is_some() => p,
+                (Some(p), None) => p,
                 _ => familiar.label.clone(),
             };
             let want = if l.compact {

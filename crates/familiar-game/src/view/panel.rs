@@ -188,9 +188,9 @@ fn card_text(
     let (familiar, mana, progress, mark, info, _, doings) = shown;
     let empty = Doings::default();
     let doings = doings.unwrap_or(&empty);
-    let title = match (&info.project, &info.branch) {
+    let title = match (info.name(false), &info.branch) {
         (Some(p), Some(b)) => format!("{p} ({b})"),
-        (Some(p), None) => p.clone(),
+        (Some(p), None) => p,
         _ => familiar.label.clone(),
     };
     let inner = card.width() - 2.0 * PAD - 2.0;
@@ -350,7 +350,7 @@ pub(super) fn draw_panel(
                 Bar::Name => (
                     l.name_rect(i),
                     name_figures(
-                        info.project.as_deref(),
+                        info.name(false).as_deref(),
                         info.branch.as_deref(),
                         &familiar.session,
                     ),

@@ -82,12 +82,10 @@ fn a_codex_session_says_which_agent_it_is() {
         app.world().get::<Familiar>(e).map(|f| f.label.clone()),
         Some("spotter codex 1a4f8e".into())
     );
-    assert_eq!(
-        app.world()
-            .get::<SessionInfo>(e)
-            .and_then(|info| info.project.clone()),
-        Some("spotter codex".into())
-    );
+    let info = app.world().get::<SessionInfo>(e).expect("a plate's info");
+    assert_eq!(info.name(false).as_deref(), Some("spotter codex"));
+    // A compact plate, whose end is cut, names the agent first.
+    assert_eq!(info.name(true).as_deref(), Some("codex spotter"));
 }
 
 #[test]
@@ -113,7 +111,7 @@ fn agent_says_its_name(kind: AgentKind, name: &str) {
     assert_eq!(
         app.world()
             .get::<SessionInfo>(e)
-            .and_then(|info| info.project.clone()),
+            .and_then(|info| info.name(false)),
         Some(format!("spotter {name}"))
     );
 }
@@ -139,10 +137,13 @@ fn a_remote_session_says_its_host_and_when_its_link_is_down() {
             .expect("a plate's info")
     };
     assert_eq!(
-        info(&mut app, "far").project.as_deref(),
+        info(&mut app, "far").name(false).as_deref(),
         Some("spotter @me@devbox")
     );
-    assert_eq!(info(&mut app, "near").project.as_deref(), Some("spotter"));
+    assert_eq!(
+        info(&mut app, "near").name(false).as_deref(),
+        Some("spotter")
+    );
 
     let link = |connected| GameFeed::Remote {
         host: "me@devbox".into(),
