@@ -484,6 +484,8 @@ impl Session {
             _ => ErrorKind::Api,
         });
         event.error_code = name.map(str::to_owned);
+        // The model whose request failed (the failed message names it).
+        event.model.clone_from(&self.main.model);
         event.text = Some(cap_text(said.trim()));
         event.message = Some(match status {
             Some(status) => format!("opencode: the API answered {status}"),

@@ -63,6 +63,8 @@ fn a_compaction_and_an_api_error_are_told() {
         error.message.as_deref(),
         Some("opencode: the API answered 500")
     );
+    // The model whose request failed: the session's model though no reply came.
+    assert_eq!(error.model.as_deref(), Some("gpt-4.1"));
 }
 
 #[test]
