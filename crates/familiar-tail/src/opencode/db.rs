@@ -163,6 +163,18 @@ impl Db {
 
     /// Messages and parts written at or after `since` (unix ms), of `session` alone when
     /// given, in the order they were created (a message before its parts).
+    /// The latest `time_updated` of any message or part (unix ms), if there is one.
+    pub fn latest(&self) -> Result<Option<i64>, DbError> {
+        self.conn
+            .query_row(
+                "SELECT max(latest) FROM (SELECT max(time_updated) AS latest FROM message \
+                 UNION ALL SELECT max(time_updated) FROM part)",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(read_error)
+    }
+
     pub fn rows(&self, since: i64, session: Option<&str>) -> Result<Vec<Row>, DbError> {
         let filter = if session.is_some() {
             "AND session_id = ?2"

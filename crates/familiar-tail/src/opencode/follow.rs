@@ -91,6 +91,12 @@ impl Follower {
         &self.db
     }
 
+    /// Was the row `id` read and sent (tests: what the database was asked for)?
+    #[cfg(test)]
+    pub(super) fn was_read(&self, id: &str) -> bool {
+        self.sent.iter().any(|(_, sent)| sent == id)
+    }
+
     /// Read what changed since the last look, if anything did. `select` says whether a root
     /// session (its row) is followed; `backlog` marks what the first read finds.
     pub fn poll(
@@ -142,7 +148,33 @@ impl Follower {
         for session in conn.sessions(from)? {
             self.sessions.insert(session.id.clone(), session);
         }
-        let mut rows = conn.rows(from, None)?;
+        // Where the next read starts (less the lookback): the database's latest row, read
+        // before the rows, which may be only the selected sessions'.
+        let latest_before = conn.latest()?.unwrap_or(i64::MIN);
+        let mut rows = if self.since == i64::MIN {
+            // The first read takes every row so far: only the selected sessions' (a project's
+            // among every project's the database holds), by the index on their session.
+            let wanted: Vec<&str> = self
+                .sessions
+                .values()
+                .filter(|session| {
+                    let root = root_of(&self.sessions, &session.id);
+                    self.sessions.get(root).is_some_and(select)
+                })
+                .map(|session| session.id.as_str())
+                .collect();
+            if wanted.len() == self.sessions.len() {
+                conn.rows(from, None)?
+            } else {
+                let mut rows = Vec::new();
+                for id in wanted {
+                    rows.extend(conn.rows(from, Some(id))?);
+                }
+                rows
+            }
+        } else {
+            conn.rows(from, None)?
+        };
         rows.sort_by_key(|row| {
             let again = self.sent.contains(&(row.part, row.id.clone()));
             (
@@ -157,7 +189,7 @@ impl Follower {
             .map(|row| row.updated)
             .max()
             .unwrap_or(self.since);
-        let latest = latest.max(self.since);
+        let latest = latest.max(self.since).max(latest_before);
         let mut seen = HashMap::new();
         let mut batches: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
         for row in &rows {

@@ -127,3 +127,38 @@ fn a_locked_database_is_one_problem_and_read_once_free() {
         .expect("touch");
     assert_eq!(lines(&poll(&mut follower)).len(), 3);
 }
+
+/// `familiar` in one project reads that project's sessions from a database holding every
+/// project's: the first read takes only theirs, and later rows of the others are not sent.
+#[test]
+fn only_the_selected_sessions_rows_are_read_and_sent() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, conn) = make(dir.path());
+    conn.execute_batch(
+        "INSERT INTO session VALUES ('ses_o', 'q', NULL, '/work/other', 't', '1.18.33', 900, 900);
+         INSERT INTO message VALUES ('msg_o', 'ses_o', 901, 901, '{\"role\":\"user\"}');",
+    )
+    .expect("another project");
+    let mut follower = Follower::new(db.clone());
+    let here = |session: &SessionRow| session.directory == "/work/p";
+    let mut first = Vec::new();
+    follower.poll(&here, true, &mut first);
+    let sent = lines(&first);
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert!(sent.iter().all(|line| !line.contains("ses_o")), "{sent:?}");
+    // Not even read: the other project's rows never came out of the database.
+    assert!(
+        !follower.was_read("msg_o"),
+        "the other project's rows were read"
+    );
+    conn.execute_batch(
+        "INSERT INTO message VALUES ('msg_o2', 'ses_o', 2000, 2000, '{\"role\":\"user\"}');
+         INSERT INTO message VALUES ('msg_3', 'ses_a', 2001, 2001, '{\"role\":\"user\"}');",
+    )
+    .expect("both write");
+    let mut later = Vec::new();
+    follower.poll(&here, true, &mut later);
+    let sent = lines(&later);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].contains("msg_3"), "{sent:?}");
+}
