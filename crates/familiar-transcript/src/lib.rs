@@ -150,12 +150,16 @@ pub fn feed(
     }
 }
 
-/// The whole input, when it is one JSON array pretty-printed over several lines (its first
-/// line opens the array without closing it).
+/// The whole input, when it is one JSON document pretty-printed over several lines: an array
+/// whose first line opens it without closing it (`--output-format json`), or an object whose
+/// first line is its `{` alone (a Gemini CLI session of the versions before 0.39, one JSON
+/// document per file). A line of JSONL is never either.
 fn multiline_array(input: &[u8]) -> Option<&[u8]> {
     let trimmed = input.trim_ascii();
     let first_line = trimmed.split(|&b| b == b'\n').next()?.trim_ascii();
-    (first_line.starts_with(b"[") && !first_line.ends_with(b"]")).then_some(trimmed)
+    let array = first_line.starts_with(b"[") && !first_line.ends_with(b"]");
+    let object = first_line == b"{";
+    (array || object).then_some(trimmed)
 }
 
 /// The start of an input: its first line (whole, or up to the cap), or, when that line opens a

@@ -10,7 +10,8 @@
 //! long-context rate (a whole request past 272k input tokens) is not applied. The Google rows
 //! (Gemini CLI sessions) are the Gemini API's standard list price for prompts up to 200k tokens
 //! (<https://ai.google.dev/gemini-api/docs/pricing>): input, context cache reads and output
-//! (thinking billed as output); their rate past 200k is not applied. Two rules follow ccusage so
+//! (thinking billed as output), and, for the models that have one, the rate of a request whose
+//! prompt is over 200k tokens, applied to that whole request. Two rules follow ccusage so
 //! the two tools agree to the cent:
 //! - cache writes are split by lifetime: `usage.cache_creation.ephemeral_1h_input_tokens` at the
 //!   1-hour rate (2 × input), the rest at the 5-minute rate (1.25 × input);
@@ -89,6 +90,11 @@ pub struct Price {
     /// model has no long-context premium.
     #[serde(default)]
     pub long_context: Option<Box<Price>>,
+    /// Rates for the *whole* message when its prompt (input, cache reads and writes) is over
+    /// [`LONG_CONTEXT_THRESHOLD`] tokens (Google's rule for its models' longer prompts); none
+    /// when the model has no such tier.
+    #[serde(default)]
+    pub long_prompt: Option<Box<Price>>,
 }
 
 impl Price {
@@ -100,7 +106,16 @@ impl Price {
             cache_write_1h: None,
             cache_read: None,
             long_context: None,
+            long_prompt: None,
         }
+    }
+
+    /// The rates of a whole message whose prompt is over [`LONG_CONTEXT_THRESHOLD`].
+    fn with_long_prompt(mut self, input: f64, output: f64, cache_read: f64) -> Price {
+        self.long_prompt = Some(Box::new(
+            Price::new(input, output).with_cache_read(cache_read),
+        ));
+        self
     }
 
     const fn with_cache_read(mut self, cache_read: f64) -> Price {
@@ -122,6 +137,11 @@ impl Price {
 
     /// Cost of one message.
     pub fn cost(&self, tokens: &Tokens) -> f64 {
+        if let Some(long) = &self.long_prompt
+            && tokens.input + tokens.cache_read + tokens.cache_creation > LONG_CONTEXT_THRESHOLD
+        {
+            return long.cost(tokens);
+        }
         let counts = [
             tokens.input,
             tokens.output,
@@ -213,14 +233,30 @@ impl Default for PriceTable {
             // for prompts up to 200k tokens, input / output (thinking included) / context
             // cache reads, from <https://ai.google.dev/gemini-api/docs/pricing> as known on
             // 2026-11-28 (not fetched again that day: no copy of the page was reachable).
-            // The rate of longer prompts and the cache's storage are not applied; models
-            // not listed cost nothing.
-            ("gemini-3.1-pro", Price::new(2.0, 12.0).with_cache_read(0.2)),
-            ("gemini-3-pro", Price::new(2.0, 12.0).with_cache_read(0.2)),
+            // The Pro models' rate for a request whose prompt is over 200k tokens (the whole
+            // request at it), from the same page: 2.5 Pro $2.50 / $15 / $0.25, 3 and 3.1
+            // Pro $4 / $18 / $0.40 (the same figures as the page's copies of 2026 at
+            // deploybase.ai/articles/gemini-api-pricing-2026 and morphllm.com/gemini-api-
+            // pricing; Flash and Flash-Lite have one rate). The cache's storage is not
+            // applied; models not listed cost nothing.
+            (
+                "gemini-3.1-pro",
+                Price::new(2.0, 12.0)
+                    .with_cache_read(0.2)
+                    .with_long_prompt(4.0, 18.0, 0.4),
+            ),
+            (
+                "gemini-3-pro",
+                Price::new(2.0, 12.0)
+                    .with_cache_read(0.2)
+                    .with_long_prompt(4.0, 18.0, 0.4),
+            ),
             ("gemini-3-flash", Price::new(0.5, 3.0).with_cache_read(0.05)),
             (
                 "gemini-2.5-pro",
-                Price::new(1.25, 10.0).with_cache_read(0.125),
+                Price::new(1.25, 10.0)
+                    .with_cache_read(0.125)
+                    .with_long_prompt(2.5, 15.0, 0.25),
             ),
             (
                 "gemini-2.5-flash",
@@ -292,6 +328,40 @@ mod tests {
         let cost = prices.cost("claude-opus-4-6", &tokens(0, 0, 0, 3_000_000, 1_000_000));
         // 2M five-minute writes at $6.25 plus 1M one-hour writes at $10.
         assert!((cost - (12.5 + 10.0)).abs() < 1e-9, "{cost}");
+    }
+
+    #[test]
+    fn gemini_pro_charges_a_request_over_200k_prompt_tokens_its_higher_rate_whole() {
+        let table = PriceTable::default();
+        let price = table.price_for("gemini-2.5-pro").expect("priced");
+        // 150k prompt tokens (50k of them cached), 1k output: the base rate.
+        let under = Tokens {
+            input: 100_000,
+            cache_read: 50_000,
+            output: 1_000,
+            ..Tokens::default()
+        };
+        let want = (100_000.0 * 1.25 + 50_000.0 * 0.125 + 1_000.0 * 10.0) / 1e6;
+        assert!((price.cost(&under) - want).abs() < 1e-12);
+        // 250k prompt tokens: every token of the request at the higher rate.
+        let over = Tokens {
+            input: 200_000,
+            cache_read: 50_000,
+            output: 1_000,
+            ..Tokens::default()
+        };
+        let want = (200_000.0 * 2.5 + 50_000.0 * 0.25 + 1_000.0 * 15.0) / 1e6;
+        assert!((price.cost(&over) - want).abs() < 1e-12);
+        // Exactly 200k is not over; Flash has one rate.
+        let at = Tokens {
+            input: 200_000,
+            ..Tokens::default()
+        };
+        assert!((price.cost(&at) - 0.25).abs() < 1e-12);
+        let flash = table.price_for("gemini-2.5-flash").expect("priced");
+        assert!(
+            (flash.cost(&over) - (200_000.0 * 0.3 + 50_000.0 * 0.03 + 2_500.0) / 1e6).abs() < 1e-12
+        );
     }
 
     #[test]

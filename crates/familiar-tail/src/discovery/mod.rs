@@ -52,7 +52,7 @@ use serde::Deserialize;
 pub use paths::{
     TranscriptInfo, TranscriptKind, base64url_decode, base64url_encode, classify, copilot_session,
     dash_encode, describe, gemini_chat, gemini_project_root, is_session_id, meta_path, qwen_chat,
-    qwen_subagent, read_agent_type, transcript_of_meta,
+    qwen_subagent, read_agent_type, transcript_name, transcript_of_meta,
 };
 pub use scan::{
     HEAD_MAX_BYTES, HEAD_MAX_LINES, TAIL_BYTES, discover, discover_with, last_record_time,

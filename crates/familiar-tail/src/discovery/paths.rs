@@ -70,10 +70,23 @@ pub struct TranscriptInfo {
     pub cwd: Option<String>,
 }
 
-/// Classify a `*.jsonl` path; `None` for anything else.
+/// Is `path` named as a transcript: `*.jsonl`, or a Gemini CLI session's `*.json` in its
+/// `chats/` (the versions before 0.39)?
+pub fn transcript_name(path: &Path) -> bool {
+    let name = path.as_os_str().as_bytes();
+    name.ends_with(b".jsonl") || (name.ends_with(b".json") && gemini_chat(path).is_some())
+}
+
+/// Classify a `*.jsonl` path, or a Gemini CLI session's `*.json` (the versions before 0.39
+/// wrote one JSON document per session); `None` for anything else.
 pub fn classify(path: &Path) -> Option<TranscriptInfo> {
     let name = path.file_name()?.to_str()?;
-    let stem = name.strip_suffix(".jsonl")?;
+    let stem = match name.strip_suffix(".jsonl") {
+        Some(stem) => stem,
+        None => name
+            .strip_suffix(".json")
+            .filter(|_| gemini_chat(path).is_some())?,
+    };
     if stem.is_empty() {
         return None;
     }
@@ -215,6 +228,65 @@ pub fn gemini_project_root(project: &Path) -> Option<String> {
     root.starts_with('/').then(|| root.to_owned())
 }
 
+/// The directory of a Gemini CLI project folder named after its SHA-256 (the versions before
+/// 0.29: `tmp/<sha256 of the directory>/`, no `.project_root`): a directory that
+/// `projects.json` knows (the CLI writes it from 0.29 on, and moves the folder of a project it
+/// runs in again), else one of the absolute paths in `text` (the session's own bytes: tool
+/// calls name files in their project), or one of their ancestors, whose hash it is.
+pub fn gemini_hash_root(project: &Path, text: &[u8]) -> Option<String> {
+    let hash = project.file_name()?.to_str()?;
+    if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let matches = |dir: &str| {
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(dir.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        hex.eq_ignore_ascii_case(hash)
+    };
+    let registry = project
+        .parent()
+        .and_then(Path::parent)
+        .map(|gemini| gemini.join("projects.json"));
+    if let Some(known) = registry.and_then(|path| read_projects(&path))
+        && let Some(root) = known.into_iter().find(|dir| matches(dir))
+    {
+        return Some(root);
+    }
+    // The absolute paths the session names (at most a few hundred looked at).
+    let text = String::from_utf8_lossy(text);
+    for quoted in text.split('"').skip(1).step_by(2).take(2000) {
+        if !quoted.starts_with('/') || quoted.contains('\\') || quoted.len() > 4096 {
+            continue;
+        }
+        let mut dir = Some(Path::new(quoted));
+        while let Some(candidate) = dir.and_then(Path::to_str) {
+            if candidate.len() > 1 && matches(candidate.trim_end_matches('/')) {
+                return Some(candidate.trim_end_matches('/').to_owned());
+            }
+            dir = dir.and_then(Path::parent);
+        }
+    }
+    None
+}
+
+/// The directories `projects.json` maps to folder names (`{"projects": {dir: name}}`; read at
+/// most 1 MiB).
+fn read_projects(path: &Path) -> Option<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Registry {
+        projects: std::collections::BTreeMap<String, serde_json::Value>,
+    }
+    let mut bytes = Vec::new();
+    open_nonblocking(path)
+        .ok()?
+        .take(1 << 20)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let registry: Registry = serde_json::from_slice(&bytes).ok()?;
+    Some(registry.projects.into_keys().collect())
+}
+
 /// The session id in a Codex rollout's name, `rollout-<timestamp>-<uuid>`: its last 36
 /// characters when they are a UUID (8-4-4-4-12 hex digits).
 fn codex_session_id(stem: &str) -> Option<&str> {
@@ -269,13 +341,57 @@ pub fn describe(path: &Path) -> Option<TranscriptInfo> {
     if info.kind == TranscriptKind::Subagent {
         info.agent_type = meta_path(path).and_then(|meta| read_agent_type(&meta));
     }
-    info.cwd = gemini_chat(path).and_then(gemini_project_root);
+    if let Some(project) = gemini_chat(path) {
+        info.cwd = gemini_project_root(project).or_else(|| {
+            let mut head = Vec::new();
+            let file = open_nonblocking(path).ok()?;
+            file.take(1 << 20).read_to_end(&mut head).ok()?;
+            gemini_hash_root(project, &head)
+        });
+    }
     Some(info)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_older_gemini_session_in_a_hash_folder_is_placed_by_the_hash_of_its_directory() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        // sha256("/tmp/familiar-gemini/project"), as Gemini CLI 0.28.2 named its folder.
+        let hash = "f6390b1bb223ad06d6c61b04dc5222ccc8fe1ded968d551ff09bada12feca4bd";
+        let chats = dir.path().join(".gemini/tmp").join(hash).join("chats");
+        std::fs::create_dir_all(&chats).expect("mkdir");
+        let session = chats.join("session-2026-11-28T08-11-91e7128d.json");
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/gemini-0.28.2/main.json"
+        );
+        std::fs::copy(fixture, &session).expect("copy");
+        assert!(transcript_name(&session));
+        assert!(!transcript_name(&dir.path().join(".gemini/settings.json")));
+        // The file names files of its project (`/tmp/familiar-gemini/project/a.txt`).
+        let info = describe(&session).expect("a Gemini CLI session");
+        assert_eq!(info.cwd.as_deref(), Some("/tmp/familiar-gemini/project"));
+        assert_eq!(info.session_id, None, "its records say");
+        // A session that names no file: `projects.json` knows the directory, or nobody does.
+        std::fs::write(
+            &session,
+            "{\n  \"sessionId\": \"s\",\n  \"messages\": []\n}",
+        )
+        .expect("write");
+        assert_eq!(describe(&session).expect("a session").cwd, None);
+        std::fs::write(
+            dir.path().join(".gemini/projects.json"),
+            r#"{"projects": {"/elsewhere": "elsewhere", "/tmp/familiar-gemini/project": "project"}}"#,
+        )
+        .expect("projects.json");
+        assert_eq!(
+            describe(&session).expect("a session").cwd.as_deref(),
+            Some("/tmp/familiar-gemini/project")
+        );
+    }
 
     #[test]
     fn a_gemini_session_is_placed_by_its_project_folder() {

@@ -73,7 +73,9 @@ pub fn read_head_until(path: &Path, enough: &mut dyn FnMut(&Head) -> bool) -> io
             && let Some(project) = super::paths::gemini_chat(path)
         {
             // A Gemini CLI session's records never say where it runs; its folder does.
-            head.cwd = super::paths::gemini_project_root(project);
+            // Before 0.29 the folder is the directory's SHA-256: the session names files in it.
+            head.cwd = super::paths::gemini_project_root(project)
+                .or_else(|| super::paths::gemini_hash_root(project, &bytes));
             head.exhausted |= head.session_id.is_some();
         }
         if got < asked || bytes.len() >= HEAD_MAX_BYTES || head.exhausted || enough(&head) {
@@ -121,7 +123,9 @@ fn walk_at(
             if depth_left > 0 {
                 subdirs.push(entry.path());
             }
-        } else if name.as_bytes().ends_with(b".jsonl") {
+        } else if name.as_bytes().ends_with(b".jsonl")
+            || (name.as_bytes().ends_with(b".json") && super::paths::transcript_name(&entry.path()))
+        {
             on_file(entry.path());
         }
     }

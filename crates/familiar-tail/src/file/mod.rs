@@ -28,10 +28,13 @@
 //! - `read`: draining the open descriptor into numbered lines, and truncation noticed on
 //!   the way;
 //! - `disk`: positioned reads of the file itself: the generation's fingerprint (its first
-//!   bytes) and where a primed start-up read begins ([`prime_start`]).
+//!   bytes) and where a primed start-up read begins ([`prime_start`]);
+//! - `whole`: a file that is one JSON document rewritten whole (Gemini CLI's `.json`
+//!   sessions before 0.39), sent whole, once per change, instead of split into lines.
 
 mod disk;
 mod read;
+mod whole;
 
 use std::fs::{self, File};
 use std::io;
@@ -170,6 +173,8 @@ pub struct FileTail {
     max_line_bytes: usize,
     /// Where reading stopped when the path went away ([`FileTail::resume`]).
     left_at: Option<Resume>,
+    /// A whole-document file (`whole`): a digest of the document last sent, if one was.
+    whole_sent: Option<u64>,
 }
 
 impl FileTail {
@@ -191,6 +196,7 @@ impl FileTail {
             splitter: LineSplitter::new(max_line_bytes),
             max_line_bytes,
             left_at: None,
+            whole_sent: None,
         }
     }
 
@@ -482,6 +488,7 @@ impl FileTail {
         let read = read_at_most(&file, &mut head)?;
         let prefix = Fingerprint::of(&head[..read]);
         self.generation += 1;
+        self.whole_sent = None;
         self.splitter = LineSplitter::new(self.max_line_bytes).with_first_line(first_line);
         self.open = Some(Open {
             file: Some(file),
@@ -518,6 +525,7 @@ impl FileTail {
         out: &mut Vec<TailMessage>,
     ) -> bool {
         self.generation += 1;
+        self.whole_sent = None;
         self.splitter = LineSplitter::new(self.max_line_bytes).with_first_line(resume.line);
         self.open = Some(Open {
             file: Some(file),

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use familiar_transcript::LineSplitter;
 
 use super::disk::{Fingerprint, prefix_matches};
+use super::whole;
 use super::{BATCH_BYTES, BATCH_LINES, FINGERPRINT_BYTES, FileError, FileTail, Polled};
 use crate::message::{Line, OpenReason, ResumePoint, TailMessage};
 
@@ -120,6 +121,9 @@ impl FileTail {
         polled: &mut Polled,
         out: &mut Vec<TailMessage>,
     ) -> Result<(), FileError> {
+        if whole::is_whole(&self.path) {
+            return self.read_whole(polled, out);
+        }
         // A writer that truncates faster than this is read gets the rest on the next poll.
         for _ in 0..4 {
             self.check_truncation(polled, out)?;

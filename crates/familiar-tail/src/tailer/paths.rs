@@ -55,7 +55,7 @@ impl Tailer {
                 }
             }
             Ok(false) => {
-                if name.ends_with(b".jsonl") {
+                if crate::discovery::transcript_name(path) {
                     self.consider(path, Found::Later);
                 }
             }

@@ -9,13 +9,19 @@
 //! - `known`: the message types, `$set` keys and statuses Familiar knows;
 //! - `usage`: tokens per request for `familiar stats` (read by [`crate::usage`]).
 //!
-//! The file is append-only JSONL (0.61.0; versions before wrote one JSON document, rewritten
-//! whole, which this module does not read), but a message is appended again, whole, each time
-//! it grows: a model's reply first with its text, thoughts and tokens, then again with its
+//! The file is append-only JSONL (0.39 on, checked with 0.61.0), but a message is appended
+//! again, whole, each time it grows: a model's reply first with its text, thoughts and tokens, then again with its
 //! `toolCalls` once they ran (results and status included). So each message's id is
 //! remembered with what was already told of it, and only what is new is told. A reply without
 //! tool calls may still get some: its `success` is held until another event comes, or the
 //! input ends or pauses (as Claude Code's turn end waits for its `turn_duration`).
+//!
+//! Versions before 0.39 (checked with 0.28.2) wrote one JSON document per session
+//! (`session-*.json`), rewritten whole on every change; [`Chat::document`] reads it as the
+//! metadata line and then each of its messages, so each rewrite tells only what is new (the
+//! messages of a document are all remembered, not the latest [`MAX_TOLD`]). Those versions
+//! never take a failed prompt back out: a prompt followed by another prompt with no reply
+//! between is read as a failed request.
 //!
 //! Gemini CLI 0.61.0 writes no record of an API error: a request that fails rolls the prompt
 //! back out of the history, which it writes whole (`$set.messages`, without the prompt). That
@@ -55,6 +61,8 @@ pub fn is_record(kind: Option<&str>, json: &str) -> bool {
             start.starts_with("{\"$set\"")
                 || start.starts_with("{\"$rewindTo\"")
                 || (start.starts_with("{\"sessionId\"") && json.contains("\"projectHash\""))
+                // A whole session (before 0.39), pretty-printed.
+                || (usage::is_document(start.as_bytes()) && json.contains("\"projectHash\""))
         }
     }
 }
@@ -93,6 +101,11 @@ pub(crate) struct Chat {
     /// resume writes a stray file for the session (metadata and history, no message) when it
     /// starts in another minute than the session did, and that file starts nothing.
     pending_start: Option<Event>,
+    /// The file is one whole document (before 0.39): every message is remembered (each
+    /// rewrite lists them all again).
+    whole: bool,
+    /// The whole document's summary as told.
+    summary: Option<String>,
 }
 
 impl crate::agent::Reader for Chat {
@@ -140,28 +153,88 @@ impl Chat {
             cx.metrics.count_record("$rewindTo");
             self.rewind(id);
         } else if let (Some(id), Some(kind)) = (line.id.as_deref(), line.kind.as_deref()) {
-            cx.metrics.count_record(kind);
-            match kind {
-                "user" => self.user(id, &line, &mut cx),
-                "gemini" => self.reply(id, &line, &mut cx),
-                _ => {
-                    if let Some(what) = known::unknown_message_type(kind) {
-                        cx.metrics.count_unknown(what);
-                    }
-                }
-            }
+            self.message(id, kind, &line, &mut cx);
+        } else if let (Some(session), Some(_), Some(messages)) = (
+            line.session_id.as_deref(),
+            &line.project_hash,
+            line.messages,
+        ) {
+            cx.metrics.count_record("session (whole)");
+            self.whole = true;
+            self.session_kind(line.session_kind.as_deref(), session, &mut cx);
+            self.start(session, &mut cx);
+            self.document(messages, line.summary.as_deref(), &mut cx);
         } else if let (Some(session), Some(_)) = (line.session_id.as_deref(), &line.project_hash) {
             cx.metrics.count_record("session");
-            match line.session_kind.as_deref() {
-                Some("subagent") => self.main.subagent = Some(session.to_owned()),
-                Some("main") | None => {}
-                Some(kind) => cx.metrics.count_unknown(format!("gemini/kind/{kind}")),
-            }
+            self.session_kind(line.session_kind.as_deref(), session, &mut cx);
             self.start(session, &mut cx);
         } else {
             cx.metrics.count_record("gemini/(other)");
             cx.metrics
                 .count_unknown("gemini/(a line of another shape)".to_owned());
+        }
+    }
+
+    fn session_kind(&mut self, kind: Option<&str>, session: &str, cx: &mut Cx<'_, '_>) {
+        match kind {
+            Some("subagent") => self.main.subagent = Some(session.to_owned()),
+            Some("main") | None => {}
+            Some(kind) => cx.metrics.count_unknown(format!("gemini/kind/{kind}")),
+        }
+    }
+
+    /// One message, on a line of its own or in a whole document.
+    fn message(&mut self, id: &str, kind: &str, line: &Line<'_>, cx: &mut Cx<'_, '_>) {
+        cx.metrics.count_record(kind);
+        match kind {
+            "user" => self.user(id, line, cx),
+            "gemini" => self.reply(id, line, cx),
+            _ => {
+                if let Some(what) = known::unknown_message_type(kind) {
+                    cx.metrics.count_unknown(what);
+                }
+            }
+        }
+    }
+
+    /// A whole session's messages (written whole again on every change: what was told of
+    /// each is remembered) and its summary.
+    fn document(&mut self, messages: &RawValue, summary: Option<&str>, cx: &mut Cx<'_, '_>) {
+        let Ok(messages) = serde_json::from_str::<Vec<&RawValue>>(messages.get()) else {
+            cx.metrics
+                .count_unknown("gemini/messages (not a list)".to_owned());
+            return;
+        };
+        for message in messages {
+            let Ok(line) = serde_json::from_str::<Line<'_>>(message.get()) else {
+                cx.metrics
+                    .count_unknown("gemini/(a message of another shape)".to_owned());
+                continue;
+            };
+            let (Some(id), Some(kind)) = (line.id.as_deref(), line.kind.as_deref()) else {
+                cx.metrics
+                    .count_unknown("gemini/(a message of another shape)".to_owned());
+                continue;
+            };
+            if let Some(ts) = line.timestamp.as_deref() {
+                cx.metrics.see_timestamp(ts);
+            }
+            let mut inner = Cx {
+                meta: cx.meta,
+                ts: line.timestamp.as_deref(),
+                metrics: &mut *cx.metrics,
+                out: &mut *cx.out,
+            };
+            self.message(id, kind, &line, &mut inner);
+        }
+        if let Some(summary) = summary
+            && self.main.subagent.is_none()
+            && self.summary.as_deref() != Some(summary)
+        {
+            self.summary = Some(summary.to_owned());
+            let mut event = self.event(EventKind::Summary, cx);
+            event.text = Some(summary.to_owned());
+            self.emit(event, cx);
         }
     }
 
@@ -220,14 +293,23 @@ impl Chat {
             self.pending_prompt = Some(prompt);
             return;
         }
+        self.failed(cx);
+    }
+
+    /// The turn's request failed (or was cancelled): the file says no more.
+    fn failed(&mut self, cx: &mut Cx<'_, '_>) {
         self.main.status = Status::WaitingForInput;
         let mut event = self.event(EventKind::Error, cx);
         event.error = Some(ErrorKind::Api);
-        event.text = Some(
+        event.text = Some(if self.whole {
+            "the request failed: Gemini CLI got no reply to the prompt before the next one \
+             (its session file records no reason)"
+                .to_owned()
+        } else {
             "the request failed: Gemini CLI took the prompt back out of the history \
              (its session file records no reason)"
-                .to_owned(),
-        );
+                .to_owned()
+        });
         event.message = Some("Gemini CLI: the request failed".to_owned());
         self.emit(event, cx);
     }
@@ -245,7 +327,7 @@ impl Chat {
         if let Some(at) = self.told.iter().position(|told| told.id == id) {
             return (at, false);
         }
-        if self.told.len() == MAX_TOLD {
+        if self.told.len() == MAX_TOLD && !self.whole {
             self.told.pop_front();
         }
         self.told.push_back(Told {
@@ -268,6 +350,11 @@ impl Chat {
         if text.trim().is_empty() || self.main.subagent.is_some() {
             return;
         }
+        // A prompt after one that got no reply: that request failed (a whole session, before
+        // 0.39, keeps a failed prompt in its history; 0.39 on takes it back out first).
+        if self.pending_prompt.take().is_some() {
+            self.failed(cx);
+        }
         cx.metrics.prompts += 1;
         self.pending_prompt = Some(id.to_owned());
         let mut event = self.event(EventKind::Prompt, cx);
@@ -277,9 +364,25 @@ impl Chat {
 
     /// A model's message, new or written again with more in it.
     fn reply(&mut self, id: &str, line: &Line<'_>, cx: &mut Cx<'_, '_>) {
+        let (at, new) = self.told_index(id);
+        let told = &self.told[at];
+        let more = new
+            || line.thoughts.len() > told.thoughts
+            || (line.tokens.is_some() && !told.tokens)
+            || (!told.text && !content_text(line.content.as_ref()).trim().is_empty())
+            || line.tool_calls.iter().any(|call| {
+                !told
+                    .calls
+                    .iter()
+                    .any(|c| Some(c.as_str()) == call.id.as_deref())
+            });
+        // A message read again with nothing new in it (a whole session rewritten) changes
+        // nothing.
+        if !more {
+            return;
+        }
         self.pending_prompt = None;
         self.main.status = Status::Working;
-        let (at, _) = self.told_index(id);
         if let Some(model) = line.model.as_deref() {
             self.main.model = Some(model.to_owned());
         }

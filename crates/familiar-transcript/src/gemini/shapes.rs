@@ -10,6 +10,11 @@
 //! - a metadata update `{"$set": {…}}` (`lastUpdated` after every message; `messages`, the whole
 //!   history, when the CLI rewrites it, e.g. after a failed request rolled the prompt back);
 //! - a rewind `{"$rewindTo": id}` (the messages from that one on are gone).
+//!
+//! The versions before 0.39 (`fixtures/gemini-0.28.2/`) wrote one JSON document per session,
+//! `chats/session-*.json`, pretty-printed and rewritten whole on every change: the metadata
+//! with `messages` (the same message shape; a reply's later tool calls merged into it) and
+//! `summary`. Its reader takes the whole document as one line.
 
 use std::borrow::Cow;
 
@@ -52,6 +57,12 @@ pub(super) struct Line<'a> {
     /// A rewind.
     #[serde(rename = "$rewindTo", borrow)]
     pub rewind_to: Str<'a>,
+    /// A whole session (the versions before 0.39): the metadata with every message in it.
+    #[serde(borrow)]
+    pub messages: Option<&'a RawValue>,
+    /// A whole session's summary.
+    #[serde(borrow)]
+    pub summary: Str<'a>,
 }
 
 /// A message as the history of a `$set` lists it (the same shape, fewer fields read).

@@ -1,7 +1,10 @@
 //! Tokens of a Gemini CLI session for `familiar stats`: each model message with `tokens` is one
 //! request, keyed by its message `id` (the CLI writes a message again each time it grows: the
 //! ledger counts the id once). Messages listed again in a `$set` history were all written on
-//! their own line first, so `$set` lines are not read.
+//! their own line first, so `$set` lines are not read. A whole session document (before 0.39)
+//! lists its messages: each with `tokens` is one request ([`scan_document`]). Those versions
+//! put the tool calls of a reply with neither text nor thoughts into the model message before
+//! it, with that message's tokens: such a request's tokens are in no file.
 //!
 //! `input` (`promptTokenCount`) includes the cached tokens: uncached input is their difference
 //! plus the tool-use prompt tokens, priced at the input rate; cached input at the cache-read
@@ -35,6 +38,33 @@ pub fn may_matter(line: &[u8]) -> bool {
     static NEEDLE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"type\":\"gemini\""));
     NEEDLE.find(&line[..line.len().min(160)]).is_some()
+}
+
+/// `true` for a whole session document (the versions before 0.39: pretty-printed, so `{` and
+/// a newline, not JSONL's `{"`; with a `"sessionId"`).
+pub fn is_document(line: &[u8]) -> bool {
+    let start = line.trim_ascii_start();
+    let (Some(b'{'), Some(b'\n' | b'\r')) = (start.first(), start.get(1)) else {
+        return false;
+    };
+    memchr::memmem::find(start, b"\"sessionId\"").is_some()
+}
+
+/// The usage entries of a whole session document: each of its model messages with tokens.
+pub fn scan_document(json: &str) -> Vec<UsageEntry<'static>> {
+    #[derive(Deserialize)]
+    struct Document<'a> {
+        #[serde(borrow, default)]
+        messages: Vec<&'a serde_json::value::RawValue>,
+    }
+    let Ok(document) = serde_json::from_str::<Document<'_>>(json) else {
+        return Vec::new();
+    };
+    document
+        .messages
+        .iter()
+        .filter_map(|message| scan(message.get()))
+        .collect()
 }
 
 /// The usage entry of one Gemini line, if it is a model's message with tokens.

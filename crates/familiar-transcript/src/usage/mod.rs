@@ -122,6 +122,15 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
         }
         return;
     }
+    // A whole Gemini CLI session (before 0.39): its messages, each with its `tokens`.
+    if crate::gemini::usage::is_document(line) {
+        if let Ok(text) = simdutf8::basic::from_utf8(line) {
+            for entry in crate::gemini::usage::scan_document(text) {
+                ledger.add(&entry);
+            }
+        }
+        return;
+    }
     // Gemini CLI sessions: a model's message carries `tokens`, not `usage`.
     if crate::gemini::usage::may_matter(line) {
         if let Ok(text) = simdutf8::basic::from_utf8(line)
@@ -229,7 +238,9 @@ pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &m
                 )
         })
     };
-    let Some(parsed) = parsed.filter(|parsed| !codex(parsed)) else {
+    let Some(parsed) =
+        parsed.filter(|parsed| !codex(parsed) && !crate::gemini::usage::is_document(line))
+    else {
         scan_line(line, ledger);
         return;
     };
@@ -268,6 +279,10 @@ pub fn push_line(
 /// The ledger of a whole in-memory input, line by line.
 pub fn scan_bytes(bytes: &[u8]) -> Ledger {
     let mut ledger = Ledger::new();
+    if let Some(document) = crate::multiline_array(bytes) {
+        scan_line(document, &mut ledger);
+        return ledger;
+    }
     for line in bytes.split(|&b| b == b'\n') {
         scan_line(line, &mut ledger);
     }
