@@ -171,3 +171,105 @@ fn a_session_file_rewritten_whole_tells_only_what_is_new() {
     assert_eq!(events[1]["error"], "api");
     assert_eq!(events[2]["text"], "FAMILIAR-SCRIPT ratelimit");
 }
+
+/// Gemini CLI before 0.39 (the real 0.28.2's `fixtures/gemini-0.28.2/main.json`): one JSON
+/// document per session under `tmp/<SHA-256 of the project>/chats/`, truncated and written
+/// again whole at each change. Live, a rewrite tells only its new messages, the same events
+/// `familiar events` reads from the whole document; `sessions` places it in its project.
+#[test]
+fn a_whole_json_session_of_an_older_cli_is_placed_and_told_once_per_rewrite() {
+    let (_tmp, home, project) = dirs();
+    let project_text = project.to_str().expect("UTF-8 temp dir");
+    let mut doc: Value = serde_json::from_str(
+        &fs::read_to_string(common::fixture("gemini-0.28.2/main.json"))
+            .expect("fixture")
+            .replace("/tmp/familiar-gemini/project", project_text),
+    )
+    .expect("a JSON document");
+    let hash = {
+        use sha2::Digest as _;
+        format!("{:x}", sha2::Sha256::digest(project_text.as_bytes()))
+    };
+    doc["projectHash"] = Value::String(hash.clone());
+    let id = doc["sessionId"].as_str().expect("sessionId").to_owned();
+    let whole = serde_json::to_string_pretty(&doc).expect("JSON");
+    let mut first = doc.clone();
+    let messages = first["messages"].as_array_mut().expect("messages");
+    let first_count = messages
+        .iter()
+        .position(|message| message.to_string().contains("All done."))
+        .expect("the last reply");
+    messages.truncate(first_count);
+    let session = home.join(format!(
+        ".gemini/tmp/{hash}/chats/session-2026-11-28T08-11-{}.json",
+        &id[..8]
+    ));
+    fs::create_dir_all(session.parent().expect("chats")).expect("mkdir");
+    fs::write(
+        &session,
+        serde_json::to_string_pretty(&first).expect("JSON"),
+    )
+    .expect("session file");
+
+    let found = sessions(&home, &project, &[], "gemini");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["session"], id.as_str());
+    assert_eq!(found[0]["cwd"], project_text);
+
+    let mut watch = Watch::start(
+        &home,
+        &project,
+        &[
+            "--project",
+            project_text,
+            "--wait",
+            "--session",
+            "zz-sentinel",
+        ],
+    );
+    let snapshot: Value = serde_json::from_str(&watch.line_containing(&id)).expect("event");
+    assert_eq!(snapshot["kind"], "snapshot");
+    // As the CLI writes it: truncated, then the whole document again.
+    fs::write(&session, "").expect("truncate");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    fs::write(&session, &whole).expect("rewrite");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let claude_dir = encoded_project_dir(&home, &project);
+    fs::create_dir_all(&claude_dir).expect("claude project dir");
+    append(
+        &claude_dir.join("zz-sentinel.jsonl"),
+        sentinel("gemini-json-end").as_bytes(),
+    );
+    let kinds_of = |events: Vec<Value>| -> Vec<String> {
+        events
+            .into_iter()
+            .filter(|event| event["session"] == id.as_str() && event["kind"] != "status")
+            .map(|event| event["kind"].as_str().unwrap_or("?").to_owned())
+            .collect()
+    };
+    let live = kinds_of(
+        watch
+            .events_until("gemini-json-end")
+            .iter()
+            .map(|line| serde_json::from_str(line).expect("event JSON"))
+            .collect(),
+    );
+    watch.interrupt();
+    let offline = kinds_of(
+        common::watch::familiar_events(&session)
+            .iter()
+            .map(|line| serde_json::from_str(line).expect("event JSON"))
+            .collect(),
+    );
+    // What the rewrite added: the last reply on, as reading the whole document tells it.
+    let from = offline
+        .iter()
+        .rposition(|kind| kind == "text")
+        .expect("the last reply");
+    assert_eq!(live, offline[from..], "offline: {offline:?}");
+    assert_eq!(live.first().map(String::as_str), Some("text"));
+    assert!(
+        live.iter().filter(|kind| *kind == "prompt").count() == 2,
+        "{live:?}"
+    );
+}
