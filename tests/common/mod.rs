@@ -7,6 +7,7 @@
 pub mod facts;
 pub mod http;
 pub mod sshd;
+pub mod terminal;
 pub mod watch;
 
 use std::ffi::{OsStr, OsString};
