@@ -5,6 +5,9 @@
 //! shows Familiar's line, every input is Copilot CLI's and known, the line after the turn is
 //! the mock's last request of the CLI's window (the CLI's own figures), and after the
 //! compaction the session file's (the CLI's figures stay the last request's until the next).
+//! Beside it `familiar watch --headless --events` follows the project: what it printed live
+//! equals `familiar events` of the file the interactive session wrote, which holds the scripted
+//! facts and nothing the reader does not know (`familiar stats --json` counts no unknown).
 //! `FAMILIAR_UPDATE_FIXTURES=1` keeps the inputs in `fixtures/copilot-<version>/statusline/`.
 //! Part of `tests/real_copilot.rs` (its mock API and CLI).
 
@@ -17,7 +20,9 @@ use std::time::Duration;
 use familiar_hook::statusline_input::{Caller, caller, unknown_keys};
 use serde_json::{Value, json};
 
+use super::common::facts::{events, of_kind};
 use super::common::terminal::Terminal;
+use super::common::watch::{Watch, append, encoded_project_dir, sentinel, without_status};
 use super::mock::{Answer, Mock, call, say};
 
 /// How long one step may take (the CLI starting, a turn, a compaction).
@@ -118,6 +123,21 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
         ),
         ("COPILOT_MODEL", OsStr::new(super::MODEL)),
     ];
+    // The project's sessions, live (Copilot CLI's dir is `home/.copilot`); the Claude Code
+    // session `zz-sentinel` says when to stop reading.
+    fs::create_dir_all(home.join("projects")).expect("projects dir");
+    let project_arg = project.to_str().expect("UTF-8 temp dir");
+    let mut watch = Watch::start(
+        &home,
+        &project,
+        &[
+            "--project",
+            project_arg,
+            "--wait",
+            "--session",
+            "zz-sentinel",
+        ],
+    );
     let mut terminal = Terminal::start(&bin, &[], &project, &env);
     // Its first question: trust the folder ("1. Yes" chosen).
     terminal.wait("the folder trust dialog", STEP, |t| {
@@ -180,6 +200,9 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
         t.shows("Resume copilot --resume=")
     });
 
+    let session = session_file().expect("the session file");
+    check_session(&session, &project, &home, &mut watch, post);
+
     let runs = runs(&recorded);
     let version = runs
         .first()
@@ -202,7 +225,6 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
         }
     }
     assert!(runs.len() >= 3, "{runs:?}");
-    let session = session_file().expect("the session file");
     for run in &runs {
         assert_eq!(caller(&run.input), Caller::CopilotCli, "{run:?}");
         assert!(unknown_keys(&run.input).is_empty(), "{run:?}");
@@ -234,4 +256,53 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
         compacted.input["context_window"]["last_call_input_tokens"], LAST_PROMPT,
         "{compacted:?}"
     );
+}
+
+/// The interactive session's file: its scripted facts, nothing unknown, and live (what `watch`
+/// printed while the CLI ran) equal to offline.
+fn check_session(session: &Path, project: &Path, home: &Path, watch: &mut Watch, post: u64) {
+    let offline = events(session);
+    let a = project.join("a.txt").to_string_lossy().into_owned();
+    let rows: Vec<(&str, &str, &str)> = offline
+        .iter()
+        .filter(|e| e["tool"].is_string())
+        .map(|e| {
+            let field = |key: &str| e[key].as_str().unwrap_or("");
+            (field("kind"), field("tool"), field("target"))
+        })
+        .collect();
+    assert_eq!(rows, [("reading", "view", a.as_str())], "{offline:?}");
+    let prompts = of_kind(&offline, "prompt");
+    assert_eq!(prompts.len(), 1, "{offline:?}");
+    assert_eq!(prompts[0]["text"], "Read a.txt. FAMILIAR-SCRIPT statusline");
+    let compactions = of_kind(&offline, "compact_boundary");
+    assert_eq!(compactions.len(), 1, "{offline:?}");
+    assert_eq!(compactions[0]["trigger"], "manual");
+    assert_eq!(compactions[0]["post_tokens"], post);
+    let stats = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .args(["stats", "--json"])
+        .arg(session)
+        .env("HOME", home)
+        .output()
+        .expect("familiar stats");
+    let row: Value = serde_json::from_slice(&stats.stdout).expect("stats JSON");
+    assert!(row.get("unknown").is_none(), "{row}");
+
+    let claude_dir = encoded_project_dir(home, project);
+    fs::create_dir_all(&claude_dir).expect("claude project dir");
+    append(
+        &claude_dir.join("zz-sentinel.jsonl"),
+        sentinel("interactive-copilot-end").as_bytes(),
+    );
+    let live: Vec<Value> = without_status(watch.events_until("interactive-copilot-end"))
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("live event JSON"))
+        .collect();
+    watch.interrupt();
+    let want: Vec<&Value> = offline.iter().filter(|e| e["kind"] != "status").collect();
+    let got: Vec<&Value> = live
+        .iter()
+        .filter(|e| e["session"] == want[0]["session"])
+        .collect();
+    assert_eq!(got, want, "live differs from offline");
 }
