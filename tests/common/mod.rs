@@ -6,6 +6,7 @@
 
 pub mod facts;
 pub mod http;
+pub mod interactive;
 pub mod sshd;
 pub mod terminal;
 pub mod watch;

@@ -98,9 +98,17 @@ impl Terminal {
         }
     }
 
-    /// Has the CLI ended?
-    pub fn ended(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(Some(_)))
+    /// Waits for the CLI to end (at most `limit`), failing with the screen.
+    pub fn wait_end(&mut self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while !matches!(self.child.try_wait(), Ok(Some(_))) {
+            assert!(
+                Instant::now() < deadline,
+                "the CLI did not end within {limit:?}; screen: {}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 
     /// Everything shown, escape sequences dropped.
