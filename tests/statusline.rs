@@ -367,6 +367,17 @@ fn hook_install_for_copilot_sets_only_its_status_line_and_uninstall_gives_the_fi
     assert_eq!(value["statusLine"]["type"], "command");
     assert!(value.get("hooks").is_none(), "{after}");
     assert!(after.contains("// mine"), "{after}");
+    let doctor = Test::new()
+        .arg("doctor")
+        .env("COPILOT_HOME", &copilot_home)
+        .status(0)
+        .run();
+    let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    let line = doctor
+        .lines()
+        .find(|line| line.starts_with("[ok] Copilot status line: installed in "))
+        .unwrap_or_else(|| panic!("{doctor}"));
+    assert!(line.ends_with("statusline)"), "{line}");
     Test::new()
         .args(["hook", "uninstall", "--agent", "copilot", "--yes"])
         .env("COPILOT_HOME", &copilot_home)

@@ -47,7 +47,8 @@ pub struct Args {
     /// Context window in tokens, overriding every other source.
     #[arg(long, value_name = "TOKENS", value_parser = super::parse_tokens)]
     pub context_limit: Option<u64>,
-    /// Read this transcript instead of the input's `transcript_path` (stdin may then be empty).
+    /// Read this transcript instead of the input's `transcript_path` (Copilot CLI's: the
+    /// session folder's `events.jsonl`); stdin may then be empty.
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
 }
