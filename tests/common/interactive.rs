@@ -2,7 +2,8 @@
 //! followed live by `familiar watch --headless --events`: a prompt typed into the TUI, the
 //! turn the mock scripted, the CLI quit by its slash command. Checked here for every CLI: the
 //! session file holds nothing the reader does not know (`familiar stats --json` counts no
-//! `unknown`), and what the watcher printed live equals `familiar events` of that file. The
+//! `unknown`), and what the watcher printed live equals `familiar events` of that file ([`checked`],
+//! which `real_copilot/interactive.rs` uses too). The
 //! suites (`real_gemini.rs`, `real_qwen.rs`) check the scripted facts on what [`run`] gives.
 
 use std::ffi::OsStr;
@@ -84,11 +85,19 @@ pub fn run(session: &Session<'_>) -> (PathBuf, Vec<Value>) {
         )
         .expect("write fixture");
     }
-    let offline = events(&file);
+    let offline = checked(&file, session.home, session.project, &mut watch);
+    (file, offline)
+}
+
+/// `familiar events` of a session `file` the CLI wrote while `watch` followed `project`
+/// (`home` its HOME): checked to hold nothing unknown and to equal what `watch` printed
+/// live, which is then stopped.
+pub fn checked(file: &Path, home: &Path, project: &Path, watch: &mut Watch) -> Vec<Value> {
+    let offline = events(file);
     let stats = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
         .args(["stats", "--json"])
-        .arg(&file)
-        .env("HOME", session.home)
+        .arg(file)
+        .env("HOME", home)
         .output()
         .expect("familiar stats");
     let row: Value = serde_json::from_slice(&stats.stdout).expect("stats JSON");
@@ -98,7 +107,7 @@ pub fn run(session: &Session<'_>) -> (PathBuf, Vec<Value>) {
     // still get its calls) comes out live once the file has been quiet for the quiet-turn
     // time (5 s), as offline at the end of the file: the sentinel comes after that.
     std::thread::sleep(Duration::from_secs(6));
-    let claude_dir = encoded_project_dir(session.home, session.project);
+    let claude_dir = encoded_project_dir(home, project);
     fs::create_dir_all(&claude_dir).expect("claude project dir");
     append(
         &claude_dir.join("zz-sentinel.jsonl"),
@@ -116,5 +125,5 @@ pub fn run(session: &Session<'_>) -> (PathBuf, Vec<Value>) {
         .filter(|e| e["session"] == want[0]["session"])
         .collect();
     assert_eq!(got, want, "live differs from offline");
-    (file, offline)
+    offline
 }

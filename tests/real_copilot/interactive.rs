@@ -20,9 +20,10 @@ use std::time::Duration;
 use familiar_hook::statusline_input::{Caller, caller, unknown_keys};
 use serde_json::{Value, json};
 
-use super::common::facts::{events, of_kind};
+use super::common::facts::of_kind;
+use super::common::interactive::checked;
 use super::common::terminal::Terminal;
-use super::common::watch::{Watch, append, encoded_project_dir, sentinel, without_status};
+use super::common::watch::Watch;
 use super::mock::{Answer, Mock, call, say};
 
 /// How long one step may take (the CLI starting, a turn, a compaction).
@@ -261,7 +262,7 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
 /// The interactive session's file: its scripted facts, nothing unknown, and live (what `watch`
 /// printed while the CLI ran) equal to offline.
 fn check_session(session: &Path, project: &Path, home: &Path, watch: &mut Watch, post: u64) {
-    let offline = events(session);
+    let offline = checked(session, home, project, watch);
     let a = project.join("a.txt").to_string_lossy().into_owned();
     let rows: Vec<(&str, &str, &str)> = offline
         .iter()
@@ -279,30 +280,4 @@ fn check_session(session: &Path, project: &Path, home: &Path, watch: &mut Watch,
     assert_eq!(compactions.len(), 1, "{offline:?}");
     assert_eq!(compactions[0]["trigger"], "manual");
     assert_eq!(compactions[0]["post_tokens"], post);
-    let stats = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .args(["stats", "--json"])
-        .arg(session)
-        .env("HOME", home)
-        .output()
-        .expect("familiar stats");
-    let row: Value = serde_json::from_slice(&stats.stdout).expect("stats JSON");
-    assert!(row.get("unknown").is_none(), "{row}");
-
-    let claude_dir = encoded_project_dir(home, project);
-    fs::create_dir_all(&claude_dir).expect("claude project dir");
-    append(
-        &claude_dir.join("zz-sentinel.jsonl"),
-        sentinel("interactive-copilot-end").as_bytes(),
-    );
-    let live: Vec<Value> = without_status(watch.events_until("interactive-copilot-end"))
-        .iter()
-        .map(|line| serde_json::from_str(line).expect("live event JSON"))
-        .collect();
-    watch.interrupt();
-    let want: Vec<&Value> = offline.iter().filter(|e| e["kind"] != "status").collect();
-    let got: Vec<&Value> = live
-        .iter()
-        .filter(|e| e["session"] == want[0]["session"])
-        .collect();
-    assert_eq!(got, want, "live differs from offline");
 }
