@@ -1,5 +1,5 @@
-//! A real agent CLI in an interactive session in a pseudo-terminal (`script(1)` of util-linux,
-//! as `tests/real_claude/interactive.rs` runs Claude Code): keys in, the screen kept as plain
+//! A real agent CLI in an interactive session in a pseudo-terminal (`script(1)` of util-linux;
+//! every real-CLI suite's interactive run): keys in, the screen kept as plain
 //! text (escape sequences dropped) for waiting on what the CLI shows and for failure messages.
 
 use std::io::{Read as _, Write as _};
@@ -70,6 +70,12 @@ impl Terminal {
         self.keys.flush().expect("flush keys");
         std::thread::sleep(Duration::from_millis(500));
         self.enter();
+    }
+
+    /// Sends `bytes` as typed (an arrow key's escape sequence).
+    pub fn key(&mut self, bytes: &[u8]) {
+        self.keys.write_all(bytes).expect("key");
+        self.keys.flush().expect("flush keys");
     }
 
     pub fn enter(&mut self) {
