@@ -5,7 +5,8 @@
 //! leaves the machine), while `familiar watch --headless --events` follows the project (the
 //! sessions placed by their `session.start`'s `cwd`). Checked: every scripted fact through
 //! `familiar events`, live equal to offline, and `sessions`, `stats` (tokens equal to what the
-//! mock sent) and `doctor` on them.
+//! mock sent) and `doctor` on them. `real_copilot/interactive.rs` runs the CLI's interactive
+//! session in a pseudo-terminal with `familiar statusline` as its status line.
 //!
 //! `FAMILIAR_COPILOT_BIN=/path/to/copilot` runs it against another CLI (the newest:
 //! `npm install --prefix /tmp/cop @github/copilot@latest`, then
@@ -14,6 +15,8 @@
 //! `real-<run>.jsonl` (the reader's unit tests read the hand-run files beside them).
 
 mod common;
+#[path = "real_copilot/interactive.rs"]
+mod interactive;
 #[path = "real_qwen/mock.rs"]
 #[allow(dead_code)]
 mod mock;

@@ -15,6 +15,8 @@
 #[path = "real_gemini/checks.rs"]
 mod checks;
 mod common;
+#[path = "real_gemini/interactive.rs"]
+mod interactive;
 #[path = "real_gemini/mock.rs"]
 mod mock;
 

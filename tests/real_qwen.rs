@@ -4,7 +4,8 @@
 //! `familiar watch --headless --events` follows the project (the sessions placed by the `cwd`
 //! of their records). Checked: the records the CLI wrote, every scripted fact through
 //! `familiar events`, live equal to offline, and `sessions`, `stats` (tokens equal to what the
-//! mock sent) and `doctor` on them.
+//! mock sent) and `doctor` on them. `real_qwen/interactive.rs` runs an interactive session in a
+//! pseudo-terminal.
 //!
 //! `FAMILIAR_QWEN_BIN=/path/to/qwen` runs it against another CLI (the newest:
 //! `npm install --prefix /tmp/qw @qwen-code/qwen-code@latest`, then
@@ -15,6 +16,8 @@
 #[path = "real_qwen/checks.rs"]
 mod checks;
 mod common;
+#[path = "real_qwen/interactive.rs"]
+mod interactive;
 #[path = "real_qwen/mock.rs"]
 mod mock;
 

@@ -232,3 +232,165 @@ fn statusline_refuses_a_transcript_that_is_not_a_regular_file() {
         format!("familiar: reading {}: not a regular file\n", fifo.display())
     );
 }
+
+/// The interactive session's `/compact`.
+const COMPACTION_START: &str = r#""type":"session.compaction_start""#;
+
+/// GitHub Copilot CLI 1.0.102's recorded input `name` (`fixtures/copilot-1.0.102/statusline/`)
+/// with its session folder moved to `dir`, where the interactive session's file is written up
+/// to (not including) the first line holding `until` (whole when `None`; no file when
+/// `Some("")`).
+fn copilot_input(dir: &std::path::Path, name: &str, until: Option<&str>) -> String {
+    let text = std::fs::read_to_string(fixture(&format!("copilot-1.0.102/statusline/{name}.json")))
+        .expect("fixture");
+    let mut input: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let session = input["session_id"].as_str().expect("session_id").to_owned();
+    let folder = dir.join("session-state").join(&session);
+    input["transcript_path"] = serde_json::json!(folder);
+    if until != Some("") {
+        let records = std::fs::read_to_string(fixture("copilot-1.0.102/interactive-compact.jsonl"))
+            .expect("session fixture");
+        let kept: String = records
+            .lines()
+            .take_while(|line| until.is_none_or(|needle| !line.contains(needle)))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        std::fs::create_dir_all(&folder).expect("session folder");
+        std::fs::write(folder.join("events.jsonl"), kept).expect("session file");
+    }
+    input.to_string()
+}
+
+#[test]
+fn copilot_clis_input_shows_its_last_request_of_its_window() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // After the turn: the CLI's last request (1,500 in, 20 out) of its 64,000, its own 2%
+    // (not `current_usage`, the running total, nor the badge's 12,508).
+    Test::new()
+        .arg("statusline")
+        .stdin(copilot_input(dir.path(), "turn", Some(COMPACTION_START)))
+        .stdout("mana 62.5k left of 64k (98%) · your turn · view 1\n")
+        .stderr("")
+        .run();
+    // At start: the window, no figure, no session file yet.
+    let dir = tempfile::tempdir().expect("temp dir");
+    Test::new()
+        .arg("statusline")
+        .stdin(copilot_input(dir.path(), "start", Some("")))
+        .stdout("mana ? left of 64k · no transcript yet\n")
+        .run();
+    // The very first input has no `context_window_size` yet: `displayed_context_limit`.
+    let dir = tempfile::tempdir().expect("temp dir");
+    Test::new()
+        .arg("statusline")
+        .stdin(copilot_input(dir.path(), "first", Some("")))
+        .stdout("mana ? left of 64k · no transcript yet\n")
+        .run();
+}
+
+#[test]
+fn after_a_copilot_compaction_the_session_files_figure_stands_in() {
+    // The CLI still says the last request (1,520); the session file's compaction says
+    // 12,463 (`postCompactionTokens`), and no tool since.
+    let dir = tempfile::tempdir().expect("temp dir");
+    Test::new()
+        .arg("statusline")
+        .stdin(copilot_input(
+            dir.path(),
+            "compacted",
+            Some(r#""content":"say hi""#),
+        ))
+        .stdout("mana 51.5k left of 64k (80%) · your turn\n")
+        .stderr("")
+        .run();
+    // Once a request follows, the CLI's figure again.
+    let dir = tempfile::tempdir().expect("temp dir");
+    Test::new()
+        .arg("statusline")
+        .stdin(copilot_input(dir.path(), "turn", None))
+        .stdout("mana 62.5k left of 64k (98%) · your turn · view 1\n")
+        .run();
+}
+
+#[test]
+fn copilot_cli_without_a_transcript_path_is_found_by_its_session_id() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let copilot_home = dir.path().join("copilot-home");
+    let mut input: serde_json::Value = serde_json::from_str(&copilot_input(
+        &copilot_home,
+        "turn",
+        Some(COMPACTION_START),
+    ))
+    .expect("JSON");
+    input
+        .as_object_mut()
+        .expect("object")
+        .remove("transcript_path");
+    Test::new()
+        .arg("statusline")
+        .env("COPILOT_HOME", &copilot_home)
+        .stdin(input.to_string())
+        .stdout("mana 62.5k left of 64k (98%) · your turn · view 1\n")
+        .run();
+    // A session id that is not one file name names no file.
+    input["session_id"] = serde_json::json!("../../etc");
+    Test::new()
+        .arg("statusline")
+        .env("COPILOT_HOME", &copilot_home)
+        .stdin(input.to_string())
+        .status(1)
+        .stderr_contains("no transcript")
+        .run();
+}
+
+#[test]
+fn hook_install_for_copilot_sets_only_its_status_line_and_uninstall_gives_the_file_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let copilot_home = dir.path().join("copilot-home");
+    std::fs::create_dir_all(&copilot_home).expect("copilot home");
+    let settings = copilot_home.join("settings.json");
+    let mine = "{\n  // mine\n  \"footer\": {\"showQuota\": false},\n  \"banner\": \"never\"\n}\n";
+    std::fs::write(&settings, mine).expect("settings");
+    let out = Test::new()
+        .args(["hook", "install", "--agent", "copilot", "--yes"])
+        .env("COPILOT_HOME", &copilot_home)
+        .stdout_contains("statusLine")
+        .run();
+    assert!(out.status.success());
+    let after = std::fs::read_to_string(&settings).expect("settings");
+    let value: serde_json::Value = jsonc_value(&after);
+    let command = value["statusLine"]["command"].as_str().expect("command");
+    assert!(
+        command.ends_with("familiar statusline") || command.ends_with("familiar' statusline"),
+        "{after}"
+    );
+    assert_eq!(value["statusLine"]["type"], "command");
+    assert!(value.get("hooks").is_none(), "{after}");
+    assert!(after.contains("// mine"), "{after}");
+    let doctor = Test::new()
+        .arg("doctor")
+        .env("COPILOT_HOME", &copilot_home)
+        .status(0)
+        .run();
+    let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    let line = doctor
+        .lines()
+        .find(|line| line.starts_with("[ok] Copilot status line: installed in "))
+        .unwrap_or_else(|| panic!("{doctor}"));
+    assert!(line.ends_with("statusline)"), "{line}");
+    Test::new()
+        .args(["hook", "uninstall", "--agent", "copilot", "--yes"])
+        .env("COPILOT_HOME", &copilot_home)
+        .run();
+    assert_eq!(std::fs::read_to_string(&settings).expect("settings"), mine);
+}
+
+/// `text` without its `//` comment lines, as JSON.
+fn jsonc_value(text: &str) -> serde_json::Value {
+    let plain: String = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    serde_json::from_str(&plain).expect("JSON")
+}

@@ -10,6 +10,10 @@
 //! secrets), ask before writing (`--yes` for scripts), refuse a read-only or unparsable file,
 //! write through a symlink to its target, and keep a bounded number of backups, from which
 //! `uninstall` gives back the user's exact original (or removes the file install created).
+//!
+//! `--agent copilot` edits GitHub Copilot CLI's user settings (`$COPILOT_HOME/settings.json`)
+//! the same way, for its status line only: its `statusLine` takes the same
+//! `{"type": "command", "command": …}` as Claude Code's, and Claude Code's hooks are not its.
 
 use std::io::{self, BufRead as _, IsTerminal as _, Read as _, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
@@ -52,7 +56,8 @@ pub enum Action {
 
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
-    /// Also make `familiar statusline` Claude Code's status line (never replaces one you set).
+    /// Also make `familiar statusline` Claude Code's status line (never replaces one you set;
+    /// with --agent copilot, the status line is all that is installed).
     #[arg(long)]
     pub statusline: bool,
     #[command(flatten)]
@@ -61,7 +66,13 @@ pub struct InstallArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct EditArgs {
-    /// The settings file [default: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json].
+    /// Whose settings: Claude Code's (hooks and status line) or GitHub Copilot CLI's (its
+    /// status line only).
+    #[arg(long, value_enum, default_value_t = SettingsOf::Claude)]
+    pub agent: SettingsOf,
+    /// The settings file [default: $CLAUDE_CONFIG_DIR/settings.json, else
+    /// ~/.claude/settings.json; with --agent copilot $COPILOT_HOME/settings.json, else
+    /// ~/.copilot/settings.json].
     #[arg(long, value_name = "FILE")]
     pub settings: Option<PathBuf>,
     /// Show the change without writing anything.
@@ -70,6 +81,15 @@ pub struct EditArgs {
     /// Write without asking (for scripts; without a terminal to ask on, this is required).
     #[arg(short, long)]
     pub yes: bool,
+}
+
+/// The agent CLI whose settings file `install` and `uninstall` edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SettingsOf {
+    /// Claude Code.
+    Claude,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -81,10 +101,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(Action::Install(install)) => {
             let exe =
                 std::env::current_exe().context("cannot tell where this familiar binary is")?;
+            let copilot = install.edit.agent == SettingsOf::Copilot;
             let plan = Plan {
-                hooks: Some(familiar_hook::hook_command(&exe)),
-                status_line: install
-                    .statusline
+                hooks: (!copilot).then(|| familiar_hook::hook_command(&exe)),
+                status_line: (install.statusline || copilot)
                     .then(|| familiar_hook::status_line_command(&exe)),
             };
             edit_settings(&install.edit, Direction::Install, |text, _| {
@@ -187,9 +207,19 @@ fn read_input(deadline: Duration) -> io::Result<Vec<u8>> {
 
 /// The settings file named on the command line or Claude Code's own.
 pub fn settings_path(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
-    match explicit {
-        Some(path) => Ok(path.to_owned()),
-        None => Ok(familiar_tail::discovery::config_dir()?.join("settings.json")),
+    settings_path_of(explicit, SettingsOf::Claude)
+}
+
+/// The settings file named, else `agent`'s own.
+fn settings_path_of(explicit: Option<&Path>, agent: SettingsOf) -> anyhow::Result<PathBuf> {
+    match (explicit, agent) {
+        (Some(path), _) => Ok(path.to_owned()),
+        (None, SettingsOf::Claude) => {
+            Ok(familiar_tail::discovery::config_dir()?.join("settings.json"))
+        }
+        (None, SettingsOf::Copilot) => {
+            Ok(familiar_tail::discovery::copilot_dir()?.join("settings.json"))
+        }
     }
 }
 
@@ -224,7 +254,7 @@ fn edit_settings(
     direction: Direction,
     edit: impl FnOnce(Option<&str>, &[&str]) -> Result<SettingsEdit, familiar_hook::SettingsError>,
 ) -> anyhow::Result<ExitCode> {
-    let named = settings_path(args.settings.as_deref())?;
+    let named = settings_path_of(args.settings.as_deref(), args.agent)?;
     let path = resolve(&named)?;
     let shown = printable_line(&named.display().to_string()).into_owned();
     let current = match std::fs::read_to_string(&path) {

@@ -6,7 +6,9 @@
 
 pub mod facts;
 pub mod http;
+pub mod interactive;
 pub mod sshd;
+pub mod terminal;
 pub mod watch;
 
 use std::ffi::{OsStr, OsString};

@@ -1,90 +1,26 @@
-//! The real CLI in an interactive session, in a pseudo-terminal (`script(1)`, util-linux), with
+//! The real CLI in an interactive session, in a pseudo-terminal (`common::terminal`), with
 //! Familiar's hooks installed by `familiar hook install` into its throwaway config dir, beside
 //! `familiar watch`: the permission prompts really open (each `PermissionRequest` is answered
 //! with Enter, "Yes"), the hooks reach the watcher through its socket, and what the watcher
 //! printed live equals `familiar events` of the transcript the CLI wrote. Part of
 //! `tests/real_claude.rs` (its mock API, scripts and CLI).
 
+use std::ffi::OsStr;
 use std::fs;
-use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::common::terminal::Terminal;
 use super::common::watch::{Watch, append, sentinel, without_status};
 use super::mock::Mock;
 use super::recorder::{Recorder, STATUS_LINE};
 
 /// How long one step of the session may take (the CLI starting, a turn, a compaction).
 const STEP: Duration = Duration::from_secs(90);
-
-/// The CLI running in a pseudo-terminal: keys in, the screen kept for failure messages.
-struct Terminal {
-    child: Child,
-    keys: ChildStdin,
-    screen: Arc<Mutex<Vec<u8>>>,
-}
-
-impl Terminal {
-    fn type_line(&mut self, text: &str) {
-        self.keys.write_all(text.as_bytes()).expect("type");
-        self.keys.flush().expect("flush keys");
-        // Ink reads a pasted line and its Enter apart only when they arrive apart.
-        std::thread::sleep(Duration::from_millis(500));
-        self.enter();
-    }
-
-    fn enter(&mut self) {
-        self.keys.write_all(b"\r").expect("enter");
-        self.keys.flush().expect("flush keys");
-    }
-
-    /// The screen so far, escape sequences dropped (for failure messages only).
-    fn screen(&self) -> String {
-        let bytes = self
-            .screen
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        let text = String::from_utf8_lossy(&bytes);
-        let mut plain = String::new();
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c == '\x1b' {
-                // CSI: up to a letter; OSC and others: drop the next char.
-                if chars.peek() == Some(&'[') {
-                    for c in chars.by_ref() {
-                        if c.is_ascii_alphabetic() {
-                            break;
-                        }
-                    }
-                } else {
-                    chars.next();
-                }
-            } else if !c.is_control() || c == '\n' {
-                plain.push(c);
-            }
-        }
-        plain
-            .chars()
-            .rev()
-            .take(3000)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect()
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// The hook inputs recorded so far.
 fn recorded(path: &Path) -> Vec<Value> {
@@ -268,63 +204,31 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
     let socket = config.join("run/hook.sock");
     // Today's CLI starts in auto mode, which asks nobody: `manual` is the mode whose
     // permission prompts this test answers.
-    let mode = if current {
-        " --permission-mode manual"
+    let mode: &[&str] = if current {
+        &["--permission-mode", "manual"]
     } else {
-        ""
+        &[]
     };
-    let command = format!(
-        "stty cols 120 rows 40; exec '{}'{mode}",
-        bin.display().to_string().replace('\'', r"'\''")
-    );
     let session_files = SessionFiles::record(config.join("sessions"));
-    let mut child = Command::new("script")
-        .args(["-qfec", &command, "/dev/null"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &home)
-        .env("CLAUDE_CONFIG_DIR", &config)
-        .env("ANTHROPIC_BASE_URL", &mock.url)
-        .env("ANTHROPIC_API_KEY", key)
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_MAX_RETRIES", "2")
-        .env("TERM", "xterm-256color")
+    let env: [(&str, &OsStr); 9] = [
+        ("HOME", home.as_os_str()),
+        ("CLAUDE_CONFIG_DIR", config.as_os_str()),
+        ("ANTHROPIC_BASE_URL", OsStr::new(mock.url.as_str())),
+        ("ANTHROPIC_API_KEY", OsStr::new(key)),
+        ("DISABLE_AUTOUPDATER", OsStr::new("1")),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", OsStr::new("1")),
+        ("DISABLE_TELEMETRY", OsStr::new("1")),
+        ("CLAUDE_CODE_MAX_RETRIES", OsStr::new("2")),
         // Familiar's hook finds the watcher's socket.
-        .env("FAMILIAR_SOCKET", &socket)
-        .current_dir(&project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("script(1) from util-linux");
-    let keys = child.stdin.take().expect("stdin");
-    let mut out = child.stdout.take().expect("stdout");
-    let screen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&screen);
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = out.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .extend_from_slice(&buf[..n]);
-        }
-    });
-    let mut terminal = Terminal {
-        child,
-        keys,
-        screen,
-    };
+        ("FAMILIAR_SOCKET", socket.as_os_str()),
+    ];
+    let mut terminal = Terminal::start(&bin, mode, &project, &env);
 
     // The prompt box is up once the CLI printed its shortcuts hint, its permission mode
     // (2.1.332: "manual mode on") or the status line (which takes the hint's place).
     let deadline = Instant::now() + STEP;
-    // (Ink moves the cursor instead of writing spaces: compare without them.)
-    let shows = |terminal: &Terminal, text: &str| terminal.screen().replace(' ', "").contains(text);
+    // (Ink moves the cursor instead of writing spaces: `shows` compares without them.)
+    let shows = |terminal: &Terminal, text: &str| terminal.shows(text);
     while !["forshortcuts", "modeon", STATUS_LINE]
         .iter()
         .any(|hint| shows(&terminal, hint))
@@ -339,7 +243,7 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
     // 2.1.332 then offers auto mode as the default: "No, keep manual mode" (the second choice).
     std::thread::sleep(Duration::from_secs(3));
     if shows(&terminal, "keepmanualmode") {
-        terminal.keys.write_all(b"\x1b[B").expect("down");
+        terminal.key(b"\x1b[B");
         std::thread::sleep(Duration::from_millis(500));
         terminal.enter();
         std::thread::sleep(Duration::from_secs(1));
@@ -397,11 +301,7 @@ fn interactive_session(generation: super::Generation, hooks_installed: Hooks) {
     drive(&mut terminal, &hooks, "/exit", |seen| {
         count(seen, "SessionEnd") >= 1
     });
-    let deadline = Instant::now() + STEP;
-    while terminal.child.try_wait().expect("wait").is_none() {
-        assert!(Instant::now() < deadline, "the CLI did not exit");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    terminal.wait_end(STEP);
 
     // Saved before any check, so a failing run can be looked at.
     if let Some(out) = super::common::save_dir(&format!("claude-{version}"))

@@ -1,7 +1,9 @@
-//! The JSON Claude Code pipes into its `statusLine` command (`familiar statusline` reads it):
-//! which top-level keys are known. Recorded from 2.1.332 (`fixtures/statusline/`); 2.1.197
-//! sent a subset. A key beyond these comes from a newer CLI: the real-CLI tests fail on it,
-//! so the drift check (`tests/agents/drift.sh`) names it the day it appears.
+//! The JSON an agent CLI pipes into its status-line command (`familiar statusline` reads it):
+//! which CLI sent it, and which top-level keys are known. Claude Code's recorded from 2.1.332
+//! (`fixtures/statusline/`; 2.1.197 sent a subset), GitHub Copilot CLI's from 1.0.102
+//! (`fixtures/copilot-1.0.102/statusline/`). A key beyond these comes from a newer CLI: the
+//! real-CLI tests fail on it, so the drift check (`tests/agents/drift.sh`) names it the day it
+//! appears.
 
 use serde_json::Value;
 
@@ -26,14 +28,74 @@ pub const KNOWN_KEYS: [&str; 16] = [
     "rate_limits",
 ];
 
-/// The top-level keys of `input` Familiar does not know, in order.
+/// Every top-level key GitHub Copilot CLI 1.0.102 sends (its `remote` is `{connected:
+/// false}` unless the session runs remotely; its `transcript_path` is the session's folder,
+/// `session-state/<session id>`, not a file).
+pub const COPILOT_KNOWN_KEYS: [&str; 13] = [
+    "cwd",
+    "session_id",
+    "session_name",
+    "transcript_path",
+    "model",
+    "workspace",
+    "username",
+    "remote",
+    "version",
+    "cost",
+    "context_window",
+    "ai_used",
+    "allow_all_enabled",
+];
+
+/// Top-level keys only GitHub Copilot CLI sends (1.0.102; never in Claude Code's inputs).
+const COPILOT_ONLY_KEYS: [&str; 5] = [
+    "session_name",
+    "username",
+    "remote",
+    "ai_used",
+    "allow_all_enabled",
+];
+
+/// The CLI that ran the status-line command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    ClaudeCode,
+    CopilotCli,
+}
+
+/// Which CLI sent `input`: GitHub Copilot CLI when it has a key only that CLI sends (1.0.102
+/// sends all five, in every input; `context_window.last_call_input_tokens` too), else Claude
+/// Code (whose input, an empty one included, is the default).
+pub fn caller(input: &Value) -> Caller {
+    let Some(object) = input.as_object() else {
+        return Caller::ClaudeCode;
+    };
+    let copilot = COPILOT_ONLY_KEYS
+        .iter()
+        .any(|key| object.contains_key(*key))
+        || input
+            .get("context_window")
+            .and_then(|window| window.get("last_call_input_tokens"))
+            .is_some();
+    if copilot {
+        Caller::CopilotCli
+    } else {
+        Caller::ClaudeCode
+    }
+}
+
+/// The top-level keys of `input` Familiar does not know for the CLI that sent it, in order.
 pub fn unknown_keys(input: &Value) -> Vec<String> {
+    let known: &[&str] = match caller(input) {
+        Caller::ClaudeCode => &KNOWN_KEYS,
+        Caller::CopilotCli => &COPILOT_KNOWN_KEYS,
+    };
     input
         .as_object()
         .map(|object| {
             object
                 .keys()
-                .filter(|key| !KNOWN_KEYS.contains(&key.as_str()))
+                .filter(|key| !known.contains(&key.as_str()))
                 .cloned()
                 .collect()
         })
@@ -44,21 +106,31 @@ pub fn unknown_keys(input: &Value) -> Vec<String> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_recorded_input_is_known_and_a_new_key_is_named() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/statusline");
+    /// Every recorded input in `dir` (under `fixtures/`), each said to come from `who`.
+    fn recorded(dir: &str, who: Caller) -> usize {
+        let dir = format!("{}/../../fixtures/{dir}", env!("CARGO_MANIFEST_DIR"));
         let mut read = 0;
-        for entry in std::fs::read_dir(dir)
-            .expect("fixtures/statusline")
-            .flatten()
-        {
+        for entry in std::fs::read_dir(&dir).expect("fixtures dir").flatten() {
             let text = std::fs::read_to_string(entry.path()).expect("fixture");
             let input: Value = serde_json::from_str(&text).expect("JSON");
+            assert_eq!(caller(&input), who, "{:?}", entry.path());
             assert!(unknown_keys(&input).is_empty(), "{:?}", entry.path());
             read += 1;
         }
-        assert!(read >= 3);
+        read
+    }
+
+    #[test]
+    fn every_recorded_input_is_known_and_a_new_key_is_named() {
+        assert!(recorded("statusline", Caller::ClaudeCode) >= 3);
+        assert!(recorded("copilot-1.0.102/statusline", Caller::CopilotCli) >= 3);
         let newer = serde_json::json!({"session_id": "s", "weather": {"rain": true}});
         assert_eq!(unknown_keys(&newer), ["weather"]);
+        let copilot = serde_json::json!({"session_id": "s", "ai_used": {}, "weather": 1});
+        assert_eq!(caller(&copilot), Caller::CopilotCli);
+        assert_eq!(unknown_keys(&copilot), ["weather"]);
+        // An empty or non-object input is Claude Code's (the default caller).
+        assert_eq!(caller(&serde_json::json!({})), Caller::ClaudeCode);
+        assert_eq!(caller(&serde_json::json!([1])), Caller::ClaudeCode);
     }
 }

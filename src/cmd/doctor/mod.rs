@@ -107,6 +107,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     checks.push(check_display());
     checks.push(check_window());
     check_hooks(&mut checks);
+    check_copilot_status_line(&mut checks);
     checks.push(check_open_files());
     if let Some(settings) = &settings {
         check_remotes(&mut checks, settings);
@@ -448,6 +449,43 @@ fn check_hooks(checks: &mut Vec<Check>) {
         ),
     });
     checks.push(check_socket(!events.is_empty()));
+}
+
+/// GitHub Copilot CLI's status line in its settings.json, when Copilot CLI's dir is there.
+fn check_copilot_status_line(checks: &mut Vec<Check>) {
+    let Ok(dir) = familiar_tail::discovery::copilot_dir() else {
+        return;
+    };
+    if !dir.is_dir() {
+        return;
+    }
+    let path = dir.join("settings.json");
+    let shown = path.display();
+    let found = match std::fs::read_to_string(&path) {
+        Ok(text) => familiar_hook::installed(&text),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            Ok(familiar_hook::Installed::default())
+        }
+        Err(err) => {
+            let why = format!("cannot read {shown}: {err}");
+            checks.push(Check::todo("Copilot status line", why));
+            return;
+        }
+    };
+    checks.push(match found {
+        Ok(found) => match found.status_line {
+            Some(command) => Check::ok(
+                "Copilot status line",
+                format!("installed in {shown} ({command})"),
+            ),
+            None => Check::ok(
+                "Copilot status line",
+                "not installed (optional: `familiar hook install --agent copilot` shows mana \
+                 and status under Copilot CLI's prompt)",
+            ),
+        },
+        Err(err) => Check::todo("Copilot status line", format!("{shown}: {err}")),
+    });
 }
 
 fn check_socket(hooks_installed: bool) -> Check {

@@ -170,7 +170,24 @@ const TYPES: &[&str] = &[
     "workflow.run_updated",
 ];
 
-/// `copilot/<type>` when the CLI's 1.0.102 schema has no such event type.
+/// Types the real CLI writes outside its schema: 1.0.102's `/compact` in an interactive
+/// session logs its summary request's model call with them, between
+/// `session.compaction_start` (`trigger: manual`) and `session.compaction_complete`
+/// (`fixtures/copilot-1.0.102/interactive-compact.jsonl`; `-p` runs' compactions, in the
+/// background, write none). None is an event: the request's usage is the compaction's
+/// `compactionTokensUsed`, and its text the summary.
+const OUTSIDE_SCHEMA: &[&str] = &[
+    "model.message",
+    "model.messages_snapshot",
+    "model.model_call_started",
+    "model.model_call_success",
+    "model.response",
+    "model.turn_ended",
+    "model.turn_started",
+];
+
+/// `copilot/<type>` when neither the CLI's 1.0.102 schema nor what it was seen writing has
+/// such an event type.
 pub(super) fn unknown_type(kind: &str) -> Option<String> {
-    (!TYPES.contains(&kind)).then(|| format!("copilot/{kind}"))
+    (!TYPES.contains(&kind) && !OUTSIDE_SCHEMA.contains(&kind)).then(|| format!("copilot/{kind}"))
 }

@@ -383,6 +383,7 @@ impl Session {
         let mut event = self.event(EventKind::CompactBoundary, cx);
         event.trigger = match str_of(data, "trigger") {
             Some("threshold") => Some("auto".to_owned()),
+            Some("manual") => Some("manual".to_owned()),
             _ => None,
         };
         event.pre_tokens = count("preCompactionTokens");

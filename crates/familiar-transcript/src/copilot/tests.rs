@@ -12,6 +12,8 @@ const API_ERROR: &str = include_str!("../../../../fixtures/copilot-1.0.102/api-e
 const COMPACT: &str = include_str!("../../../../fixtures/copilot-1.0.102/compact.jsonl");
 const RESUMED: &str = include_str!("../../../../fixtures/copilot-1.0.102/resumed.jsonl");
 const PERMISSION: &str = include_str!("../../../../fixtures/copilot-1.0.102/permission.jsonl");
+const INTERACTIVE_COMPACT: &str =
+    include_str!("../../../../fixtures/copilot-1.0.102/interactive-compact.jsonl");
 
 fn read(text: &str) -> (Vec<Event>, Vec<crate::Diagnostic>) {
     normalize_bytes(text.as_bytes(), &NormalizerConfig::default())
@@ -222,6 +224,47 @@ fn a_compaction_is_a_compact_boundary_with_the_clis_estimates() {
     // The next request says the context again.
     let last = events.last().unwrap();
     assert_eq!(last.context_used, Some(22_025));
+}
+
+/// An interactive session's `/compact`: its summary request's `model.*` records (outside the
+/// schema) are known and no event; the compaction is `manual`.
+#[test]
+fn an_interactive_compact_is_a_manual_compaction_and_nothing_unknown() {
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    let mut diagnostics = Vec::new();
+    crate::feed(
+        &mut normalizer,
+        INTERACTIVE_COMPACT.as_bytes(),
+        &mut events,
+        &mut diagnostics,
+    );
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert!(
+        normalizer.metrics().unknown.is_empty(),
+        "{:?}",
+        normalizer.metrics().unknown
+    );
+    use EventKind::*;
+    let a = Some("/tmp/familiar-copilot/project/a.txt");
+    assert_eq!(
+        kinds(&events),
+        vec![
+            (SessionStart, None, None),
+            (Prompt, None, None),
+            (Reading, Some("view"), a),
+            (Text, None, None),
+            (Success, None, None),
+            (CompactBoundary, None, None),
+            (Prompt, None, None),
+            (Reading, Some("view"), a),
+            (Text, None, None),
+            (Success, None, None),
+        ]
+    );
+    let compaction = events.iter().find(|e| e.kind == CompactBoundary).unwrap();
+    assert_eq!(compaction.trigger.as_deref(), Some("manual"));
+    assert_eq!(compaction.post_tokens, Some(12_463));
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! `familiar statusline`: the command behind Claude Code's `statusLine` setting. Claude Code
-//! runs it with the session's JSON on stdin (`transcript_path`, `model`, `context_window`, ...)
-//! after every update and shows the first line it prints: here the mana (what is left of the
-//! context window, as the game's bar says it), the session's status and its tool counts.
+//! `familiar statusline`: the command behind Claude Code's and GitHub Copilot CLI's
+//! `statusLine` setting. The CLI runs it with the session's JSON on stdin (`transcript_path`,
+//! `model`, `context_window`, ...) after every update and shows what it prints: here one line,
+//! the mana (what is left of the context window, as the game's bar says it), the session's
+//! status and its tool counts. Which CLI called, and what its input says, is [`input`]'s.
 //!
 //! It runs many times a minute, so it never reads a whole transcript: it reads the last
 //! [`TAIL_BYTES`] at most, and from there only what follows the last compaction (the context the
@@ -15,6 +16,14 @@
 //! and right after a compaction, where `current_usage` and `used_percentage` are null) the
 //! transcript's figures stand in. Its `effort`, `prompt_cache`, `cost` and the rest are not
 //! shown. The real inputs are in `fixtures/statusline/`.
+//!
+//! GitHub Copilot CLI 1.0.102 names the session's folder (its `events.jsonl` is read the same
+//! way, from its last `session.compaction_complete`); its figures are the last request's, which
+//! it does not reset at a compaction: after one, until the next request, the session file's
+//! figure (the compaction's `postCompactionTokens`) stands in. Real inputs:
+//! `fixtures/copilot-1.0.102/statusline/`.
+
+mod input;
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -22,10 +31,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use familiar_hook::statusline_input::Caller;
 use familiar_model::text::printable_line;
 use familiar_transcript::models::{WindowSources, context_window};
 use familiar_transcript::{Normalizer, NormalizerConfig};
-use serde::Deserialize;
+use input::Said;
 
 /// Most bytes read from the end of a transcript.
 const TAIL_BYTES: u64 = 8 << 20;
@@ -37,59 +47,10 @@ pub struct Args {
     /// Context window in tokens, overriding every other source.
     #[arg(long, value_name = "TOKENS", value_parser = super::parse_tokens)]
     pub context_limit: Option<u64>,
-    /// Read this transcript instead of the input's `transcript_path` (stdin may then be empty).
+    /// Read this transcript instead of the input's `transcript_path` (Copilot CLI's: the
+    /// session folder's `events.jsonl`); stdin may then be empty.
     #[arg(long, value_name = "FILE")]
     pub transcript: Option<PathBuf>,
-}
-
-/// The fields of Claude Code's statusline input that are used; the rest is ignored.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Input {
-    transcript_path: Option<PathBuf>,
-    model: Option<InputModel>,
-    context_window: Option<InputWindow>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct InputModel {
-    id: Option<String>,
-    display_name: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct InputWindow {
-    context_window_size: Option<u64>,
-    /// The last answer's usage (null before the first and after a compaction).
-    current_usage: Option<InputUsage>,
-    /// Of the window, as the CLI rounds it (an integer in 2.1.332).
-    used_percentage: Option<f64>,
-}
-
-/// `context_window.current_usage`: the latest API usage, the context is its input side.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct InputUsage {
-    input_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
-}
-
-impl InputUsage {
-    /// Tokens in the context: input + cache writes + cache reads, as `context_used`.
-    fn context(&self) -> Option<u64> {
-        let parts = [
-            self.input_tokens,
-            self.cache_creation_input_tokens,
-            self.cache_read_input_tokens,
-        ];
-        parts
-            .iter()
-            .any(Option::is_some)
-            .then(|| parts.iter().flatten().sum())
-    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -98,21 +59,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .take(1 << 20)
         .read_to_end(&mut raw)
         .context("reading the statusline input on stdin")?;
-    let input: Input = if raw.trim_ascii().is_empty() {
-        Input::default()
+    let said = if raw.trim_ascii().is_empty() {
+        Said::nothing()
     } else {
-        serde_json::from_slice(&raw).context("the statusline input on stdin is not JSON")?
+        let json: serde_json::Value =
+            serde_json::from_slice(&raw).context("the statusline input on stdin is not JSON")?;
+        Said::from_json(&json).context("the statusline input on stdin")?
     };
-    let Some(path) = args.transcript.clone().or(input.transcript_path.clone()) else {
+    let path = args
+        .transcript
+        .clone()
+        .or(said.transcript.clone())
+        .or_else(|| {
+            // Copilot CLI without its `transcript_path`: the session id names the folder.
+            let id = said.session_id.as_deref()?;
+            let dir = familiar_tail::discovery::copilot_dir().ok()?;
+            Some(input::copilot_session_file(&dir, id))
+        });
+    let Some(path) = path else {
         anyhow::bail!("no transcript: the input has no `transcript_path` (or give --transcript)");
     };
-    let tail = match read_tail(&path) {
+    let tail = match read_tail(&path, said.caller) {
         Ok(tail) => Some(tail),
         // A session that has not written its transcript yet.
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
         Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
     };
-    let line = render(&args, &input, tail.as_ref());
+    let line = render(&args, &said, tail.as_ref());
     let mut out = io::stdout().lock();
     match writeln!(out, "{line}").and_then(|()| out.flush()) {
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
@@ -128,9 +101,23 @@ struct Tail {
     cut: bool,
     /// The last `toolUseResult.resolvedModel` in it.
     resolved_model: Option<String>,
+    /// Copilot CLI: the stretch starts at a compaction and no request came after it.
+    compacted_since_request: bool,
+    /// The session's status.
+    status: familiar_model::Status,
+    /// Copilot CLI: the window its session file says (`maxPromptTokens`, else the model's).
+    session_window: Option<u64>,
 }
 
-fn read_tail(path: &std::path::Path) -> io::Result<Tail> {
+/// The record a compaction starts the context from, for each CLI.
+fn compaction_marker(caller: Caller) -> &'static [u8] {
+    match caller {
+        Caller::ClaudeCode => br#""subtype":"compact_boundary""#,
+        Caller::CopilotCli => br#""type":"session.compaction_complete""#,
+    }
+}
+
+fn read_tail(path: &std::path::Path, caller: Caller) -> io::Result<Tail> {
     use std::os::unix::fs::OpenOptionsExt as _;
     // Opened without blocking (a FIFO would wait for a writer for ever: Claude Code would
     // wait on its status line), then read only if it is a regular file.
@@ -150,28 +137,51 @@ fn read_tail(path: &std::path::Path) -> io::Result<Tail> {
     file.seek(SeekFrom::Start(start))?;
     let mut bytes = Vec::with_capacity((len - start) as usize);
     file.take(TAIL_BYTES).read_to_end(&mut bytes)?;
-    let finder = memchr_rfind(&bytes, br#""subtype":"compact_boundary""#);
+    // The first whole line (a cut read starts inside one).
+    let first = if start > 0 {
+        bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |n| n + 1)
+    } else {
+        0
+    };
+    let finder = memchr_rfind(&bytes, compaction_marker(caller));
     let (from, cut) = match finder {
-        Some(at) => (line_start(&bytes, at), false),
-        // Skip the partial first line of a cut read.
-        None if start > 0 => (
-            bytes
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(bytes.len(), |n| n + 1),
-            true,
-        ),
-        None => (0, false),
+        Some(at) => (line_start(&bytes, at).max(first), false),
+        None => (first, start > 0),
     };
     let region = &bytes[from..];
-    let mut normalizer = Normalizer::new(NormalizerConfig::default());
-    let mut events = Vec::new();
-    let mut diagnostics = Vec::new();
-    familiar_transcript::feed(&mut normalizer, region, &mut events, &mut diagnostics);
+    let read = |bytes: &[u8]| {
+        let mut normalizer = Normalizer::new(NormalizerConfig::default());
+        let mut events = Vec::new();
+        let mut diagnostics = Vec::new();
+        familiar_transcript::feed(&mut normalizer, bytes, &mut events, &mut diagnostics);
+        normalizer
+    };
+    let normalizer = read(region);
+    let mut status = normalizer.status();
+    let mut session_window = None;
+    let mut compacted_since_request = false;
+    if caller == Caller::CopilotCli {
+        // A Copilot CLI compaction record says neither the session's state nor its window
+        // (`maxPromptTokens` is in each request's record): the whole tail does.
+        let whole = (from > first).then(|| read(&bytes[first..]));
+        let whole = whole.as_ref().unwrap_or(&normalizer);
+        status = whole.status();
+        session_window = (whole.agent_kind() == familiar_model::AgentKind::Copilot)
+            .then(|| whole.context_limit());
+        compacted_since_request = finder.is_some()
+            && normalizer.metrics().compactions > 0
+            && memchr::memmem::find(region, br#""type":"session.usage_record""#).is_none();
+    }
     Ok(Tail {
         normalizer,
+        status,
+        session_window,
         cut,
         resolved_model: last_resolved_model(&bytes),
+        compacted_since_request,
     })
 }
 
@@ -195,32 +205,31 @@ fn last_resolved_model(bytes: &[u8]) -> Option<String> {
     std::str::from_utf8(&bytes[at..end]).ok().map(str::to_owned)
 }
 
-fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
-    let model_id = input.model.as_ref().and_then(|m| m.id.as_deref());
-    // "Opus 4.8 (1M context)": the display name says what the id may not.
-    let display_1m = input
-        .model
-        .as_ref()
-        .and_then(|m| m.display_name.as_deref())
-        .is_some_and(|name| name.contains("1M"));
-    let configured = familiar_pipeline::settings::configured_model();
-    let window = input.context_window.as_ref();
-    // The CLI's own figure first: it is the one the user sees.
-    let reported_used = window
-        .and_then(|w| w.current_usage.as_ref())
-        .and_then(InputUsage::context);
+fn render(args: &Args, said: &Said, tail: Option<&Tail>) -> String {
+    let claude = said.caller == Caller::ClaudeCode;
+    // Claude Code's own settings name its model; not Copilot CLI's.
+    let configured = claude
+        .then(familiar_pipeline::settings::configured_model)
+        .flatten();
+    // The CLI's own figure first: it is the one the user sees (Copilot CLI's is stale after a
+    // compaction, until the next request).
+    let stale = tail.is_some_and(|tail| tail.compacted_since_request);
+    let reported_used = said.used.filter(|_| !stale);
     let used = reported_used.or_else(|| tail.and_then(|tail| tail.normalizer.context_used()));
-    let mut resolved: Vec<&str> = model_id.into_iter().collect();
-    if display_1m {
+    let mut resolved: Vec<&str> = said.model_id.as_deref().into_iter().collect();
+    if said.display_1m {
         resolved.push("[1m]");
     }
     if let Some(model) = tail.and_then(|tail| tail.resolved_model.as_deref()) {
         resolved.push(model);
     }
     let transcript_model = tail.and_then(|tail| tail.normalizer.metrics().last_model());
+    // Copilot CLI's window, when its input has none yet: the session file's
+    // (`maxPromptTokens`).
+    let session_window = tail.and_then(|tail| tail.session_window);
     let limit = context_window(&WindowSources {
         explicit: args.context_limit,
-        reported: window.and_then(|w| w.context_window_size),
+        reported: said.window.or(session_window),
         named_1m: resolved.iter().any(|model| model.ends_with("[1m]")),
         // The model running: the CLI's own word, else the transcript's.
         model: resolved.first().copied().or(transcript_model.as_deref()),
@@ -229,9 +238,9 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
     });
     // The CLI's percentage goes with the CLI's count, of the CLI's window (not when
     // --context-limit, or a count past it, chose another).
-    let reported_left = window
-        .filter(|w| reported_used.is_some() && w.context_window_size == Some(limit))
-        .and_then(|w| w.used_percentage)
+    let reported_left = said
+        .used_percentage
+        .filter(|_| reported_used.is_some() && said.window == Some(limit))
         .filter(|p| p.is_finite() && (0.0..=100.0).contains(p))
         .map(|used| (100.0 - used).floor() as u64);
     let percent = reported_left
@@ -248,7 +257,7 @@ fn render(args: &Args, input: &Input, tail: Option<&Tail>) -> String {
         return line;
     };
     line.push_str(" · ");
-    line.push_str(familiar_model::words::status(tail.normalizer.status()));
+    line.push_str(familiar_model::words::status(tail.status));
     let mut tools: Vec<(&String, &u64)> = tail.normalizer.metrics().tool_calls.iter().collect();
     tools.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     if !tools.is_empty() {
