@@ -79,7 +79,8 @@ enum Command {
     Events(cmd::events::Args),
     /// Summarize transcripts: events, errors, tools, tokens, cost.
     Stats(cmd::stats::Args),
-    /// Claude Code's or Copilot CLI's statusLine command: session JSON in, one line out.
+    /// Claude Code's, Copilot CLI's or Qwen Code's statusLine command: session JSON in, one line
+    /// out.
     Statusline(cmd::statusline::Args),
     /// Compile scripts, list their handlers and print warnings and errors with positions.
     Check(cmd::check::Args),

@@ -20,6 +20,8 @@ mod common;
 mod interactive;
 #[path = "real_qwen/mock.rs"]
 mod mock;
+#[path = "real_qwen/statusline.rs"]
+mod statusline;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;

@@ -1,7 +1,8 @@
 //! The JSON an agent CLI pipes into its status-line command (`familiar statusline` reads it):
 //! which CLI sent it, and which top-level keys are known. Claude Code's recorded from 2.1.332
 //! (`fixtures/statusline/`; 2.1.197 sent a subset), GitHub Copilot CLI's from 1.0.102
-//! (`fixtures/copilot-1.0.102/statusline/`). A key beyond these comes from a newer CLI: the
+//! (`fixtures/copilot-1.0.102/statusline/`), Qwen Code's from 0.24.4
+//! (`fixtures/qwen-0.24.4/statusline/`). A key beyond these comes from a newer CLI: the
 //! real-CLI tests fail on it, so the drift check (`tests/agents/drift.sh`) names it the day it
 //! appears.
 
@@ -47,6 +48,20 @@ pub const COPILOT_KNOWN_KEYS: [&str; 13] = [
     "allow_all_enabled",
 ];
 
+/// Every top-level key Qwen Code 0.24.4 sends (`git` inside a git repository, `worktree` in
+/// one of its worktrees, `vim` with vim mode on: its source builds them so).
+pub const QWEN_KNOWN_KEYS: [&str; 9] = [
+    "session_id",
+    "version",
+    "model",
+    "context_window",
+    "workspace",
+    "git",
+    "worktree",
+    "metrics",
+    "vim",
+];
+
 /// Top-level keys only GitHub Copilot CLI sends (1.0.102; never in Claude Code's inputs).
 const COPILOT_ONLY_KEYS: [&str; 5] = [
     "session_name",
@@ -61,11 +76,13 @@ const COPILOT_ONLY_KEYS: [&str; 5] = [
 pub enum Caller {
     ClaudeCode,
     CopilotCli,
+    QwenCode,
 }
 
 /// Which CLI sent `input`: GitHub Copilot CLI when it has a key only that CLI sends (1.0.102
-/// sends all five, in every input; `context_window.last_call_input_tokens` too), else Claude
-/// Code (whose input, an empty one included, is the default).
+/// sends all five, in every input; `context_window.last_call_input_tokens` too), Qwen Code
+/// when it has its `metrics`, else Claude Code (whose input, an empty one included, is the
+/// default).
 pub fn caller(input: &Value) -> Caller {
     let Some(object) = input.as_object() else {
         return Caller::ClaudeCode;
@@ -77,8 +94,17 @@ pub fn caller(input: &Value) -> Caller {
             .get("context_window")
             .and_then(|window| window.get("last_call_input_tokens"))
             .is_some();
+    // Qwen Code's `metrics` (every input), and its `current_usage`, a number where Claude
+    // Code's is an object.
+    let qwen = object.contains_key("metrics")
+        || input
+            .get("context_window")
+            .and_then(|window| window.get("current_usage"))
+            .is_some_and(Value::is_number);
     if copilot {
         Caller::CopilotCli
+    } else if qwen {
+        Caller::QwenCode
     } else {
         Caller::ClaudeCode
     }
@@ -89,6 +115,7 @@ pub fn unknown_keys(input: &Value) -> Vec<String> {
     let known: &[&str] = match caller(input) {
         Caller::ClaudeCode => &KNOWN_KEYS,
         Caller::CopilotCli => &COPILOT_KNOWN_KEYS,
+        Caller::QwenCode => &QWEN_KNOWN_KEYS,
     };
     input
         .as_object()
@@ -124,6 +151,7 @@ mod tests {
     fn every_recorded_input_is_known_and_a_new_key_is_named() {
         assert!(recorded("statusline", Caller::ClaudeCode) >= 3);
         assert!(recorded("copilot-1.0.102/statusline", Caller::CopilotCli) >= 3);
+        assert!(recorded("qwen-0.24.4/statusline", Caller::QwenCode) >= 2);
         let newer = serde_json::json!({"session_id": "s", "weather": {"rain": true}});
         assert_eq!(unknown_keys(&newer), ["weather"]);
         let copilot = serde_json::json!({"session_id": "s", "ai_used": {}, "weather": 1});

@@ -1,5 +1,5 @@
 //! What the calling CLI's status-line input says, in one shape whichever CLI sent it
-//! ([`Said`]): Claude Code's and GitHub Copilot CLI's JSON (told apart by
+//! ([`Said`]): Claude Code's, GitHub Copilot CLI's and Qwen Code's JSON (told apart by
 //! [`familiar_hook::statusline_input::caller`]). Pure: no file is read here.
 //!
 //! GitHub Copilot CLI 1.0.102 (`fixtures/copilot-1.0.102/statusline/`) sends
@@ -13,6 +13,11 @@
 //! `current_usage`, unlike Claude Code's, is the session's running total (3,000 input tokens
 //! after two requests of 1,500), so it is not read; nor is `current_context_tokens`, the CLI's
 //! own local estimate for its model badge (12,478 before any request against the mock).
+//!
+//! Qwen Code 0.24.4 (`fixtures/qwen-0.24.4/statusline/`) sends no path: its session file is
+//! `<Qwen dir>/projects/<workspace.current_dir, every other character than a letter or digit a
+//! dash>/chats/<session_id>.jsonl`. Its `context_window.current_usage` is a number, the last
+//! request's prompt tokens (0 before the first), of `context_window_size`.
 
 use std::path::{Path, PathBuf};
 
@@ -29,8 +34,11 @@ pub struct Said {
     pub caller: Caller,
     /// The session file to read (for Copilot CLI, the folder's `events.jsonl`).
     pub transcript: Option<PathBuf>,
-    /// For Copilot CLI without a `transcript_path`: the session id, a safe file name.
+    /// For Copilot CLI without a `transcript_path`, and Qwen Code: the session id, a safe
+    /// file name.
     pub session_id: Option<String>,
+    /// Qwen Code: the project the session runs in (`workspace.current_dir`).
+    pub project: Option<PathBuf>,
     pub model_id: Option<String>,
     /// The display name says "1M" (Claude Code's "Opus 4.8 (1M context)").
     pub display_1m: bool,
@@ -48,6 +56,7 @@ impl Said {
         match caller(input) {
             Caller::ClaudeCode => Ok(claude(ClaudeInput::deserialize(input)?)),
             Caller::CopilotCli => Ok(copilot(CopilotInput::deserialize(input)?)),
+            Caller::QwenCode => Ok(qwen(QwenInput::deserialize(input)?)),
         }
     }
 
@@ -114,6 +123,7 @@ fn claude(input: ClaudeInput) -> Said {
         caller: Caller::ClaudeCode,
         transcript: input.transcript_path,
         session_id: None,
+        project: None,
         display_1m: model
             .display_name
             .as_deref()
@@ -162,6 +172,7 @@ fn copilot(input: CopilotInput) -> Said {
         caller: Caller::CopilotCli,
         transcript: input.transcript_path.map(|path| copilot_events(&path)),
         session_id: input.session_id.filter(|id| safe_file_name(id)),
+        project: None,
         display_1m: false,
         model_id: model.id,
         window: window
@@ -171,6 +182,67 @@ fn copilot(input: CopilotInput) -> Said {
         used,
         used_percentage: window.used_percentage.filter(|_| used.is_some()),
     }
+}
+
+/// The fields of Qwen Code's statusline input that are used.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct QwenInput {
+    session_id: Option<String>,
+    model: Option<InputModel>,
+    context_window: Option<QwenWindow>,
+    workspace: Option<QwenWorkspace>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct QwenWindow {
+    context_window_size: Option<u64>,
+    /// The last request's prompt tokens (0 before the first).
+    current_usage: Option<u64>,
+    used_percentage: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct QwenWorkspace {
+    current_dir: Option<PathBuf>,
+}
+
+fn qwen(input: QwenInput) -> Said {
+    let model = input.model.unwrap_or_default();
+    let window = input.context_window.unwrap_or_default();
+    // 0 before the first answer: no figure yet.
+    let used = window.current_usage.filter(|&used| used > 0);
+    Said {
+        caller: Caller::QwenCode,
+        transcript: None,
+        session_id: input.session_id.filter(|id| safe_file_name(id)),
+        project: input
+            .workspace
+            .and_then(|workspace| workspace.current_dir)
+            .filter(|dir| dir.is_absolute()),
+        display_1m: false,
+        // Qwen Code names its model by its id.
+        model_id: model.display_name,
+        window: window.context_window_size.filter(|&size| size > 0),
+        used,
+        used_percentage: window.used_percentage.filter(|_| used.is_some()),
+    }
+}
+
+/// Qwen Code's session file for a session of `project`, in its dir.
+pub fn qwen_session_file(qwen_dir: &Path, project: &Path, session_id: &str) -> PathBuf {
+    let encoded: String = project
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    qwen_dir
+        .join("projects")
+        .join(encoded)
+        .join("chats")
+        .join(format!("{session_id}.jsonl"))
 }
 
 /// The session file of a Copilot CLI `transcript_path`: the folder's `events.jsonl` (a path
@@ -236,6 +308,43 @@ mod tests {
         );
         let working = Said::from_json(&fixture("working")).expect("input");
         assert_eq!(working.used, None);
+    }
+
+    #[test]
+    fn qwen_code_says_its_project_session_window_and_last_prompt() {
+        let path = |name: &str| {
+            format!(
+                "{}/fixtures/qwen-0.24.4/statusline/{name}.json",
+                env!("CARGO_MANIFEST_DIR")
+            )
+        };
+        let read = |name: &str| -> Value {
+            serde_json::from_str(&std::fs::read_to_string(path(name)).expect("fixture"))
+                .expect("JSON")
+        };
+        let turn = Said::from_json(&read("turn")).expect("input");
+        assert_eq!(turn.caller, Caller::QwenCode);
+        assert_eq!(turn.transcript, None);
+        assert_eq!(turn.model_id.as_deref(), Some("qwen3-coder-plus"));
+        assert_eq!((turn.window, turn.used), (Some(1_000_000), Some(2_000)));
+        let (project, id) = (
+            turn.project.as_deref().expect("project"),
+            turn.session_id.as_deref().expect("session id"),
+        );
+        assert_eq!(
+            qwen_session_file(Path::new("/h/.qwen"), project, id),
+            Path::new(
+                "/h/.qwen/projects/-tmp-familiar-qwen-project/chats/\
+                 276ec4d7-cc74-4ca4-8db5-622cbb1d6e72.jsonl"
+            )
+        );
+        // Before the first request: the window, no figure.
+        let start = Said::from_json(&read("start")).expect("input");
+        assert_eq!((start.window, start.used), (Some(1_000_000), None));
+        // A relative project names no file.
+        let input = serde_json::json!({"session_id": "s", "metrics": {},
+            "workspace": {"current_dir": "../x"}});
+        assert_eq!(Said::from_json(&input).expect("input").project, None);
     }
 
     #[test]

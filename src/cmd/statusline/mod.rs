@@ -1,5 +1,5 @@
-//! `familiar statusline`: the command behind Claude Code's and GitHub Copilot CLI's
-//! `statusLine` setting. The CLI runs it with the session's JSON on stdin (`transcript_path`,
+//! `familiar statusline`: the command behind Claude Code's, GitHub Copilot CLI's and Qwen
+//! Code's `statusLine` setting. The CLI runs it with the session's JSON on stdin (`transcript_path`,
 //! `model`, `context_window`, ...) after every update and shows what it prints: here one line,
 //! the mana (what is left of the context window, as the game's bar says it), the session's
 //! status and its tool counts. Which CLI called, and what its input says, is [`input`]'s.
@@ -22,6 +22,9 @@
 //! it does not reset at a compaction: after one, until the next request, the session file's
 //! figure (the compaction's `postCompactionTokens`) stands in. Real inputs:
 //! `fixtures/copilot-1.0.102/statusline/`.
+//!
+//! Qwen Code 0.24.4 names no file: its project and session id place its session file, read
+//! the same way from its last `chat_compression`. Real inputs: `fixtures/qwen-0.24.4/statusline/`.
 
 mod input;
 
@@ -71,10 +74,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .clone()
         .or(said.transcript.clone())
         .or_else(|| {
-            // Copilot CLI without its `transcript_path`: the session id names the folder.
             let id = said.session_id.as_deref()?;
-            let dir = familiar_tail::discovery::copilot_dir().ok()?;
-            Some(input::copilot_session_file(&dir, id))
+            match said.caller {
+                // Copilot CLI without its `transcript_path`: the session id names the folder.
+                Caller::CopilotCli => {
+                    let dir = familiar_tail::discovery::copilot_dir().ok()?;
+                    Some(input::copilot_session_file(&dir, id))
+                }
+                // Qwen Code names no file: its project and session id place it.
+                Caller::QwenCode => {
+                    let dir = familiar_tail::discovery::qwen_dir().ok()?;
+                    Some(input::qwen_session_file(&dir, said.project.as_deref()?, id))
+                }
+                Caller::ClaudeCode => None,
+            }
         });
     let Some(path) = path else {
         anyhow::bail!("no transcript: the input has no `transcript_path` (or give --transcript)");
@@ -114,6 +127,7 @@ fn compaction_marker(caller: Caller) -> &'static [u8] {
     match caller {
         Caller::ClaudeCode => br#""subtype":"compact_boundary""#,
         Caller::CopilotCli => br#""type":"session.compaction_complete""#,
+        Caller::QwenCode => br#""subtype":"chat_compression""#,
     }
 }
 
