@@ -8,6 +8,7 @@ pub mod facts;
 pub mod http;
 pub mod interactive;
 pub mod sshd;
+pub mod statusline;
 pub mod terminal;
 pub mod watch;
 

@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 
 use super::common::facts::of_kind;
 use super::common::interactive::checked;
+use super::common::statusline::Recorder;
 use super::common::terminal::Terminal;
 use super::common::watch::Watch;
 use super::mock::{Answer, Mock, call, say};
@@ -42,38 +43,6 @@ fn scripts(project: &Path) -> HashMap<&'static str, Vec<Answer>> {
     )])
 }
 
-/// One run of the status line: what the CLI gave, what Familiar printed.
-#[derive(Debug)]
-struct Run {
-    file: PathBuf,
-    input: Value,
-    line: String,
-    err: String,
-}
-
-fn runs(dir: &Path) -> Vec<Run> {
-    let mut runs: Vec<Run> = fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .filter_map(|file| {
-            let input = serde_json::from_str(&fs::read_to_string(&file).ok()?).ok()?;
-            let line = fs::read_to_string(file.with_extension("line")).ok()?;
-            let err = fs::read_to_string(file.with_extension("err")).unwrap_or_default();
-            Some(Run {
-                file,
-                input,
-                line: line.trim_end().to_owned(),
-                err,
-            })
-        })
-        .collect();
-    runs.sort_by(|a, b| a.file.cmp(&b.file));
-    runs
-}
-
 #[test]
 fn familiar_statusline_is_the_real_copilot_clis_status_line() {
     let bin = super::common::agent_cli(super::DIR, "copilot", super::OVERRIDE);
@@ -82,31 +51,14 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
     let home = root.join("home");
     let copilot_dir = home.join(".copilot");
     let project = root.join("project");
-    let recorded = root.join("statusline");
-    for dir in [&copilot_dir, &project, &home.join("tmp"), &recorded] {
+    for dir in [&copilot_dir, &project, &home.join("tmp")] {
         fs::create_dir_all(dir).expect("mkdir");
     }
     fs::write(project.join("a.txt"), "hello\n").expect("a.txt");
-    // The recorder: an executable file, so the CLI runs it without a shell and expands no
-    // `$` in it (it expands `~` and `$VAR` in the setting itself).
-    let recorder = root.join("statusline.sh");
-    fs::write(
-        &recorder,
-        format!(
-            "#!/bin/sh\nf='{}'/$(date +%s%N)-$$\ncat > \"$f.json\"\n'{}' statusline < \"$f.json\" > \"$f.line\" 2> \"$f.err\"\ncat \"$f.line\"\n",
-            recorded.display(),
-            env!("CARGO_BIN_EXE_familiar")
-        ),
-    )
-    .expect("recorder");
-    fs::set_permissions(
-        &recorder,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .expect("chmod recorder");
+    let recorder = Recorder::new(&root);
     let settings = json!({
         "banner": "never",
-        "statusLine": {"type": "command", "command": recorder},
+        "statusLine": {"type": "command", "command": recorder.script},
     });
     fs::write(copilot_dir.join("settings.json"), settings.to_string()).expect("settings.json");
 
@@ -154,7 +106,7 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
         familiar_model::words::tokens(64_000 - LAST_PROMPT - 20)
     );
     terminal.wait("the turn's status line", STEP, |_| {
-        runs(&recorded).iter().any(|run| run.line == after_turn)
+        recorder.runs().iter().any(|run| run.line == after_turn)
     });
     // The CLI shows it (Ink redraws only what changed: the line's `mana ` stays from the
     // line before).
@@ -192,7 +144,8 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
         (64_000 - post) * 100 / 64_000
     );
     terminal.wait("the compaction's status line", STEP, |_| {
-        runs(&recorded)
+        recorder
+            .runs()
             .iter()
             .any(|run| run.line.starts_with(&after_compaction))
     });
@@ -204,7 +157,7 @@ fn familiar_statusline_is_the_real_copilot_clis_status_line() {
     let session = session_file().expect("the session file");
     check_session(&session, &project, &home, &mut watch, post);
 
-    let runs = runs(&recorded);
+    let runs = recorder.runs();
     let version = runs
         .first()
         .and_then(|run| run.input["version"].as_str())

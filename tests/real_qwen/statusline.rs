@@ -12,12 +12,12 @@
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use familiar_hook::statusline_input::{Caller, caller, unknown_keys};
 use serde_json::{Value, json};
 
+use super::common::statusline::Recorder;
 use super::common::terminal::Terminal;
 use super::mock::{Mock, call, say};
 
@@ -25,38 +25,6 @@ use super::mock::{Mock, call, say};
 const STEP: Duration = Duration::from_secs(120);
 /// The reply's prompt tokens: the context Qwen Code counts after the turn.
 const LAST_PROMPT: u64 = 2_000;
-
-/// One run of the status line: what the CLI gave, what Familiar printed.
-#[derive(Debug)]
-struct Run {
-    file: PathBuf,
-    input: Value,
-    line: String,
-    err: String,
-}
-
-fn runs(dir: &Path) -> Vec<Run> {
-    let mut runs: Vec<Run> = fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .filter_map(|file| {
-            let input = serde_json::from_str(&fs::read_to_string(&file).ok()?).ok()?;
-            let line = fs::read_to_string(file.with_extension("line")).ok()?;
-            let err = fs::read_to_string(file.with_extension("err")).unwrap_or_default();
-            Some(Run {
-                file,
-                input,
-                line: line.trim_end().to_owned(),
-                err,
-            })
-        })
-        .collect();
-    runs.sort_by(|a, b| a.file.cmp(&b.file));
-    runs
-}
 
 #[test]
 fn familiar_statusline_is_the_real_qwen_codes_status_line() {
@@ -67,30 +35,15 @@ fn familiar_statusline_is_the_real_qwen_codes_status_line() {
     let qwen_dir = home.join(".qwen");
     let project = root.join("project");
     let tmpdir = home.join("tmp");
-    let recorded = root.join("statusline");
-    for dir in [&qwen_dir, &project, &tmpdir, &recorded] {
+    for dir in [&qwen_dir, &project, &tmpdir] {
         fs::create_dir_all(dir).expect("mkdir");
     }
     fs::write(project.join("a.txt"), "hello\n").expect("a.txt");
-    let recorder = root.join("statusline.sh");
-    fs::write(
-        &recorder,
-        format!(
-            "#!/bin/sh\nf='{}'/$(date +%s%N)-$$\ncat > \"$f.json\"\n'{}' statusline < \"$f.json\" > \"$f.line\" 2> \"$f.err\"\ncat \"$f.line\"\n",
-            recorded.display(),
-            env!("CARGO_BIN_EXE_familiar")
-        ),
-    )
-    .expect("recorder");
-    fs::set_permissions(
-        &recorder,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .expect("chmod recorder");
+    let recorder = Recorder::new(&root);
     let mut settings: Value = serde_json::from_str(super::SETTINGS).expect("settings JSON");
     // Qwen Code runs the command when its state changes, the turn's end included, before it
     // has written that end to the session file: a refresh brings the status up to date.
-    settings["ui"] = json!({"statusLine": {"type": "command", "command": recorder,
+    settings["ui"] = json!({"statusLine": {"type": "command", "command": recorder.script,
         "refreshInterval": 1}});
     fs::write(qwen_dir.join("settings.json"), settings.to_string()).expect("settings.json");
     let a = project.join("a.txt").to_string_lossy().into_owned();
@@ -112,7 +65,7 @@ fn familiar_statusline_is_the_real_qwen_codes_status_line() {
     let mut terminal = Terminal::start(&bin, &[], &project, &env);
     terminal.wait("the prompt box", STEP, |t| t.shows("Type your message"));
     terminal.wait("the first status line", STEP, |_| {
-        !runs(&recorded).is_empty()
+        !recorder.runs().is_empty()
     });
     std::thread::sleep(Duration::from_secs(1));
     terminal.type_line("Read a.txt. FAMILIAR-SCRIPT statusline");
@@ -123,7 +76,7 @@ fn familiar_statusline_is_the_real_qwen_codes_status_line() {
         left * 100 / 1_000_000
     );
     terminal.wait("the turn's status line", STEP, |_| {
-        runs(&recorded).iter().any(|run| run.line == after_turn)
+        recorder.runs().iter().any(|run| run.line == after_turn)
     });
     terminal.wait("the turn's status line on screen", STEP, |t| {
         t.shows(after_turn.trim_start_matches("mana "))
@@ -131,7 +84,7 @@ fn familiar_statusline_is_the_real_qwen_codes_status_line() {
     terminal.type_line("/quit");
     terminal.wait_end(STEP);
 
-    let runs = runs(&recorded);
+    let runs = recorder.runs();
     let version = runs
         .first()
         .and_then(|run| run.input["version"].as_str())

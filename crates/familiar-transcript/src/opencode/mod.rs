@@ -299,40 +299,13 @@ impl Session {
                     cx.out.push(event);
                     return;
                 }
-                // An answer's text is told once it is whole (`time.end`; streamed before).
-                let whole = data.get("time").and_then(|time| time.get("end")).is_some();
-                if !whole || summary || text.is_empty() || self.told(id).start {
-                    return;
+                if !summary {
+                    self.whole_text(id, EventKind::Text, text, data, cx);
                 }
-                self.set_told(
-                    id,
-                    Told {
-                        start: true,
-                        end: true,
-                    },
-                );
-                let mut event = self.event(EventKind::Text, cx);
-                event.text = Some(text.to_owned());
-                event.model.clone_from(&self.main.model);
-                cx.out.push(event);
             }
             "reasoning" => {
                 let text = str_of(data, "text").unwrap_or("").trim();
-                let whole = data.get("time").and_then(|time| time.get("end")).is_some();
-                if !whole || text.is_empty() || self.told(id).start {
-                    return;
-                }
-                self.set_told(
-                    id,
-                    Told {
-                        start: true,
-                        end: true,
-                    },
-                );
-                let mut event = self.event(EventKind::Thinking, cx);
-                event.text = Some(text.to_owned());
-                event.model.clone_from(&self.main.model);
-                cx.out.push(event);
+                self.whole_text(id, EventKind::Thinking, text, data, cx);
             }
             "tool" => self.tool(id, data, cx),
             "step-start" => {
@@ -473,6 +446,32 @@ impl Session {
 
     /// An assistant message's `error` (seen: `{name: "APIError", data: {message, statusCode,
     /// isRetryable}}`, written after opencode's own retries): an API error, the turn over.
+    /// An answer's text or reasoning, told once it is whole (`time.end`; streamed before).
+    fn whole_text(
+        &mut self,
+        id: &str,
+        kind: EventKind,
+        text: &str,
+        data: &Value,
+        cx: &mut Cx<'_, '_>,
+    ) {
+        let whole = data.get("time").and_then(|time| time.get("end")).is_some();
+        if !whole || text.is_empty() || self.told(id).start {
+            return;
+        }
+        self.set_told(
+            id,
+            Told {
+                start: true,
+                end: true,
+            },
+        );
+        let mut event = self.event(kind, cx);
+        event.text = Some(text.to_owned());
+        event.model.clone_from(&self.main.model);
+        cx.out.push(event);
+    }
+
     fn api_error(&mut self, error: &Value, cx: &mut Cx<'_, '_>) {
         let name = str_of(error, "name");
         let data = error.get("data").unwrap_or(&Value::Null);
