@@ -4,7 +4,8 @@
 //! `familiar watch --headless --events` follows the project (the sessions placed by their
 //! project folder's `.project_root`). Checked: the records the CLI wrote, every scripted fact
 //! through `familiar events`, live equal to offline, and `sessions`, `stats` (tokens equal to
-//! what the mock sent) and `doctor` on them.
+//! what the mock sent) and `doctor` on them. The previous generation (0.28.2, whole-JSON
+//! sessions in a folder named after the project's SHA-256) runs too: `real_gemini/previous.rs`.
 //!
 //! `FAMILIAR_GEMINI_BIN=/path/to/gemini` runs it against another CLI (the newest:
 //! `npm install --prefix /tmp/gm @google/gemini-cli@latest`, then
@@ -19,6 +20,8 @@ mod common;
 mod interactive;
 #[path = "real_gemini/mock.rs"]
 mod mock;
+#[path = "real_gemini/previous.rs"]
+mod previous;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -235,15 +238,7 @@ fn session_files(gemini_dir: &Path) -> Vec<PathBuf> {
 /// The version of the CLI that runs, checked against the pin unless overridden. Asked with
 /// `home` as HOME: even `--version` writes to the CLI's dir (`projects.json`).
 fn version(bin: &Path, home: &Path) -> String {
-    let output = Command::new(bin)
-        .arg("--version")
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .stdin(Stdio::null())
-        .output()
-        .expect("gemini --version");
-    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    let version = version_of(bin, home);
     if std::env::var_os(CURRENT.override_var).is_none() {
         assert_eq!(
             version, CURRENT.pinned,
@@ -252,6 +247,19 @@ fn version(bin: &Path, home: &Path) -> String {
         );
     }
     version
+}
+
+/// The version `bin` says it is.
+fn version_of(bin: &Path, home: &Path) -> String {
+    let output = Command::new(bin)
+        .arg("--version")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .stdin(Stdio::null())
+        .output()
+        .expect("gemini --version");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
 #[test]

@@ -162,7 +162,14 @@ impl SessionModel {
             file.session = session;
         }
         if let Some(id) = self.files.id(path) {
-            self.flush(id, out);
+            // A Gemini CLI file rewritten whole goes on where it was: a reply's `success` it
+            // holds may yet get the tool calls the CLI adds at its next write.
+            let rewritten = self.files.get_mut(id).is_some_and(|old| {
+                old.normalizer.agent_kind() == familiar_model::AgentKind::Gemini
+            });
+            if !rewritten {
+                self.flush(id, out);
+            }
             if let Some(mut old) = self.files.remove(id) {
                 Self::release_held(&mut old, out);
                 // A file rewritten whole (Gemini CLI's) goes on from what was told of it.

@@ -333,6 +333,9 @@ impl Matcher {
                         }
                     }
                     Place::InProject(_) => Verdict::No,
+                    // An older Gemini CLI's project folder is the SHA-256 of its directory:
+                    // the selected project's, whatever the session holds yet.
+                    Place::Flat if gemini_hashed(path, dirs).is_some() => Verdict::Yes,
                     Place::Flat => match head {
                         None => Verdict::NeedRecords,
                         Some(head) => match head.cwd.as_deref() {
@@ -344,6 +347,35 @@ impl Matcher {
                 }
             }
         }
+    }
+}
+
+/// The directory of `dirs` whose SHA-256 names the Gemini CLI project folder `path` is in
+/// (`tmp/<sha256 of the directory>/chats/`: the versions before 0.29).
+fn gemini_hashed<'d>(path: &Path, dirs: &'d [PathBuf]) -> Option<&'d Path> {
+    let folder = super::paths::gemini_chat(path)?.file_name()?.to_str()?;
+    if folder.len() != 64 {
+        return None;
+    }
+    dirs.iter()
+        .find(|dir| {
+            use sha2::Digest as _;
+            let digest = sha2::Sha256::digest(dir.as_os_str().as_encoded_bytes());
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            hex.eq_ignore_ascii_case(folder)
+        })
+        .map(PathBuf::as_path)
+}
+
+impl Matcher {
+    /// The selected project directory an older Gemini CLI's session at `path` runs in, when
+    /// its project folder is named after that directory's SHA-256 (its records may not say
+    /// it yet).
+    pub fn gemini_hashed_project(&self, path: &Path) -> Option<&Path> {
+        self.selectors.iter().find_map(|selector| match selector {
+            Compiled::Project { dirs, .. } => gemini_hashed(path, dirs),
+            _ => None,
+        })
     }
 }
 

@@ -262,7 +262,17 @@ impl Tailer {
         if self.rejected.contains(path) || !self.under_active_root(path) {
             return;
         }
-        let Some(info) = describe(path) else { return };
+        let Some(mut info) = describe(path) else {
+            return;
+        };
+        if info.cwd.is_none() {
+            // An older Gemini CLI's session that names no path yet: its folder's hash does.
+            info.cwd = self
+                .matcher
+                .gemini_hashed_project(path)
+                .and_then(Path::to_str)
+                .map(str::to_owned);
+        }
         let meta = match fs::metadata(path) {
             Ok(meta) if meta.is_file() => meta,
             Ok(_) => {
