@@ -127,6 +127,8 @@ pub(super) struct Tailer {
 /// How often opencode's database (and its `-wal` file) is looked at for changes: two
 /// `stat`s, and a read of the new rows only when one changed.
 pub(super) const DB_POLL: Duration = Duration::from_millis(100);
+/// How often a database that does not exist (opencode never ran here) is looked for.
+pub(super) const DB_ABSENT_POLL: Duration = Duration::from_secs(1);
 
 impl Tailer {
     pub(super) fn run(mut self, ready: Sender<()>) {
@@ -325,6 +327,10 @@ impl Tailer {
         };
         let mut out = Vec::new();
         follower.poll(&select, !self.config.from_start, &mut out);
+        if !db.exists() {
+            // No opencode here (yet): looked for once a second, not ten times.
+            self.next_db_poll = Instant::now() + DB_ABSENT_POLL;
+        }
         for message in &out {
             if let TailMessage::Lines { lines, .. } = message {
                 bump(&self.stats.lines, lines.len() as u64);
