@@ -46,6 +46,21 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// A line of `agent`'s files its reader cannot read (not of the shape it reads): counted,
+    /// and told as unknown (`<agent>/(a line of another shape)`).
+    pub fn unread(&mut self, agent: &str) {
+        self.count_record(&format!("{agent}/(unread)"));
+        self.count_unknown(format!("{agent}/(a line of another shape)"));
+    }
+
+    /// A record of type `kind` written at `timestamp`.
+    pub fn see_record(&mut self, kind: &str, timestamp: Option<&str>) {
+        self.count_record(kind);
+        if let Some(ts) = timestamp {
+            self.see_timestamp(ts);
+        }
+    }
+
     /// A call of the tool `name`, which wrote the file `modified` (every agent's calls).
     pub fn count_call(&mut self, name: &str, modified: Option<&str>) {
         if let Some(count) = self.tool_calls.get_mut(name) {

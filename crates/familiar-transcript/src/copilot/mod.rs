@@ -100,14 +100,10 @@ impl Session {
     /// Read one record (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
         let Ok(record) = serde_json::from_str::<Record>(json) else {
-            metrics.count_record("copilot/(unread)");
-            metrics.count_unknown("copilot/(a record of another shape)".to_owned());
+            metrics.unread("copilot");
             return;
         };
-        metrics.count_record(&record.kind);
-        if let Some(ts) = record.timestamp.as_deref() {
-            metrics.see_timestamp(ts);
-        }
+        metrics.see_record(&record.kind, record.timestamp.as_deref());
         let mut cx = Cx {
             meta,
             ts: record.timestamp,

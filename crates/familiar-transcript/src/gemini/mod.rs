@@ -133,8 +133,7 @@ impl Chat {
     /// Read one line (`json`, the record's text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
         let Ok(line) = serde_json::from_str::<Line<'_>>(json) else {
-            metrics.count_record("gemini/(unread)");
-            metrics.count_unknown("gemini/(a line of another shape)".to_owned());
+            metrics.unread("gemini");
             return;
         };
         if let Some(ts) = line.timestamp.as_deref() {

@@ -141,14 +141,10 @@ impl Session {
     /// Read one line (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
         let Ok(line) = serde_json::from_str::<Line>(json) else {
-            metrics.count_record("opencode/(unread)");
-            metrics.count_unknown("opencode/(a line of another shape)".to_owned());
+            metrics.unread("opencode");
             return;
         };
-        metrics.count_record(&line.kind);
-        if let Some(ts) = line.timestamp.as_deref() {
-            metrics.see_timestamp(ts);
-        }
+        metrics.see_record(&line.kind, line.timestamp.as_deref());
         if self.main.session.is_none() {
             self.main.session.clone_from(&line.session_id);
         }

@@ -104,8 +104,7 @@ impl Session {
     /// Read one record (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
         let Ok(record) = serde_json::from_str::<Record<'_>>(json) else {
-            metrics.count_record("qwen/(unread)");
-            metrics.count_unknown("qwen/(a record of another shape)".to_owned());
+            metrics.unread("qwen");
             return;
         };
         let kind = record.kind.as_deref().unwrap_or("");
