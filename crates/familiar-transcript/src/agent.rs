@@ -66,6 +66,28 @@ pub trait Reader {
     fn main(&self) -> &MainAgent;
 }
 
+/// A [`Reader`] that reads a record from its line's text alone (all but Codex's, whose
+/// rollout records are read from their payload).
+pub trait ReadsLines: Reader {
+    /// Read one record (`json`, its line's text).
+    fn read(
+        &mut self,
+        json: &str,
+        meta: &LineMeta,
+        metrics: &mut crate::metrics::Metrics,
+        out: &mut Vec<Event>,
+    );
+}
+
+/// Where the record a [`Reader`] reads came from.
+pub struct LineMeta {
+    pub line: u64,
+    /// The record, kept for the scripts' `ev.raw` when they read it.
+    pub raw: Option<std::sync::Arc<str>>,
+    /// `--context-limit`.
+    pub explicit_limit: Option<u64>,
+}
+
 impl<R: Reader> AgentState for R {
     fn kind(&self) -> AgentKind {
         R::KIND

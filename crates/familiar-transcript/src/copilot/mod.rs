@@ -19,8 +19,6 @@ mod known;
 mod tools;
 pub mod usage;
 
-use std::sync::Arc;
-
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde::Deserialize;
 use serde_json::Value;
@@ -38,11 +36,7 @@ pub fn is_record(kind: Option<&str>, json: &str) -> bool {
 }
 
 /// Where the record being read came from.
-pub(crate) struct Meta {
-    pub line: u64,
-    pub raw: Option<Arc<str>>,
-    pub explicit_limit: Option<u64>,
-}
+pub(crate) type Meta = crate::agent::LineMeta;
 
 #[derive(Deserialize)]
 struct Record {
@@ -76,6 +70,12 @@ impl crate::agent::Reader for Session {
 
     fn main(&self) -> &crate::agent::MainAgent {
         &self.main
+    }
+}
+
+impl crate::agent::ReadsLines for Session {
+    fn read(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
+        self.push(json, meta, metrics, out);
     }
 }
 

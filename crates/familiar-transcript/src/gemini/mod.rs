@@ -35,7 +35,6 @@ pub mod usage;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde_json::value::RawValue;
@@ -68,11 +67,7 @@ pub fn is_record(kind: Option<&str>, json: &str) -> bool {
 }
 
 /// Where the record being read came from.
-pub(crate) struct Meta {
-    pub line: u64,
-    pub raw: Option<Arc<str>>,
-    pub explicit_limit: Option<u64>,
-}
+pub(crate) type Meta = crate::agent::LineMeta;
 
 /// What was already told of one message.
 #[derive(Debug, Clone, Default)]
@@ -114,6 +109,12 @@ impl crate::agent::Reader for Chat {
 
     fn main(&self) -> &crate::agent::MainAgent {
         &self.main
+    }
+}
+
+impl crate::agent::ReadsLines for Chat {
+    fn read(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
+        self.push(json, meta, metrics, out);
     }
 }
 

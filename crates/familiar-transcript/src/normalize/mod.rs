@@ -10,12 +10,15 @@
 //! - `api_errors`: API errors (`api_error` records, `isApiErrorMessage`, stream-json `result`);
 //! - `context`: the context window (limit) and its precedence;
 //! - `plan`: the planning tools' changes to the agent's plan (`Event::plan_change`);
-//! - `known`: what Familiar knows Claude Code writes; the rest is counted as unknown.
+//! - `known`: what Familiar knows Claude Code writes; the rest is counted as unknown;
+//! - `own`: which records another CLI's reader reads (Gemini CLI, Qwen Code, Copilot CLI,
+//!   opencode), and handing them to it.
 
 mod api_errors;
 mod chain;
 mod context;
 mod known;
+mod own;
 mod parse;
 mod plan;
 mod tool_calls;
@@ -33,7 +36,7 @@ use std::sync::Arc;
 use familiar_model::{Event, EventKind, Status};
 
 use crate::Diagnostic;
-use crate::agent::AgentState;
+use crate::agent::{AgentState, LineMeta};
 use crate::metrics::Metrics;
 use crate::record::Record;
 
@@ -349,59 +352,15 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         let kind = record.kind.as_deref().unwrap_or("");
-        // Gemini CLI sessions: a state machine of their own (`crate::gemini`), which reads the
-        // line's text itself (its records share `type` names with Claude Code's).
-        if self.gemini.is_some() || crate::gemini::is_record(record.kind.as_deref(), json) {
-            let first = out.len();
-            let meta = crate::gemini::Meta {
+        // Gemini CLI's, Qwen Code's, Copilot CLI's and opencode's sessions (`own`).
+        if let Some(own) = self.own_reader(record.kind.as_deref(), json) {
+            let meta = LineMeta {
                 line,
                 raw,
                 explicit_limit: self.config.context_limit,
             };
-            let chat = self.gemini.get_or_insert_with(Default::default);
-            chat.push(json, &meta, &mut self.metrics, out);
-            self.count_events(first, out);
-            return;
-        }
-        // Qwen Code sessions: a state machine of their own (`crate::qwen`), which reads the
-        // record's text itself (its `type` names are Claude Code's).
-        if self.qwen.is_some() || crate::qwen::is_record(record.kind.as_deref(), json) {
             let first = out.len();
-            let meta = crate::qwen::Meta {
-                line,
-                raw,
-                explicit_limit: self.config.context_limit,
-            };
-            let session = self.qwen.get_or_insert_with(Default::default);
-            session.push(json, &meta, &mut self.metrics, out);
-            self.count_events(first, out);
-            return;
-        }
-        // Copilot CLI sessions: a state machine of their own (`crate::copilot`), which reads
-        // the record's text itself (its events' `data` is not Claude Code's).
-        if self.copilot.is_some() || crate::copilot::is_record(record.kind.as_deref(), json) {
-            let first = out.len();
-            let meta = crate::copilot::Meta {
-                line,
-                raw,
-                explicit_limit: self.config.context_limit,
-            };
-            let session = self.copilot.get_or_insert_with(Default::default);
-            session.push(json, &meta, &mut self.metrics, out);
-            self.count_events(first, out);
-            return;
-        }
-        // opencode sessions: rows of its database, as Familiar's source hands them over
-        // (`crate::opencode`).
-        if self.opencode.is_some() || crate::opencode::is_record(record.kind.as_deref()) {
-            let first = out.len();
-            let meta = crate::opencode::Meta {
-                line,
-                raw,
-                explicit_limit: self.config.context_limit,
-            };
-            let session = self.opencode.get_or_insert_with(Default::default);
-            session.push(json, &meta, &mut self.metrics, out);
+            self.read_own(own, json, &meta, out);
             self.count_events(first, out);
             return;
         }

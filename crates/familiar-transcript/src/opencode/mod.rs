@@ -30,7 +30,6 @@ mod tools;
 pub mod usage;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde::Deserialize;
@@ -45,11 +44,7 @@ pub fn is_record(kind: Option<&str>) -> bool {
 }
 
 /// Where the record being read came from.
-pub(crate) struct Meta {
-    pub line: u64,
-    pub raw: Option<Arc<str>>,
-    pub explicit_limit: Option<u64>,
-}
+pub(crate) type Meta = crate::agent::LineMeta;
 
 #[derive(Deserialize)]
 struct Line {
@@ -120,6 +115,12 @@ impl crate::agent::Reader for Session {
 
     fn main(&self) -> &crate::agent::MainAgent {
         &self.main
+    }
+}
+
+impl crate::agent::ReadsLines for Session {
+    fn read(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
+        self.push(json, meta, metrics, out);
     }
 }
 

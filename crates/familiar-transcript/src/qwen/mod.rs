@@ -31,8 +31,6 @@ mod shapes;
 mod tools;
 pub mod usage;
 
-use std::sync::Arc;
-
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde_json::Value;
 
@@ -57,11 +55,7 @@ pub fn is_record(kind: Option<&str>, json: &str) -> bool {
 }
 
 /// Where the record being read came from.
-pub(crate) struct Meta {
-    pub line: u64,
-    pub raw: Option<Arc<str>>,
-    pub explicit_limit: Option<u64>,
-}
+pub(crate) type Meta = crate::agent::LineMeta;
 
 /// The session state of one Qwen Code session file.
 #[derive(Debug, Clone, Default)]
@@ -82,6 +76,12 @@ impl crate::agent::Reader for Session {
 
     fn main(&self) -> &crate::agent::MainAgent {
         &self.main
+    }
+}
+
+impl crate::agent::ReadsLines for Session {
+    fn read(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
+        self.push(json, meta, metrics, out);
     }
 }
 
