@@ -163,3 +163,33 @@ impl RecentCalls {
             .map(|(_, name, target)| (name.as_str(), target.as_deref()))
     }
 }
+
+/// The contexts of a session's subagents whose records share its file (Copilot CLI's
+/// `agentId`, opencode's child sessions): each its latest request's, the oldest forgotten past
+/// [`SubagentContexts::MAX`].
+#[derive(Debug, Clone, Default)]
+pub struct SubagentContexts(Vec<(String, u64)>);
+
+impl SubagentContexts {
+    pub const MAX: usize = 64;
+
+    /// `agent`'s latest request used `used` tokens.
+    pub fn set(&mut self, agent: &str, used: u64) {
+        self.0.retain(|(id, _)| id != agent);
+        if self.0.len() == Self::MAX {
+            self.0.remove(0);
+        }
+        self.0.push((agent.to_owned(), used));
+    }
+
+    /// Make `event` one of `agent`'s: a sidechain with `agent`'s own context.
+    pub fn mark(&self, event: &mut Event, agent: &str) {
+        event.agent = Some(agent.to_owned());
+        event.sidechain = true;
+        event.context_used = self
+            .0
+            .iter()
+            .find(|(id, _)| id == agent)
+            .map(|&(_, used)| used);
+    }
+}

@@ -60,7 +60,7 @@ pub(crate) struct Session {
     /// Subagents started and not ended: the call's id and its `subagent_start`.
     running: Vec<(String, Event)>,
     /// Each subagent's context (`agentId`, its latest request's tokens).
-    agent_context: Vec<(String, u64)>,
+    agent_context: crate::agent::SubagentContexts,
     /// The turn's `success` was told (at its last reply): `session.task_complete` adds none.
     success_told: bool,
 }
@@ -227,11 +227,7 @@ impl Session {
         if let Some(agent) = &cx.agent {
             // A subagent's context is its own (its companion's mana), not the session's.
             if let Some(used) = used {
-                self.agent_context.retain(|(id, _)| id != agent);
-                if self.agent_context.len() == MAX_CALLS {
-                    self.agent_context.remove(0);
-                }
-                self.agent_context.push((agent.clone(), used));
+                self.agent_context.set(agent, used);
             }
             return;
         }
@@ -390,13 +386,7 @@ impl Session {
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
         let mut event = crate::agent::event(self, kind, cx.meta.line, cx.meta.explicit_limit);
         if let Some(agent) = &cx.agent {
-            event.agent = Some(agent.clone());
-            event.sidechain = true;
-            event.context_used = self
-                .agent_context
-                .iter()
-                .find(|(id, _)| id == agent)
-                .map(|&(_, used)| used);
+            self.agent_context.mark(&mut event, agent);
         }
         event.ts.clone_from(&cx.ts);
         event.raw = cx.meta.raw.clone();

@@ -99,7 +99,7 @@ pub(crate) struct Session {
     told: HashMap<String, Told>,
     told_order: Vec<String>,
     /// Subagents' contexts (their session id, their latest request's tokens).
-    agent_context: Vec<(String, u64)>,
+    agent_context: crate::agent::SubagentContexts,
     /// Rows whose `data` could not be read, said once per row id.
     unreadable: HashSet<String>,
     /// A `task` call first seen already done: its `subagent_end`, held until the main agent's
@@ -319,11 +319,7 @@ impl Session {
                 if let Some(used) = used {
                     match &cx.agent {
                         Some(agent) => {
-                            self.agent_context.retain(|(id, _)| id != agent);
-                            if self.agent_context.len() == MAX_REMEMBERED {
-                                self.agent_context.remove(0);
-                            }
-                            self.agent_context.push((agent.clone(), used));
+                            self.agent_context.set(agent, used);
                         }
                         None => self.main.context_used = Some(used),
                     }
@@ -501,13 +497,7 @@ impl Session {
     fn event(&self, kind: EventKind, cx: &Cx<'_, '_>) -> Event {
         let mut event = crate::agent::event(self, kind, cx.meta.line, cx.meta.explicit_limit);
         if let Some(agent) = &cx.agent {
-            event.agent = Some(agent.clone());
-            event.sidechain = true;
-            event.context_used = self
-                .agent_context
-                .iter()
-                .find(|(id, _)| id == agent)
-                .map(|&(_, used)| used);
+            self.agent_context.mark(&mut event, agent);
         }
         event.ts.clone_from(&cx.ts);
         event.raw = cx.meta.raw.clone();
