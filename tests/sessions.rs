@@ -270,3 +270,117 @@ fn sessions_are_found_from_a_subdirectory_of_the_project() {
     assert_eq!(rows.len(), 1, "{table:#}");
     assert_eq!(rows[0]["session"], "d3m0d3m0-0000-4000-8000-00000000f00d");
 }
+
+/// Date a file's last write `days` ago.
+fn age(path: &std::path::Path, days: u64) {
+    let file = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open to date");
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400);
+    file.set_modified(when).expect("set the mtime");
+}
+
+#[test]
+fn sessions_not_written_for_a_day_are_counted_not_read_until_since_says_so() {
+    let config = config_with_real_sessions();
+    let erk = config.path().join("projects/-home-u-erk");
+    let old = erk.join("393e5f27-e608-4173-adcc-fcef1abcc750.jsonl");
+    age(&old, 40);
+    age(&erk.join("b2c9a6e4-d0e7-4b6f-a1b4-2f6f0f3d9a11.jsonl"), 3);
+    let rows = |since: Option<&str>| {
+        let mut test = Test::new()
+            .args(["sessions", "--all", "--json"])
+            .env("CLAUDE_CONFIG_DIR", config.path());
+        if let Some(since) = since {
+            test = test.args(["--since", since]);
+        }
+        let output = test.run();
+        let table: Value = serde_json::from_slice(&output.stdout).expect("one JSON array");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (table.as_array().expect("an array").len(), stderr)
+    };
+    let (listed, stderr) = rows(None);
+    assert_eq!(listed, 1, "only the session written today");
+    assert!(
+        stderr.contains(
+            "familiar: 2 transcripts not written in the last 1d were not read (`familiar \
+             sessions --since 30d`, or `--since all`, reads them)"
+        ),
+        "{stderr}"
+    );
+    let (listed, stderr) = rows(Some("7d"));
+    assert_eq!(listed, 2, "{stderr}");
+    assert!(
+        stderr.contains("1 transcript not written in the last 7d"),
+        "{stderr}"
+    );
+    let (listed, stderr) = rows(Some("all"));
+    assert_eq!(listed, 3);
+    assert!(!stderr.contains("not read"), "{stderr}");
+
+    Test::new()
+        .args(["sessions", "--all", "--since", "lately"])
+        .env("CLAUDE_CONFIG_DIR", config.path())
+        .status(2)
+        .stderr_contains("(a duration such as 3d or 12h, or `all`)")
+        .run();
+
+    // `watch` follows the old session and reads it once it is written again: its snapshot
+    // first (its state from what it held), then only what is new.
+    let watch = Watch::start(config.path(), config.path(), &["--all"]);
+    let first = watch.next_lines(1);
+    assert!(first[0].contains("\"kind\":\"snapshot\""), "{first:?}");
+    assert!(
+        !first[0].contains("393e5f27"),
+        "the old session is not read: {first:?}"
+    );
+    let prompt = common::watch::prompt_record("back again")
+        .replace("s-watch", "393e5f27-e608-4173-adcc-fcef1abcc750");
+    common::watch::append(&old, prompt.as_bytes());
+    let woken: Vec<Value> = watch
+        .next_lines(2)
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    assert_eq!(woken[0]["kind"], "snapshot", "{woken:#?}");
+    assert_eq!(woken[0]["session"], "393e5f27-e608-4173-adcc-fcef1abcc750");
+    assert!(woken[0]["context_used"].is_u64(), "its state: {woken:#?}");
+    assert_eq!(woken[1]["kind"], "prompt", "{woken:#?}");
+    let lines = std::fs::read(&old)
+        .expect("read")
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count();
+    assert_eq!(woken[1]["line"], lines as u64, "its exact line number");
+    drop(watch);
+
+    // With nothing written today, `watch` says what it follows and what would show them now.
+    for file in ["-home-u-erk/393e5f27-e608-4173-adcc-fcef1abcc750.jsonl"]
+        .into_iter()
+        .map(|name| config.path().join("projects").join(name))
+        .chain(walk_jsonl(&config.path().join("projects/-home-u-spotter")))
+    {
+        age(&file, 2);
+    }
+    let watch = Watch::start(config.path(), config.path(), &["--all"]);
+    watch.wait_stderr("familiar: no session written in the last 1d in ");
+    watch.wait_stderr(
+        "; 4 older transcript(s) are followed and read once written again (`--since all` reads \
+         them now)",
+    );
+}
+
+/// Every `*.jsonl` under `dir`.
+fn walk_jsonl(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("list").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk_jsonl(&path));
+        } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+            found.push(path);
+        }
+    }
+    found
+}

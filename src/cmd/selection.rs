@@ -3,7 +3,7 @@
 //! checks that what was named exists, and, when nothing was found, where sessions are instead.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use anyhow::Context as _;
 use familiar_model::text::printable_line;
@@ -258,4 +258,49 @@ fn codex_names(config_dir: &Path, codex_home: Option<&Path>, dir: &Path) -> bool
         familiar_tail::discovery::Matcher::new(config_dir, &[Selector::Project(dir.to_owned())])
             .agents(false, Some(home));
     !familiar_tail::discovery::discover_with(&matcher).is_empty()
+}
+
+/// `--since`: how recently a session must have been written to be read at start (older ones
+/// are dormant: followed, and read once written again), or `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Since(pub Option<Duration>);
+
+impl std::str::FromStr for Since {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Since, String> {
+        if text.eq_ignore_ascii_case("all") {
+            return Ok(Since(None));
+        }
+        humantime::parse_duration(text)
+            .map(|within| Since(Some(within)))
+            .map_err(|err| format!("{err} (a duration such as 3d or 12h, or `all`)"))
+    }
+}
+
+/// How long a file at start may go unwritten before it is dormant: `--since`, else a day;
+/// never for sessions and files named one by one (they are read whatever their age).
+pub fn dormant_after(since: Option<Since>, selectors: &[Selector]) -> Option<Duration> {
+    let named = selectors
+        .iter()
+        .any(|selector| matches!(selector, Selector::Session(_) | Selector::File(_)));
+    if named {
+        return None;
+    }
+    since.map_or(Some(familiar_tail::DORMANT_AFTER), |Since(within)| within)
+}
+
+/// The line that says how many transcripts were left unread as dormant, if any.
+pub fn dormant_note(dormant: u64, after: Option<Duration>, command: &str) -> Option<String> {
+    let after = after.filter(|_| dormant > 0)?;
+    let files = if dormant == 1 {
+        "transcript"
+    } else {
+        "transcripts"
+    };
+    Some(format!(
+        "{dormant} {files} not written in the last {} were not read (`familiar {command} \
+         --since 30d`, or `--since all`, reads them)",
+        familiar_model::words::duration(after)
+    ))
 }

@@ -41,6 +41,10 @@ pub struct Args {
     /// familiar, or `[remote] bin` in the config].
     #[arg(long, value_name = "PATH")]
     pub remote_bin: Option<String>,
+    /// Read the sessions written within DURATION (such as 3d or 12h), or `all` [default:
+    /// 1d]: older transcripts are counted, not read.
+    #[arg(long, value_name = "DURATION")]
+    pub since: Option<super::selection::Since>,
     /// One JSON array of session objects (see docs/events.md).
     #[arg(long)]
     pub json: bool,
@@ -78,7 +82,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect::<Option<_>>()
         .unwrap_or_default();
+    let dormant_after = super::selection::dormant_after(args.since, &selectors);
     let mut tailer = TailerConfig::new(config_dir.clone(), selectors);
+    tailer.dormant_after = dormant_after;
     args.agent.apply(&mut tailer);
     let model = settings::model_config(
         &settings,
@@ -88,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         None,
     );
-    let mut snapshots = read_sessions(tailer, model.clone())?;
+    let (mut snapshots, dormant) = read_sessions(tailer, model.clone())?;
     let mut failed = false;
     for spec in remotes {
         match sessions_once(spec, model.clone(), CATCH_UP_LIMIT) {
@@ -100,7 +106,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if snapshots.is_empty()
+    if let Some(note) = super::selection::dormant_note(dormant, dormant_after, "sessions") {
+        eprintln!("familiar: {note}");
+    } else if snapshots.is_empty()
         && let Some(sessions) = super::selection::elsewhere(&config_dir, &projects)
     {
         eprintln!("familiar: {sessions}");
@@ -125,11 +133,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Every session in scope, as `watch` would see it when it caught up.
+/// Every session in scope, as `watch` would see it when it caught up, and how many
+/// transcripts were left unread as dormant.
 pub fn read_sessions(
     config: TailerConfig,
     model: ModelConfig,
-) -> anyhow::Result<Vec<SessionSnapshot>> {
+) -> anyhow::Result<(Vec<SessionSnapshot>, u64)> {
     // The CLI's own word on the sessions that run now (no hooks needed): read once.
     let cli_config = config.claude.then(|| config.config_dir.clone());
     let handle = familiar_tail::spawn(config)?;
@@ -154,8 +163,9 @@ pub fn read_sessions(
         live.cli_states_now(config);
     }
     live.drain().for_each(drop);
+    let dormant = handle.stats().dormant;
     handle.stop();
-    Ok(live.model.snapshot())
+    Ok((live.model.snapshot(), dormant))
 }
 
 /// The shortest start of each id, at least [`SHORT_ID`] characters, that starts no other id

@@ -58,6 +58,10 @@ pub struct Args {
     /// Read a hook's JSON on stdin and follow the transcript it names (`transcript_path`).
     #[arg(long)]
     pub hook: bool,
+    /// Read the sessions written within DURATION (such as 3d or 12h) at start, or `all`
+    /// [default: 1d]: older ones are followed, and read once written again.
+    #[arg(long, value_name = "DURATION")]
+    pub since: Option<selection::Since>,
     /// Print existing transcripts from their first line instead of starting at their end.
     #[arg(long)]
     pub from_start: bool,
@@ -132,7 +136,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     let elsewhere_in = config_dir.clone();
     let elsewhere = move || selection::elsewhere(&elsewhere_in, &projects);
+    let dormant_after = selection::dormant_after(args.since, &selectors);
     let mut config = TailerConfig::new(config_dir, selectors);
+    config.dormant_after = dormant_after;
     args.agent.apply(&mut config);
     if let Some(home) = &config.codex_home {
         looked_in.push_str(&format!(

@@ -52,6 +52,6 @@ pub use discovery::{
 };
 pub use message::{Line, OpenReason, ResumePoint, TailMessage};
 pub use tailer::{
-    PRIME_BYTES, ResumeFrom, SEND_WAIT, Stopper, TailError, TailStatsSnapshot, TailerConfig,
-    TailerHandle, WatchMode, spawn,
+    DORMANT_AFTER, PRIME_BYTES, ResumeFrom, SEND_WAIT, Stopper, TailError, TailStatsSnapshot,
+    TailerConfig, TailerHandle, WatchMode, spawn,
 };

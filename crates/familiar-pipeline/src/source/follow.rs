@@ -50,6 +50,7 @@ pub(super) fn follow(
     // The CLI's own sessions folder: statuses without hooks (only when its sessions are
     // followed).
     let cli_config = config.claude.then(|| config.config_dir.clone());
+    let dormant_after = config.dormant_after;
     let handle = familiar_tail::spawn(config)
         .map_err(|err| Error::Live(format!("cannot follow the transcripts: {err}")))?;
     let interactive = io::stderr().is_terminal();
@@ -150,9 +151,23 @@ pub(super) fn follow(
                     if live.take(message) == Took::CaughtUp && !caught_up {
                         caught_up = true;
                         live.caught_up(&mut cli_states);
-                        let files = handle.stats().files;
-                        tracing::info!("caught up: following {files} transcript(s)");
-                        if files == 0 && !hosts.any() {
+                        let familiar_tail::TailStatsSnapshot { files, dormant, .. } =
+                            handle.stats();
+                        tracing::info!(
+                            "caught up: following {files} transcript(s), {dormant} dormant"
+                        );
+                        let dormant_after = dormant_after.filter(|_| dormant > 0);
+                        if let Some(after) = dormant_after.filter(|_| files == 0) {
+                            eprintln!(
+                                "familiar: no session written in the last {} in {looked_in}; \
+                                 {dormant} older transcript(s) are followed and read once \
+                                 written again (`--since all` reads them now)",
+                                familiar_model::words::duration(after)
+                            );
+                            stage.tell_window(familiar_model::WindowFeed::Waiting {
+                                looked_in: looked_in.to_owned(),
+                            });
+                        } else if files == 0 && !hosts.any() {
                             eprintln!(
                                 "familiar: no Claude Code session yet in {looked_in}; \
                                  waiting for one to appear (`familiar demo` shows one meanwhile)"
@@ -164,7 +179,14 @@ pub(super) fn follow(
                                 eprintln!("familiar: {sessions}");
                             }
                         } else if interactive {
-                            eprintln!("familiar: following {files} transcript(s); Ctrl-C to stop");
+                            let older = if dormant_after.is_some() {
+                                format!(" ({dormant} older ones once written again)")
+                            } else {
+                                String::new()
+                            };
+                            eprintln!(
+                                "familiar: following {files} transcript(s){older}; Ctrl-C to stop"
+                            );
                         }
                     }
                 }

@@ -44,6 +44,7 @@
 //! only while at most a few messages are on their way: it goes no faster than the consumer
 //! takes it, so the lines in memory stay about a MiB, not every file's backlog at once.
 
+mod dormant;
 mod paths;
 mod run;
 mod watch;
@@ -73,6 +74,10 @@ pub const BATCH_INTERVAL: Duration = Duration::from_millis(2);
 /// Default start-up backlog bound: an existing file is read from at most this many bytes
 /// before its end.
 pub const PRIME_BYTES: u64 = 8 << 20;
+/// A transcript not written for this long when following begins is dormant: not read until
+/// it is written again (see [`TailerConfig::dormant_after`]). A day: today's sessions and
+/// yesterday evening's are read; last month's wait.
+pub const DORMANT_AFTER: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How changes are noticed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +132,11 @@ pub struct TailerConfig {
     /// that file; every other one is read from its first line, none of it backlog (it
     /// appeared, or was replaced, since). `None`: a fresh start.
     pub resume: Option<std::sync::Arc<ResumeFrom>>,
+    /// A file existing at start and not written for this long is dormant: noted, not read
+    /// (not even its head), until it is written again or a hook names it; then it is read as
+    /// it would have been at start ([`DORMANT_AFTER`]; `None`: every file is read at start).
+    /// Only for a fresh start that primes its backlog (not with `from_start` or `resume`).
+    pub dormant_after: Option<Duration>,
 }
 
 /// Where an earlier stream of each file stopped: the file's device and inode, and the point.
@@ -150,6 +160,7 @@ impl TailerConfig {
             max_line_bytes: familiar_transcript::DEFAULT_MAX_LINE_BYTES,
             prime_bytes: PRIME_BYTES,
             resume: None,
+            dormant_after: None,
         }
     }
 }
@@ -166,6 +177,7 @@ struct TailStats {
     lines: AtomicU64,
     too_long: AtomicU64,
     lost_bytes: AtomicU64,
+    dormant: AtomicU64,
 }
 
 /// Counters of a running tailer.
@@ -191,6 +203,9 @@ pub struct TailStatsSnapshot {
     /// Bytes cut by truncations before they could be read (a lower bound; see
     /// [`crate::OpenReason::Truncated`]).
     pub lost_bytes: u64,
+    /// Files dormant now (existing at start, not written for [`TailerConfig::dormant_after`],
+    /// not read), among those selected by their path alone.
+    pub dormant: u64,
 }
 
 impl TailStats {
@@ -207,6 +222,7 @@ impl TailStats {
             lines: get(&self.lines),
             too_long: get(&self.too_long),
             lost_bytes: get(&self.lost_bytes),
+            dormant: get(&self.dormant),
         }
     }
 }
@@ -352,6 +368,11 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         generations: HashMap::new(),
         busy: HashSet::new(),
         undecided: HashMap::new(),
+        dormant: HashMap::new(),
+        dormant_before: config
+            .dormant_after
+            .filter(|_| !config.from_start && config.resume.is_none())
+            .and_then(|after| std::time::SystemTime::now().checked_sub(after)),
         rejected: HashSet::new(),
         left: HashMap::new(),
         waiting_names: HashMap::new(),

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::bump;
+use super::dormant::Dormancy;
 use super::run::{Found, RootState, Tailer};
 use crate::discovery::{
     Matcher, TranscriptInfo, Verdict, WatchRoot, describe, read_agent_type, read_head_until,
@@ -71,6 +72,7 @@ impl Tailer {
                     self.poll_file(&file);
                 }
                 self.undecided.retain(|file, _| !file.starts_with(path));
+                self.forget_dormant_under(path);
                 self.rejected.retain(|file| !file.starts_with(path));
                 if self
                     .roots
@@ -90,7 +92,7 @@ impl Tailer {
     /// appears, like any new transcript.
     pub(super) fn add_file(&mut self, path: &Path) {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        if self.files.contains_key(&path) {
+        if self.files.contains_key(&path) || self.wake_named(&path) {
             return;
         }
         // A file selected already is followed, or will be once it appears.
@@ -259,6 +261,15 @@ impl Tailer {
 
     /// A `*.jsonl` path not followed yet: follow it if it is selected and readable.
     fn consider(&mut self, path: &Path, found: Found) {
+        self.consider_waking(path, found, false);
+    }
+
+    /// [`Self::consider`] a dormant file named by a hook: read it now, written again or not.
+    pub(super) fn consider_forced(&mut self, path: &Path) {
+        self.consider_waking(path, Found::Later, true);
+    }
+
+    fn consider_waking(&mut self, path: &Path, found: Found, wake: bool) {
         if self.rejected.contains(path) || !self.under_active_root(path) {
             return;
         }
@@ -286,11 +297,17 @@ impl Tailer {
             }
             Err(err) => return self.problem(path, format!("cannot read: {err}")),
         };
+        let woken = match self.dormancy(path, &info, &meta, found, wake) {
+            Dormancy::No => None,
+            Dormancy::Asleep => return,
+            Dormancy::Woken(start) => Some(start),
+        };
         let Some(resume) = self.renamed_from(path, &meta) else {
             return; // a second name of a file followed under its first
         };
         let start = match self.undecided.remove(path) {
             _ if resume.is_some() => resume.map_or(Start::Appeared, Start::Resume),
+            _ if woken.is_some() => woken.unwrap_or(Start::Appeared),
             Some((start, size)) => {
                 if size == meta.len() {
                     self.undecided.insert(path.to_path_buf(), (start, size));

@@ -86,6 +86,11 @@ pub(super) struct Tailer {
     /// Files whose first records do not tell yet whether they are selected: where they
     /// would start, and their size when last looked at.
     pub undecided: HashMap<PathBuf, (Start, u64)>,
+    /// Files set aside at start as dormant (`super::dormant`).
+    pub dormant: HashMap<PathBuf, super::dormant::Dormant>,
+    /// Files last written before this are set aside as dormant; `None` once the start-up
+    /// scan is done (a file found later is read).
+    pub dormant_before: Option<std::time::SystemTime>,
     pub rejected: HashSet<PathBuf>,
     /// Where the reading of files whose path went away stopped, by device and inode, and
     /// when: a name one of them was renamed to goes on from there ([`RENAME_MEMORY`]).
@@ -141,6 +146,7 @@ impl Tailer {
             })
             .collect();
         self.activate_roots(Found::AtStart);
+        self.dormant_before = None;
         // What the database holds now is backlog, as the files' are.
         self.poll_opencode();
         let _ = ready.send(());

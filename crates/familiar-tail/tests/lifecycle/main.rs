@@ -8,7 +8,8 @@
 //! - [`limits`]: over-long lines, unreadable entries, a full channel, stopping;
 //! - [`bursts`]: many files appended at once, directories moved in and out;
 //! - [`renames`]: a transcript renamed to another transcript name;
-//! - [`resume`]: going on where an earlier tailer stopped.
+//! - [`resume`]: going on where an earlier tailer stopped;
+//! - [`dormant`]: files not written for a while, read once written again.
 //!
 //! This file holds what they share.
 
@@ -18,6 +19,7 @@ mod common;
 mod appearing;
 mod backlog;
 mod bursts;
+mod dormant;
 mod generations;
 mod limits;
 mod renames;
