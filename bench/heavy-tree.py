@@ -9,7 +9,9 @@ records (`../shared/fixtures/real`, `fixtures/codex-0.171.0`) repeated with ids 
 mtimes spread over the past year). Then measures, warm (and cold when the page cache can be
 dropped, as root), in interleaved rounds:
 
-- `familiar sessions --all`: the answer;
+- `familiar sessions` of one project and `--all`: the answer (sessions not written for a day
+  are dormant: counted, not read); `--since all` reads every one;
+- `familiar watch --headless` of one project: until it says it caught up;
 - `familiar watch --headless --all -v`: until it says it caught up (every session's snapshot
   printed), then Ctrl-C;
 - `familiar stats FILES...` over every Claude transcript, beside `ccusage claude daily --json
@@ -91,11 +93,11 @@ def build(out, transcripts, rollouts, projects, gigabytes, rng):
                     size += len(line)
                 copy += 1
         written += size
-        # Most of a year's sessions are months old.
-        age = rng.random() ** 0.5 * 365 * DAY
+        # A year of sessions, a dozen or so a day: most of them months old.
+        age = rng.random() * 365 * DAY
         os.utime(path, (now - age, now - age))
     for n in range(rollouts):
-        age = rng.random() ** 0.5 * 365 * DAY
+        age = rng.random() * 365 * DAY
         day = time.gmtime(now - age)
         folder = home / ".codex/sessions" / f"{day.tm_year:04d}/{day.tm_mon:02d}/{day.tm_mday:02d}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -199,7 +201,11 @@ def main():
     project.mkdir(parents=True, exist_ok=True)
     files = sorted(str(p) for p in (home / "claude/projects").rglob("*.jsonl"))
     commands = {
+        "familiar sessions (one project)": ([binary, "sessions"], None),
+        "familiar watch --headless (one project, caught up)":
+            ([binary, "-v", "watch", "--headless", "--no-notify"], "caught up"),
         "familiar sessions --all": ([binary, "sessions", "--all"], None),
+        "familiar sessions --all --since all": ([binary, "sessions", "--all", "--since", "all"], None),
         "familiar watch --headless --all (to caught up)":
             ([binary, "-v", "watch", "--headless", "--all", "--no-notify"], "caught up"),
         "familiar stats (every Claude transcript)": ([binary, "-q", "stats", "--json", *files], None),
