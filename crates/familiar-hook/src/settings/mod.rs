@@ -1,23 +1,31 @@
-//! Adding and removing what Familiar installs into Claude Code's `settings.json` (its hooks,
-//! and optionally its `statusLine`), as pure text-to-text edits.
+//! Adding and removing what Familiar installs into an agent's `settings.json` (Claude Code's
+//! hooks, and its status line where the agent keeps one: [`StatusLineAt`]), as pure
+//! text-to-text edits.
 //!
 //! The file is the user's: every edit goes through [`crate::jsonedit`], which splices only the
 //! bytes it must, so formatting, key order, comments and numbers as written stay. Entries that
 //! are not Familiar's are never touched, a file that does not parse is refused (with its line)
-//! rather than overwritten, and a `statusLine` the user set is never replaced. `uninstall`
+//! rather than overwritten, and a status line the user set is never replaced. `uninstall`
 //! removes exactly what `install` added: given the original text (the binary's backup), it
 //! returns those very bytes when the file is as install left it, and `None` (remove the file)
 //! when install created it; otherwise it splices Familiar's entries out and leaves the rest.
 //! The binary (`familiar hook install/uninstall`) shows the diff, asks, keeps backups and
 //! writes.
+//!
+//! Here: the plan, what is found, the commands and the public edits; [`form`] keeps a file's
+//! byte-order mark and line ends; [`edit`] does the edits on the file without them (the hooks
+//! itself); [`status_line`] finds, adds and removes the status line where [`StatusLineAt`]
+//! says.
+
+mod edit;
+mod form;
+mod status_line;
 
 use std::path::Path;
 
-use indexmap::IndexMap;
-use jsonc_parser::ast::Value;
-use serde::Serialize;
-
-use crate::jsonedit::{self, Container, Item};
+use edit::{install_plain, installed_plain, uninstall_plain};
+use form::Form;
+pub use status_line::QWEN_REFRESH_SECONDS;
 
 /// The hook events Familiar listens to: each that tells a status sooner or surer than the
 /// transcript (see [`crate::hook_event`]) or points at a transcript. Claude Code 2.1.197's ten:
@@ -61,9 +69,37 @@ pub enum SettingsError {
     #[error("settings.json: hooks.{0} is not a JSON array; fix it first, it was left as it is")]
     NotArray(String),
     #[error(
-        "settings.json already has a statusLine that is not Familiar's ({0}); remove it first if you want Familiar's, it was left as it is"
+        "settings.json already has a {key} that is not Familiar's ({existing}); remove it first if you want Familiar's, it was left as it is"
     )]
-    StatusLineTaken(String),
+    StatusLineTaken {
+        /// Where: `statusLine` or `ui.statusLine` ([`StatusLineAt::key`]).
+        key: &'static str,
+        /// Its command, or what it is when it is not one.
+        existing: String,
+    },
+}
+
+/// Where an agent's settings keep its status-line command, and in what shape.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StatusLineAt {
+    /// `"statusLine": {"type": "command", "command": …}` at the top: Claude Code's and GitHub
+    /// Copilot CLI 1.0.102's.
+    #[default]
+    Top,
+    /// `"ui": {"statusLine": {"type": "command", "command": …, "refreshInterval": 2}}`: Qwen
+    /// Code 0.24.4's (its `getStatusLineConfig`), refreshed every
+    /// [`QWEN_REFRESH_SECONDS`].
+    Ui,
+}
+
+impl StatusLineAt {
+    /// The setting's key, as the user reads it: `statusLine`, `ui.statusLine`.
+    pub fn key(self) -> &'static str {
+        match self {
+            StatusLineAt::Top => "statusLine",
+            StatusLineAt::Ui => "ui.statusLine",
+        }
+    }
 }
 
 /// What to install: Familiar's hooks and/or its status line, each as the command to run.
@@ -73,6 +109,8 @@ pub struct Plan {
     pub hooks: Option<String>,
     /// The status line command (see [`status_line_command`]).
     pub status_line: Option<String>,
+    /// Where the status line goes.
+    pub status_line_at: StatusLineAt,
 }
 
 /// What of Familiar's a settings file holds.
@@ -80,8 +118,10 @@ pub struct Plan {
 pub struct Installed {
     /// `(event, command)` for each hook event that runs Familiar's hook command.
     pub hooks: Vec<(String, String)>,
-    /// Familiar's status line command, when it is the `statusLine`.
+    /// Familiar's status line command, when it is the status line.
     pub status_line: Option<String>,
+    /// Where that status line is (`Top` when there is none).
+    pub status_line_at: StatusLineAt,
 }
 
 impl Installed {
@@ -101,6 +141,7 @@ impl Installed {
         Plan {
             hooks: self.hooks.first().map(|(_, command)| command.clone()),
             status_line: self.status_line.clone(),
+            status_line_at: self.status_line_at,
         }
     }
 }
@@ -119,7 +160,7 @@ impl SettingsEdit {
         self.before != self.after
     }
 
-    fn unchanged(text: Option<&str>) -> SettingsEdit {
+    pub(super) fn unchanged(text: Option<&str>) -> SettingsEdit {
         SettingsEdit {
             before: text.map(str::to_owned),
             after: text.map(str::to_owned),
@@ -155,7 +196,7 @@ pub fn status_line_command(exe: &Path) -> String {
 /// Is `command` one that `install` wrote: `…/familiar SUBCOMMAND` exactly as
 /// [`exe_command`] writes it (a plain path, or one single-quoted path), and nothing else? A
 /// user's own command that merely ends so (`notify-send done; ~/bin/familiar hook`) is not.
-fn is_ours(command: &str, subcommand: &str) -> bool {
+pub(super) fn is_ours(command: &str, subcommand: &str) -> bool {
     let Some(program) = command
         .trim()
         .strip_suffix(subcommand)
@@ -183,342 +224,6 @@ fn is_ours(command: &str, subcommand: &str) -> bool {
     Path::new(&path)
         .file_name()
         .is_some_and(|name| name == "familiar")
-}
-
-#[derive(Serialize)]
-struct Command<'a> {
-    r#type: &'static str,
-    command: &'a str,
-}
-
-#[derive(Serialize)]
-struct Group<'a> {
-    matcher: &'static str,
-    hooks: [Command<'a>; 1],
-}
-
-fn group(command: &str) -> Group<'_> {
-    Group {
-        matcher: "",
-        hooks: [Command {
-            r#type: "command",
-            command,
-        }],
-    }
-}
-
-fn parse(text: &str) -> Result<Option<Value<'_>>, SettingsError> {
-    jsonedit::parse(text).map_err(|problem| SettingsError::Parse {
-        line: problem.line,
-        column: problem.column,
-        message: problem.message,
-    })
-}
-
-/// The top-level object of `text` (which must have one).
-fn root(text: &str) -> Result<Value<'_>, SettingsError> {
-    match parse(text)? {
-        Some(value @ Value::Object(_)) => Ok(value),
-        Some(_) | None => Err(SettingsError::NotObject("the top level".to_owned())),
-    }
-}
-
-fn as_object<'v, 'a>(value: &'v Value<'a>) -> Option<&'v jsonc_parser::ast::Object<'a>> {
-    match value {
-        Value::Object(object) => Some(object),
-        _ => None,
-    }
-}
-
-fn string<'v>(value: Option<&'v Value<'_>>) -> Option<&'v str> {
-    match value {
-        Some(Value::StringLit(lit)) => Some(lit.value.as_ref()),
-        _ => None,
-    }
-}
-
-/// The command of a `{"type": "command", "command": …}` entry.
-fn command_of<'v>(entry: &'v Value<'_>) -> Option<&'v str> {
-    string(as_object(entry).and_then(|o| jsonedit::member(o, "command").map(|(_, v)| v)))
-}
-
-/// The commands in one matcher group of a hook event (`{"matcher": …, "hooks": [...]}`).
-fn group_commands<'v>(group: &'v Value<'_>) -> Vec<&'v str> {
-    let list = as_object(group).and_then(|g| jsonedit::member(g, "hooks"));
-    match list {
-        Some((_, Value::Array(list))) => list.elements.iter().filter_map(command_of).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// What of Familiar's `text` holds (nothing for an empty file).
-fn installed_plain(text: &str) -> Result<Installed, SettingsError> {
-    let mut found = Installed::default();
-    let Some(root) = parse(text)? else {
-        return Ok(found);
-    };
-    let Some(root) = as_object(&root) else {
-        return Err(SettingsError::NotObject("the top level".to_owned()));
-    };
-    if let Some((_, Value::Object(hooks))) = jsonedit::member(root, "hooks") {
-        for prop in &hooks.properties {
-            let Value::Array(groups) = &prop.value else {
-                continue;
-            };
-            let ours = groups
-                .elements
-                .iter()
-                .flat_map(group_commands)
-                .find(|command| is_ours(command, "hook"));
-            if let Some(command) = ours {
-                found
-                    .hooks
-                    .push((prop.name.as_str().to_owned(), command.to_owned()));
-            }
-        }
-    }
-    if let Some((_, status)) = jsonedit::member(root, "statusLine")
-        && let Some(command) = command_of(status)
-        && is_ours(command, "statusline")
-    {
-        found.status_line = Some(command.to_owned());
-    }
-    Ok(found)
-}
-
-/// Add what `plan` names where it is not there yet. `text` is the current file (`None` when
-/// there is none).
-fn install_plain(text: Option<&str>, plan: &Plan) -> Result<SettingsEdit, SettingsError> {
-    let mut doc = match text {
-        None => "{}\n".to_owned(),
-        Some(text) if text.trim().is_empty() => "{}\n".to_owned(),
-        // Comments only: the object goes after them.
-        Some(text) if parse(text)?.is_none() => format!("{text}\n{{}}\n"),
-        Some(text) => text.to_owned(),
-    };
-    let mut changes = Vec::new();
-    if let Some(command) = &plan.hooks {
-        for event in EVENTS {
-            if let Some(next) = add_hook(&doc, event, command)? {
-                doc = next;
-                changes.push(format!("add hooks.{event}: {command}"));
-            }
-        }
-    }
-    if let Some(command) = &plan.status_line {
-        let root = root(&doc)?;
-        let object = as_object(&root).expect("root() returns an object");
-        match jsonedit::member(object, "statusLine") {
-            None => {
-                let unit = jsonedit::indent_unit(&doc, &root);
-                let entry = Command {
-                    r#type: "command",
-                    command,
-                };
-                let container = Container::of(&root).expect("an object is a container");
-                let next =
-                    jsonedit::append(&doc, &container, &Item::Member("statusLine", &entry), &unit);
-                doc = next;
-                changes.push(format!("add statusLine: {command}"));
-            }
-            Some((_, status)) => match command_of(status) {
-                Some(existing) if is_ours(existing, "statusline") => {}
-                Some(existing) => return Err(SettingsError::StatusLineTaken(existing.to_owned())),
-                None => return Err(SettingsError::StatusLineTaken("not a command".to_owned())),
-            },
-        }
-    }
-    if changes.is_empty() {
-        return Ok(SettingsEdit::unchanged(text));
-    }
-    Ok(SettingsEdit {
-        before: text.map(str::to_owned),
-        after: Some(doc),
-        changes,
-    })
-}
-
-/// `doc` with Familiar's hook added to `event`, or `None` when it is there already.
-fn add_hook(doc: &str, event: &str, command: &str) -> Result<Option<String>, SettingsError> {
-    let root = root(doc)?;
-    let unit = jsonedit::indent_unit(doc, &root);
-    let object = as_object(&root).expect("root() returns an object");
-    let Some((_, hooks)) = jsonedit::member(object, "hooks") else {
-        let events = IndexMap::from([(event, [group(command)])]);
-        let container = Container::of(&root).expect("an object is a container");
-        return Ok(Some(jsonedit::append(
-            doc,
-            &container,
-            &Item::Member("hooks", &events),
-            &unit,
-        )));
-    };
-    let Some(hooks_object) = as_object(hooks) else {
-        return Err(SettingsError::NotObject("hooks".to_owned()));
-    };
-    let container = Container::of(hooks).expect("an object is a container");
-    match jsonedit::member(hooks_object, event) {
-        None => Ok(Some(jsonedit::append(
-            doc,
-            &container,
-            &Item::Member(event, &[group(command)]),
-            &unit,
-        ))),
-        Some((_, groups @ Value::Array(list))) => {
-            let ours = list
-                .elements
-                .iter()
-                .flat_map(group_commands)
-                .any(|c| is_ours(c, "hook"));
-            if ours {
-                return Ok(None);
-            }
-            let container = Container::of(groups).expect("an array is a container");
-            Ok(Some(jsonedit::append(
-                doc,
-                &container,
-                &Item::Element(&group(command)),
-                &unit,
-            )))
-        }
-        Some(_) => Err(SettingsError::NotArray(event.to_owned())),
-    }
-}
-
-/// Remove everything `install` added. `originals` are earlier versions of the file (the
-/// binary's backups, newest first): when `text` is exactly what `install` makes of one of
-/// them, that one comes back byte for byte, and when it is exactly what `install` makes of no
-/// file, the result is no file (`after: None`). Otherwise Familiar's entries are spliced out
-/// (with the groups, event lists and `hooks` object they leave empty) and the rest stays.
-fn uninstall_plain(text: &str, originals: &[&str]) -> Result<SettingsEdit, SettingsError> {
-    let found = installed_plain(text)?;
-    if found.is_empty() {
-        return Ok(SettingsEdit::unchanged(Some(text)));
-    }
-    let mut changes: Vec<String> = found
-        .hooks
-        .iter()
-        .map(|(event, command)| format!("remove hooks.{event}: {command}"))
-        .collect();
-    if let Some(command) = &found.status_line {
-        changes.push(format!("remove statusLine: {command}"));
-    }
-    let plan = found.plan();
-    let made_from = |original: Option<&str>| {
-        install(original, &plan).is_ok_and(|edit| edit.after.as_deref() == Some(text))
-    };
-    let restored = originals
-        .iter()
-        .find(|original| {
-            installed(original).is_ok_and(|found| found.is_empty()) && made_from(Some(original))
-        })
-        .map(|original| Some((*original).to_owned()))
-        .or_else(|| made_from(None).then_some(None));
-    let after = match restored {
-        Some(after) => after,
-        None => Some(splice_out(text)?),
-    };
-    Ok(SettingsEdit {
-        before: Some(text.to_owned()),
-        after,
-        changes,
-    })
-}
-
-/// `text` without Familiar's entries, removed one at a time.
-fn splice_out(text: &str) -> Result<String, SettingsError> {
-    let mut doc = text.to_owned();
-    while let Some(next) = splice_one(&doc)? {
-        doc = next;
-    }
-    Ok(doc)
-}
-
-/// `doc` with one of Familiar's entries removed, or `None` when none is left.
-fn splice_one(doc: &str) -> Result<Option<String>, SettingsError> {
-    let root = root(doc)?;
-    let object = as_object(&root).expect("root() returns an object");
-    let root_container = Container::of(&root).expect("an object is a container");
-    if let Some((hooks_index, hooks)) = jsonedit::member(object, "hooks")
-        && let Some(hooks_object) = as_object(hooks)
-    {
-        for (event_index, prop) in hooks_object.properties.iter().enumerate() {
-            let Value::Array(groups) = &prop.value else {
-                continue;
-            };
-            for (group_index, group) in groups.elements.iter().enumerate() {
-                let Some((_, list @ Value::Array(entries))) =
-                    as_object(group).and_then(|g| jsonedit::member(g, "hooks"))
-                else {
-                    continue;
-                };
-                let Some(entry_index) = entries
-                    .elements
-                    .iter()
-                    .position(|entry| command_of(entry).is_some_and(|c| is_ours(c, "hook")))
-                else {
-                    continue;
-                };
-                // Remove the smallest thing that leaves nothing of ours and nothing empty.
-                let (container, index) = if entries.elements.len() > 1 {
-                    (Container::of(list), entry_index)
-                } else if groups.elements.len() > 1 {
-                    (Container::of(&prop.value), group_index)
-                } else if hooks_object.properties.len() > 1 {
-                    (Container::of(hooks), event_index)
-                } else {
-                    (Some(root_container), hooks_index)
-                };
-                let container = container.expect("objects and arrays are containers");
-                return Ok(Some(jsonedit::remove(doc, &container, index)));
-            }
-        }
-    }
-    if let Some((index, status)) = jsonedit::member(object, "statusLine")
-        && command_of(status).is_some_and(|c| is_ours(c, "statusline"))
-    {
-        return Ok(Some(jsonedit::remove(doc, &root_container, index)));
-    }
-    Ok(None)
-}
-
-/// How a settings file is written, kept through an edit: a byte-order mark in front (some
-/// Windows editors write one), and CRLF line ends (when every line ends so). The edits work
-/// on the file without them; what they add gets the file's own line ends.
-#[derive(Debug, Clone, Copy)]
-struct Form {
-    bom: bool,
-    crlf: bool,
-}
-
-impl Form {
-    /// The form of `text`, and `text` without it.
-    fn of(text: &str) -> (Form, std::borrow::Cow<'_, str>) {
-        let body = text.strip_prefix('\u{feff}');
-        let bom = body.is_some();
-        let body = body.unwrap_or(text);
-        let crlf = body.contains("\r\n") && !body.replace("\r\n", "").contains('\n');
-        let plain = if crlf {
-            std::borrow::Cow::Owned(body.replace("\r\n", "\n"))
-        } else {
-            std::borrow::Cow::Borrowed(body)
-        };
-        (Form { bom, crlf }, plain)
-    }
-
-    /// `text` (edited without the form) in the form again.
-    fn restore(self, text: String) -> String {
-        let text = if self.crlf {
-            text.replace('\n', "\r\n")
-        } else {
-            text
-        };
-        if self.bom {
-            format!("\u{feff}{text}")
-        } else {
-            text
-        }
-    }
 }
 
 /// What of Familiar's is in `text` (a settings file, its form kept: [`Form`]).
