@@ -5,12 +5,15 @@
 //! `familiar watch --headless --events` follows its SQLite database. Checked: every scripted
 //! fact through `familiar events` on each session's address (`<db>#<session id>`), live equal
 //! to offline, and `sessions`, `stats` (tokens equal to what the mock sent) and `doctor`.
+//! `real_opencode/interactive.rs` runs its TUI in a pseudo-terminal.
 //!
 //! `FAMILIAR_OPENCODE_BIN=/path/to/opencode` runs it against another CLI (`tests/agents/drift.sh`).
 //! `FAMILIAR_UPDATE_FIXTURES=1` writes each session's lines to `fixtures/opencode-<version>/`
 //! (`<run>.jsonl`) and a copy of the database (`opencode.db`).
 
 mod common;
+#[path = "real_opencode/interactive.rs"]
+mod interactive;
 #[path = "real_qwen/mock.rs"]
 #[allow(dead_code)]
 mod mock;
@@ -34,6 +37,16 @@ const OVERRIDE: &str = "FAMILIAR_OPENCODE_BIN";
 /// tokens); opencode's own limit for it is
 /// the config's, 128,000, which decides when it compacts).
 const MODEL: &str = "gpt-4.1";
+
+/// What keeps the CLI from reaching out: no models.dev fetch, no update, no default plugins
+/// (installed from npm), no sharing, no LSP download.
+const QUIET: [(&str, &str); 5] = [
+    ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+    ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+    ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
+    ("OPENCODE_DISABLE_SHARE", "1"),
+    ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+];
 
 fn scripts(project: &Path) -> HashMap<&'static str, Vec<Answer>> {
     let at = |name: &str| project.join(name).to_string_lossy().into_owned();
@@ -109,11 +122,7 @@ impl Partner {
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &self.home)
             .env("TMPDIR", self.home.join("tmp"))
-            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
-            .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
-            .env("OPENCODE_DISABLE_SHARE", "1")
-            .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
+            .envs(QUIET)
             .current_dir(&self.project)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

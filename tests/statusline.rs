@@ -385,6 +385,102 @@ fn hook_install_for_copilot_sets_only_its_status_line_and_uninstall_gives_the_fi
     assert_eq!(std::fs::read_to_string(&settings).expect("settings"), mine);
 }
 
+#[test]
+fn hook_install_for_qwen_sets_its_ui_status_line_and_uninstall_gives_the_file_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let qwen_home = dir.path().join("qwen-home");
+    std::fs::create_dir_all(&qwen_home).expect("qwen home");
+    let settings = qwen_home.join("settings.json");
+    let mine =
+        "{\n  // mine\n  \"ui\": {\n    \"theme\": \"Qwen Dark\"\n  },\n  \"$version\": 4\n}\n";
+    std::fs::write(&settings, mine).expect("settings");
+    // A dry run shows the change and writes nothing.
+    Test::new()
+        .args(["hook", "install", "--agent", "qwen", "--dry-run"])
+        .env("QWEN_HOME", &qwen_home)
+        .stdout_contains("# add ui.statusLine: ")
+        .stdout_contains("+      \"refreshInterval\": 2")
+        .run();
+    assert_eq!(std::fs::read_to_string(&settings).expect("settings"), mine);
+    // Without a terminal to ask on, --yes is needed.
+    Test::new()
+        .args(["hook", "install", "--agent", "qwen"])
+        .env("QWEN_HOME", &qwen_home)
+        .status(1)
+        .stderr_contains("pass --yes")
+        .run();
+    Test::new()
+        .args(["hook", "install", "--agent", "qwen", "--yes"])
+        .env("QWEN_HOME", &qwen_home)
+        .stdout_contains("undo with `familiar hook uninstall --agent qwen`")
+        .run();
+    let after = std::fs::read_to_string(&settings).expect("settings");
+    let value = jsonc_value(&after);
+    let status = &value["ui"]["statusLine"];
+    let command = status["command"].as_str().expect("command");
+    assert!(
+        command.ends_with("familiar statusline") || command.ends_with("familiar' statusline"),
+        "{after}"
+    );
+    assert_eq!(status["type"], "command");
+    assert_eq!(status["refreshInterval"], 2);
+    assert_eq!(value["ui"]["theme"], "Qwen Dark", "{after}");
+    assert!(value.get("hooks").is_none(), "{after}");
+    assert!(value.get("statusLine").is_none(), "{after}");
+    assert!(after.contains("// mine"), "{after}");
+    // Twice is once.
+    Test::new()
+        .args(["hook", "install", "--agent", "qwen", "--yes"])
+        .env("QWEN_HOME", &qwen_home)
+        .stdout_contains("nothing to change")
+        .run();
+    let doctor = Test::new()
+        .arg("doctor")
+        .env("QWEN_HOME", &qwen_home)
+        .status(0)
+        .run();
+    let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    let line = doctor
+        .lines()
+        .find(|line| line.starts_with("[ok] Qwen status line: installed in "))
+        .unwrap_or_else(|| panic!("{doctor}"));
+    assert!(line.ends_with("statusline)"), "{line}");
+    Test::new()
+        .args(["hook", "uninstall", "--agent", "qwen", "--yes"])
+        .env("QWEN_HOME", &qwen_home)
+        .run();
+    assert_eq!(std::fs::read_to_string(&settings).expect("settings"), mine);
+}
+
+#[test]
+fn hook_install_for_qwen_without_qwen_home_writes_under_home() {
+    let home = tempfile::tempdir().expect("temp home");
+    Test::new()
+        .args(["hook", "install", "--agent", "qwen", "--yes"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdout_contains("ui.statusLine")
+        .run();
+    let settings = home.path().join(".qwen").join("settings.json");
+    let created = std::fs::read_to_string(&settings).expect("created settings");
+    assert_eq!(
+        jsonc_value(&created)["ui"]["statusLine"]["refreshInterval"],
+        2
+    );
+    // No other agent's settings.
+    assert!(!home.path().join(".claude").exists());
+    assert!(!home.path().join(".copilot").exists());
+    Test::new()
+        .args(["hook", "uninstall", "--agent", "qwen", "--yes"])
+        .env("HOME", home.path())
+        .stdout_contains("removed")
+        .run();
+    assert!(
+        !settings.exists(),
+        "install created it, uninstall removes it"
+    );
+}
+
 /// `text` without its `//` comment lines, as JSON.
 fn jsonc_value(text: &str) -> serde_json::Value {
     let plain: String = text

@@ -14,6 +14,9 @@
 //! `--agent copilot` edits GitHub Copilot CLI's user settings (`$COPILOT_HOME/settings.json`)
 //! the same way, for its status line only: its `statusLine` takes the same
 //! `{"type": "command", "command": …}` as Claude Code's, and Claude Code's hooks are not its.
+//! `--agent qwen` edits Qwen Code's (`$QWEN_HOME/settings.json`), for its status line only
+//! too, which it keeps under `ui` and refreshes on a timer
+//! ([`familiar_hook::StatusLineAt::Ui`]).
 
 use std::io::{self, BufRead as _, IsTerminal as _, Read as _, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
@@ -22,7 +25,8 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use anyhow::Context as _;
-use familiar_hook::{MAX_MESSAGE, Plan, SettingsEdit};
+use clap::ValueEnum as _;
+use familiar_hook::{MAX_MESSAGE, Plan, SettingsEdit, StatusLineAt};
 use familiar_model::text::{printable, printable_line};
 
 /// Backups of settings.json kept beside it; older ones are removed.
@@ -57,7 +61,7 @@ pub enum Action {
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
     /// Also make `familiar statusline` Claude Code's status line (never replaces one you set;
-    /// with --agent copilot, the status line is all that is installed).
+    /// with --agent copilot or qwen, the status line is all that is installed).
     #[arg(long)]
     pub statusline: bool,
     #[command(flatten)]
@@ -66,13 +70,14 @@ pub struct InstallArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct EditArgs {
-    /// Whose settings: Claude Code's (hooks and status line) or GitHub Copilot CLI's (its
-    /// status line only).
+    /// Whose settings: Claude Code's (hooks and status line), GitHub Copilot CLI's or Qwen
+    /// Code's (their status line only).
     #[arg(long, value_enum, default_value_t = SettingsOf::Claude)]
     pub agent: SettingsOf,
     /// The settings file [default: $CLAUDE_CONFIG_DIR/settings.json, else
     /// ~/.claude/settings.json; with --agent copilot $COPILOT_HOME/settings.json, else
-    /// ~/.copilot/settings.json].
+    /// ~/.copilot/settings.json; with --agent qwen $QWEN_HOME/settings.json, else
+    /// ~/.qwen/settings.json].
     #[arg(long, value_name = "FILE")]
     pub settings: Option<PathBuf>,
     /// Show the change without writing anything.
@@ -90,6 +95,18 @@ pub enum SettingsOf {
     Claude,
     /// GitHub Copilot CLI.
     Copilot,
+    /// Qwen Code.
+    Qwen,
+}
+
+impl SettingsOf {
+    /// Where the agent keeps its status line.
+    fn status_line_at(self) -> StatusLineAt {
+        match self {
+            SettingsOf::Claude | SettingsOf::Copilot => StatusLineAt::Top,
+            SettingsOf::Qwen => StatusLineAt::Ui,
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -101,11 +118,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(Action::Install(install)) => {
             let exe =
                 std::env::current_exe().context("cannot tell where this familiar binary is")?;
-            let copilot = install.edit.agent == SettingsOf::Copilot;
+            // Claude Code's hooks are its own; the others take the status line alone.
+            let claude = install.edit.agent == SettingsOf::Claude;
             let plan = Plan {
-                hooks: (!copilot).then(|| familiar_hook::hook_command(&exe)),
-                status_line: (install.statusline || copilot)
+                hooks: claude.then(|| familiar_hook::hook_command(&exe)),
+                status_line: (install.statusline || !claude)
                     .then(|| familiar_hook::status_line_command(&exe)),
+                status_line_at: install.edit.agent.status_line_at(),
             };
             edit_settings(&install.edit, Direction::Install, |text, _| {
                 familiar_hook::install(text, &plan)
@@ -220,6 +239,9 @@ fn settings_path_of(explicit: Option<&Path>, agent: SettingsOf) -> anyhow::Resul
         (None, SettingsOf::Copilot) => {
             Ok(familiar_tail::discovery::copilot_dir()?.join("settings.json"))
         }
+        (None, SettingsOf::Qwen) => {
+            Ok(familiar_tail::discovery::qwen_home()?.join("settings.json"))
+        }
     }
 }
 
@@ -323,19 +345,34 @@ fn edit_settings(
         match direction {
             Direction::Install => writeln!(
                 out,
-                "wrote {shown} (the old file is in {backup}); undo with `familiar hook uninstall`"
+                "wrote {shown} (the old file is in {backup}); undo with `{}`",
+                undo_command(args.agent)
             )?,
             Direction::Uninstall => writeln!(out, "wrote {shown} (the old file is in {backup})")?,
         }
     } else if result.after.is_none() {
         writeln!(out, "removed {shown}")?;
     } else if direction == Direction::Install {
-        writeln!(out, "wrote {shown}; undo with `familiar hook uninstall`")?;
+        writeln!(
+            out,
+            "wrote {shown}; undo with `{}`",
+            undo_command(args.agent)
+        )?;
     } else {
         writeln!(out, "wrote {shown}")?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The command that takes out what install wrote into `agent`'s settings.
+fn undo_command(agent: SettingsOf) -> String {
+    match agent.to_possible_value() {
+        Some(name) if agent != SettingsOf::Claude => {
+            format!("familiar hook uninstall --agent {}", name.get_name())
+        }
+        _ => "familiar hook uninstall".to_owned(),
+    }
 }
 
 /// A read-only settings file is the user's choice: say so rather than replace it.

@@ -1,23 +1,29 @@
 //! The real Qwen Code CLI in an interactive session, in a pseudo-terminal, with `familiar
-//! statusline` as its status-line command (`ui.statusLine` in `~/.qwen/settings.json`, behind
-//! a recorder that keeps each input and the line Familiar printed): a prompt typed into the
-//! TUI (a `read_file`, then a reply), then `/quit`; `refreshInterval` 1 (at the turn's end
-//! Qwen Code runs the command before its session file says the turn ended). Checked: the CLI shows Familiar's line,
-//! every input is Qwen Code's and known, and the line after the turn is the mock's last
-//! request of the CLI's window, with the session file (found from the input's project and
-//! session id, which is all Qwen Code sends) telling the status and the tools.
+//! statusline` as its status-line command, set by `familiar hook install --agent qwen`
+//! (`ui.statusLine` in `~/.qwen/settings.json`, with its `refreshInterval`: at the turn's end
+//! Qwen Code runs the command before its session file says the turn ended): a prompt typed
+//! into the TUI (a `read_file`, then a reply), then `/quit`, then `familiar hook uninstall
+//! --agent qwen`. The command install writes names a `familiar` of the test's own, where a
+//! recorder then stands that keeps each input and the line Familiar printed. Checked: what
+//! install wrote is the setting Qwen Code reads, the CLI shows Familiar's line, every input is
+//! Qwen Code's and known, the line after the turn is the mock's last request of the CLI's
+//! window, with the session file (found from the input's project and session id, which is
+//! all Qwen Code sends) telling the status and the tools; uninstall then takes the status line
+//! out of the file Qwen Code wrote to meanwhile (0.24.4 adds `"$version": 4`, and
+//! `ui.autoModeAcknowledged` beside the status line) and leaves what it wrote.
 //! `FAMILIAR_UPDATE_FIXTURES=1` keeps the inputs in `fixtures/qwen-<version>/statusline/`.
 //! Part of `tests/real_qwen.rs` (its mock API and CLI).
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fs;
+use std::path::Path;
 use std::time::Duration;
 
 use familiar_hook::statusline_input::{Caller, caller, unknown_keys};
 use serde_json::{Value, json};
 
-use super::common::statusline::Recorder;
+use super::common::statusline::{Recorder, installed_familiar};
 use super::common::terminal::Terminal;
 use super::mock::{Mock, call, say};
 
@@ -39,13 +45,22 @@ fn familiar_statusline_is_the_real_qwen_codes_status_line() {
         fs::create_dir_all(dir).expect("mkdir");
     }
     fs::write(project.join("a.txt"), "hello\n").expect("a.txt");
-    let recorder = Recorder::new(&root);
-    let mut settings: Value = serde_json::from_str(super::SETTINGS).expect("settings JSON");
-    // Qwen Code runs the command when its state changes, the turn's end included, before it
-    // has written that end to the session file: a refresh brings the status up to date.
-    settings["ui"] = json!({"statusLine": {"type": "command", "command": recorder.script,
-        "refreshInterval": 1}});
-    fs::write(qwen_dir.join("settings.json"), settings.to_string()).expect("settings.json");
+    fs::write(qwen_dir.join("settings.json"), super::SETTINGS).expect("settings.json");
+    let familiar = installed_familiar(&root.join("bin"));
+    let settings = install(&familiar, &home);
+    let command = familiar_hook::status_line_command(&familiar);
+    assert_eq!(
+        settings["ui"]["statusLine"],
+        json!({"type": "command", "command": command, "refreshInterval": 2}),
+        "{settings}"
+    );
+    // What install wrote, without the status line, is the file as it was.
+    let mut without = settings.clone();
+    without.as_object_mut().expect("object").remove("ui");
+    let before: Value = serde_json::from_str(super::SETTINGS).expect("settings JSON");
+    assert_eq!(without, before);
+    // At that path, the recorder runs `familiar statusline` for the CLI.
+    let recorder = Recorder::at(&root, &familiar);
     let a = project.join("a.txt").to_string_lossy().into_owned();
     let mock = Mock::start(HashMap::from([(
         "statusline",
@@ -83,6 +98,7 @@ fn familiar_statusline_is_the_real_qwen_codes_status_line() {
     });
     terminal.type_line("/quit");
     terminal.wait_end(STEP);
+    uninstall(&home, &qwen_dir.join("settings.json"));
 
     let runs = recorder.runs();
     let version = runs
@@ -138,4 +154,56 @@ fn familiar_statusline_is_the_real_qwen_codes_status_line() {
             .any(|file| file.file_stem().is_some_and(|stem| stem == id)),
         "the session file of {id}"
     );
+}
+
+/// Runs `familiar` (the test's own, at a path of its own) as `hook install --agent qwen --yes`
+/// in `home`; the settings file it wrote, as JSON.
+fn install(familiar: &Path, home: &Path) -> Value {
+    let output = hook(familiar, home, "install");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("# add ui.statusLine: "), "{stdout}");
+    let text = fs::read_to_string(home.join(".qwen/settings.json")).expect("settings.json");
+    serde_json::from_str(&text).expect("settings JSON")
+}
+
+/// `familiar hook uninstall --agent qwen --yes` after the CLI ran: the status line goes, and
+/// what the CLI wrote into the file meanwhile stays.
+fn uninstall(home: &Path, settings: &Path) {
+    let text = fs::read_to_string(settings).expect("settings.json");
+    let ran: Value = serde_json::from_str(&text).expect("settings JSON");
+    // The CLI wrote the file meanwhile; Familiar's status line is as install wrote it.
+    assert_eq!(ran["ui"]["statusLine"]["refreshInterval"], 2, "{ran}");
+    let output = hook(Path::new(env!("CARGO_BIN_EXE_familiar")), home, "uninstall");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("# remove ui.statusLine: "), "{stdout}");
+    let text = fs::read_to_string(settings).expect("settings.json");
+    let after: Value = serde_json::from_str(&text).expect("settings JSON");
+    let mut want = ran.clone();
+    if let Some(ui) = want["ui"].as_object_mut() {
+        ui.remove("statusLine");
+        if ui.is_empty() {
+            want.as_object_mut().expect("object").remove("ui");
+        }
+    }
+    assert_eq!(after, want, "the CLI's settings after it ran: {ran}");
+}
+
+/// `familiar hook ACTION --agent qwen --yes` in `home` (its Qwen Code dir `home/.qwen`).
+fn hook(familiar: &Path, home: &Path, action: &str) -> std::process::Output {
+    let output = std::process::Command::new(familiar)
+        .args(["hook", action, "--agent", "qwen", "--yes"])
+        .env("HOME", home)
+        .env_remove("QWEN_HOME")
+        .env_remove("QWEN_RUNTIME_DIR")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("familiar hook");
+    assert!(
+        output.status.success(),
+        "familiar hook {action}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
 }

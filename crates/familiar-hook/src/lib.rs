@@ -13,7 +13,8 @@
 //!
 //! [`socket`] holds both ends (the forwarder's [`socket::send`] and the watcher's
 //! [`socket::HookListener`]); [`input`] parses hook JSON and maps it to events; [`settings`]
-//! adds or removes Familiar's hooks (and status line) in Claude Code's `settings.json`, as a
+//! adds or removes Familiar's hooks (and status line) in Claude Code's `settings.json` (and its
+//! status line in GitHub Copilot CLI's and Qwen Code's), as a
 //! pure text-to-text edit through [`jsonedit`], a format-preserving JSON editor that changes
 //! only the bytes it must (the binary shows the diff, asks, keeps backups and writes).
 
@@ -26,7 +27,7 @@ pub mod statusline_input;
 
 pub use input::{HookInput, hook_event};
 pub use settings::{
-    Installed, Plan, SettingsEdit, SettingsError, hook_command, install, installed,
+    Installed, Plan, SettingsEdit, SettingsError, StatusLineAt, hook_command, install, installed,
     status_line_command, uninstall,
 };
 pub use socket::{HookError, HookGuard, HookListener, MAX_MESSAGE, probe, send, socket_path};

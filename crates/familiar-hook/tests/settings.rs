@@ -9,7 +9,8 @@ use std::path::Path;
 mod identity;
 
 use familiar_hook::{
-    Plan, SettingsError, hook_command, install, installed, status_line_command, uninstall,
+    Plan, SettingsError, StatusLineAt, hook_command, install, installed, status_line_command,
+    uninstall,
 };
 
 const COMMAND: &str = "/usr/local/bin/familiar hook";
@@ -19,6 +20,7 @@ fn hooks() -> Plan {
     Plan {
         hooks: Some(COMMAND.to_owned()),
         status_line: None,
+        ..Plan::default()
     }
 }
 
@@ -26,6 +28,7 @@ fn everything() -> Plan {
     Plan {
         hooks: Some(COMMAND.to_owned()),
         status_line: Some(STATUS.to_owned()),
+        ..Plan::default()
     }
 }
 
@@ -314,6 +317,7 @@ fn the_status_line_is_installed_and_removed_like_the_hooks() {
     let plan = Plan {
         hooks: None,
         status_line: Some(STATUS.to_owned()),
+        ..Plan::default()
     };
     let edit = install(Some(before), &plan).expect("installs");
     assert_eq!(
@@ -337,7 +341,10 @@ fn the_status_line_is_installed_and_removed_like_the_hooks() {
     let theirs = r#"{"statusLine": {"type": "command", "command": "~/bin/mine"}}"#;
     assert_eq!(
         install(Some(theirs), &plan),
-        Err(SettingsError::StatusLineTaken("~/bin/mine".to_owned()))
+        Err(SettingsError::StatusLineTaken {
+            key: "statusLine",
+            existing: "~/bin/mine".to_owned()
+        })
     );
     assert!(!uninstall(theirs, &[]).expect("nothing of ours").changed());
 }
@@ -402,6 +409,7 @@ fn commands_are_quoted_for_the_shell_when_needed() {
     let plan = Plan {
         hooks: Some(hook_command(Path::new("/opt/it's/familiar"))),
         status_line: Some(status_line_command(Path::new("/opt/it's/familiar"))),
+        ..Plan::default()
     };
     let after = install(None, &plan)
         .expect("installs")

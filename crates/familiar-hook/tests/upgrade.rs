@@ -27,6 +27,7 @@ fn earlier_install(text: &str) -> String {
     let plan = Plan {
         hooks: Some(COMMAND.to_owned()),
         status_line: None,
+        ..Plan::default()
     };
     let today = install(Some(text), &plan)
         .expect("installs")
@@ -56,6 +57,7 @@ fn upgrading_adds_the_four_new_hooks_and_uninstall_still_gives_back_the_users_fi
     let plan = Plan {
         hooks: Some(COMMAND.to_owned()),
         status_line: None,
+        ..Plan::default()
     };
     let upgrade = install(Some(&earlier), &plan).expect("installs");
     assert_eq!(

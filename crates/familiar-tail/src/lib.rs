@@ -48,7 +48,7 @@ pub mod tailer;
 
 pub use discovery::{
     DiscoveryError, Matcher, Selector, TranscriptInfo, TranscriptKind, Verdict, config_dir,
-    copilot_dir, gemini_dir, qwen_dir, transcript_path_from_hook,
+    copilot_dir, gemini_dir, qwen_dir, qwen_home, transcript_path_from_hook,
 };
 pub use message::{Line, OpenReason, ResumePoint, TailMessage};
 pub use tailer::{

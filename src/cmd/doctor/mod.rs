@@ -107,7 +107,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     checks.push(check_display());
     checks.push(check_window());
     check_hooks(&mut checks);
-    check_copilot_status_line(&mut checks);
+    check_agent_status_lines(&mut checks);
     checks.push(check_open_files());
     if let Some(settings) = &settings {
         check_remotes(&mut checks, settings);
@@ -451,41 +451,61 @@ fn check_hooks(checks: &mut Vec<Check>) {
     checks.push(check_socket(!events.is_empty()));
 }
 
-/// GitHub Copilot CLI's status line in its settings.json, when Copilot CLI's dir is there.
-fn check_copilot_status_line(checks: &mut Vec<Check>) {
-    let Ok(dir) = familiar_tail::discovery::copilot_dir() else {
-        return;
-    };
-    if !dir.is_dir() {
-        return;
+/// GitHub Copilot CLI's and Qwen Code's status lines in their settings.json, each when the
+/// CLI's dir is there.
+fn check_agent_status_lines(checks: &mut Vec<Check>) {
+    let agents = [
+        (
+            "Copilot status line",
+            familiar_tail::discovery::copilot_dir(),
+            "copilot",
+            "Copilot CLI",
+        ),
+        (
+            "Qwen status line",
+            familiar_tail::discovery::qwen_home(),
+            "qwen",
+            "Qwen Code",
+        ),
+    ];
+    for (name, dir, agent, cli) in agents {
+        let Ok(dir) = dir else {
+            continue;
+        };
+        if dir.is_dir() {
+            checks.push(check_status_line(
+                name,
+                &dir.join("settings.json"),
+                agent,
+                cli,
+            ));
+        }
     }
-    let path = dir.join("settings.json");
+}
+
+/// Whether `familiar statusline` is the status line in `path`, another agent CLI's settings.
+fn check_status_line(name: &'static str, path: &std::path::Path, agent: &str, cli: &str) -> Check {
     let shown = path.display();
-    let found = match std::fs::read_to_string(&path) {
+    let found = match std::fs::read_to_string(path) {
         Ok(text) => familiar_hook::installed(&text),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             Ok(familiar_hook::Installed::default())
         }
-        Err(err) => {
-            let why = format!("cannot read {shown}: {err}");
-            checks.push(Check::todo("Copilot status line", why));
-            return;
-        }
+        Err(err) => return Check::todo(name, format!("cannot read {shown}: {err}")),
     };
-    checks.push(match found {
+    match found {
         Ok(found) => match found.status_line {
-            Some(command) => Check::ok(
-                "Copilot status line",
-                format!("installed in {shown} ({command})"),
-            ),
+            Some(command) => Check::ok(name, format!("installed in {shown} ({command})")),
             None => Check::ok(
-                "Copilot status line",
-                "not installed (optional: `familiar hook install --agent copilot` shows mana \
-                 and status under Copilot CLI's prompt)",
+                name,
+                format!(
+                    "not installed (optional: `familiar hook install --agent {agent}` shows \
+                     mana and status under {cli}'s prompt)"
+                ),
             ),
         },
-        Err(err) => Check::todo("Copilot status line", format!("{shown}: {err}")),
-    });
+        Err(err) => Check::todo(name, format!("{shown}: {err}")),
+    }
 }
 
 fn check_socket(hooks_installed: bool) -> Check {

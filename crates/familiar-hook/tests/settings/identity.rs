@@ -1,6 +1,7 @@
 //! The property of `tests/settings.rs`: over arbitrary settings files (whitespace and comments
-//! between tokens, the user's own hooks, every kind of value), install then uninstall with no
-//! backup gives back the very bytes.
+//! between tokens, the user's own hooks and `ui` keys, every kind of value), install then
+//! uninstall with no backup gives back the very bytes, with the status line at the top (Claude
+//! Code's, Copilot CLI's) or under `ui` (Qwen Code's).
 
 use proptest::prelude::*;
 
@@ -119,6 +120,20 @@ fn users_hooks() -> impl Strategy<Value = String> {
     )
 }
 
+/// A `ui` object with the user's own keys (never empty: an empty one that was there before is
+/// the binary's backup's job).
+fn users_ui() -> impl Strategy<Value = String> {
+    let keys = prop::sample::subsequence(vec!["\"theme\"", "\"hideTips\"", "\"footer\""], 1..3);
+    (keys, prop::collection::vec(value(), 3)).prop_flat_map(|(keys, values)| {
+        let members: Vec<(String, String)> = keys
+            .into_iter()
+            .zip(values)
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect();
+        object_of(Just(members))
+    })
+}
+
 fn value() -> impl Strategy<Value = String> {
     scalar().prop_recursive(2, 8, 3, |inner| {
         prop_oneof![
@@ -132,25 +147,45 @@ fn settings_file() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(("\"(model|env|permissions|x)\"", value()), 0..4),
         prop::option::of(users_hooks()),
+        prop::option::of(users_ui()),
         gap(),
         gap(),
     )
-        .prop_flat_map(|(mut members, hooks, lead, trail)| {
+        .prop_flat_map(|(mut members, hooks, ui, lead, trail)| {
             members.dedup_by(|a, b| a.0 == b.0);
             let len = members.len();
+            let mut own = Vec::new();
             if let Some(hooks) = hooks {
-                members.push(("\"hooks\"".to_owned(), hooks));
+                own.push(("\"hooks\"".to_owned(), hooks));
             }
-            (Just(members), 0..=len, Just(lead), Just(trail))
+            if let Some(ui) = ui {
+                own.push(("\"ui\"".to_owned(), ui));
+            }
+            let places = prop::collection::vec(0..=len, own.len());
+            (Just(members), Just(own), places, Just(lead), Just(trail))
         })
-        .prop_flat_map(|(mut members, at, lead, trail)| {
-            // The user's `hooks` anywhere among the other keys.
-            if members.last().is_some_and(|m| m.0 == "\"hooks\"") {
-                let hooks = members.pop().expect("just seen");
-                members.insert(at.min(members.len()), hooks);
+        .prop_flat_map(|(mut members, own, places, lead, trail)| {
+            // The user's `hooks` and `ui` anywhere among the other keys.
+            for (member, at) in own.into_iter().zip(places) {
+                members.insert(at.min(members.len()), member);
             }
             object_of(Just(members)).prop_map(move |object| format!("{lead}{object}{trail}"))
         })
+}
+
+/// What is installed: the hooks, with a status line or none; or a status line alone, at the
+/// top or under `ui`.
+fn plan() -> impl Strategy<Value = Plan> {
+    let ui = Plan {
+        hooks: None,
+        status_line: Some(STATUS.to_owned()),
+        status_line_at: StatusLineAt::Ui,
+    };
+    let top_alone = Plan {
+        hooks: None,
+        ..everything()
+    };
+    prop_oneof![Just(hooks()), Just(everything()), Just(ui), Just(top_alone)]
 }
 
 proptest! {
@@ -159,15 +194,13 @@ proptest! {
     #[test]
     fn install_then_uninstall_is_the_identity_on_any_layout(
         original in settings_file(),
-        with_status in any::<bool>(),
+        plan in plan(),
     ) {
-        let plan = if with_status { everything() } else { hooks() };
         let edit = install(Some(&original), &plan).expect("installs");
         let after = edit.after.expect("a file");
-        prop_assert!(edit.changes.len() >= 3);
         let found = installed(&after).expect("the result parses");
-        prop_assert!(found.all_hooks());
-        prop_assert_eq!(found.status_line.is_some(), with_status);
+        prop_assert_eq!(found.all_hooks(), plan.hooks.is_some());
+        prop_assert_eq!(found.plan(), plan.clone());
         let undone = uninstall(&after, &[]).expect("uninstalls");
         let from_nothing = install(None, &plan).expect("installs").after;
         if from_nothing.as_deref() == Some(after.as_str()) {

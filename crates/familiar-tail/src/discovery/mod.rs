@@ -143,22 +143,49 @@ pub fn gemini_dir() -> Result<PathBuf, DiscoveryError> {
 }
 
 /// Qwen Code's runtime dir, where its sessions are (`projects/<project>/chats/<session
-/// id>.jsonl`): `$QWEN_RUNTIME_DIR` when set and not empty, else its global dir, `$QWEN_HOME`
-/// when set and not empty, else `~/.qwen` (Qwen Code 0.24.4's `Storage.getRuntimeBaseDir`).
+/// id>.jsonl`): `$QWEN_RUNTIME_DIR` when set and not empty, else its global dir, [`qwen_home`]
+/// (Qwen Code 0.24.4's `Storage.getRuntimeBaseDir`).
 pub fn qwen_dir() -> Result<PathBuf, DiscoveryError> {
-    for var in ["QWEN_RUNTIME_DIR", "QWEN_HOME"] {
-        if let Some(dir) = std::env::var_os(var).filter(|dir| !dir.is_empty()) {
-            let dir = PathBuf::from(dir);
-            return Ok(std::path::absolute(&dir).unwrap_or(dir));
-        }
+    match std::env::var_os("QWEN_RUNTIME_DIR").filter(|dir| !dir.is_empty()) {
+        Some(dir) => Ok(qwen_resolve(&dir, home_dir().as_deref())),
+        None => qwen_home(),
     }
+}
+
+/// Qwen Code's global dir, where its user settings are (`settings.json`): `$QWEN_HOME` when
+/// set and not empty, else `~/.qwen` (Qwen Code 0.24.4's `Storage.getGlobalQwenDir`).
+pub fn qwen_home() -> Result<PathBuf, DiscoveryError> {
+    let home = home_dir();
+    if let Some(dir) = std::env::var_os("QWEN_HOME").filter(|dir| !dir.is_empty()) {
+        return Ok(qwen_resolve(&dir, home.as_deref()));
+    }
+    home.map(|home| home.join(".qwen"))
+        .ok_or(DiscoveryError::NoConfigDir)
+}
+
+/// The user's home directory, if there is one.
+fn home_dir() -> Option<PathBuf> {
     if let Some(base) = directories::BaseDirs::new() {
-        return Ok(base.home_dir().join(".qwen"));
+        return Some(base.home_dir().to_owned());
     }
     std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
-        .map(|home| PathBuf::from(home).join(".qwen"))
-        .ok_or(DiscoveryError::NoConfigDir)
+        .map(PathBuf::from)
+}
+
+/// A dir named in Qwen Code's environment, as it resolves it (its `Storage.resolvePath`): a
+/// leading `~` (alone or before a `/`) is `home`, and a relative path is taken from the
+/// current directory.
+fn qwen_resolve(dir: &std::ffi::OsStr, home: Option<&Path>) -> PathBuf {
+    let dir = Path::new(dir);
+    let mut parts = dir.components();
+    let expanded = match (parts.next(), home) {
+        (Some(std::path::Component::Normal(first)), Some(home)) if first == "~" => {
+            home.join(parts.as_path())
+        }
+        _ => dir.to_owned(),
+    };
+    std::path::absolute(&expanded).unwrap_or(expanded)
 }
 
 /// GitHub Copilot CLI's dir, where its sessions are (`session-state/<session id>/
@@ -207,5 +234,22 @@ mod tests {
             Err(DiscoveryError::NoTranscriptPath)
         ));
         assert!(transcript_path_from_hook("not json").is_err());
+    }
+
+    #[test]
+    fn qwen_dirs_resolve_a_tilde_and_a_relative_path_as_qwen_code_does() {
+        let home = Path::new("/home/u");
+        let resolve = |dir: &str| qwen_resolve(std::ffi::OsStr::new(dir), Some(home));
+        assert_eq!(resolve("~"), PathBuf::from("/home/u"));
+        assert_eq!(resolve("~/q/x"), PathBuf::from("/home/u/q/x"));
+        assert_eq!(resolve("/abs/q"), PathBuf::from("/abs/q"));
+        // Only a whole `~` is the home: `~user` and `a/~` are names.
+        let cwd = std::env::current_dir().expect("cwd");
+        assert_eq!(resolve("~user/q"), cwd.join("~user/q"));
+        assert_eq!(resolve("q/~"), cwd.join("q/~"));
+        assert_eq!(
+            qwen_resolve(std::ffi::OsStr::new("~/q"), None),
+            cwd.join("~/q")
+        );
     }
 }

@@ -10,6 +10,7 @@ use crate::{Normalizer, NormalizerConfig, normalize_bytes};
 const MAIN: &str = include_str!("../../../../fixtures/opencode-1.18.33/main.jsonl");
 const COMPACT: &str = include_str!("../../../../fixtures/opencode-1.18.33/compact.jsonl");
 const API_ERROR: &str = include_str!("../../../../fixtures/opencode-1.18.33/apierror.jsonl");
+const INTERACTIVE: &str = include_str!("../../../../fixtures/opencode-1.18.33/interactive.jsonl");
 
 fn kinds(text: &str) -> Vec<(EventKind, Option<String>)> {
     let (events, diagnostics) = normalize_bytes(text.as_bytes(), &NormalizerConfig::default());
@@ -45,6 +46,21 @@ fn the_main_run_is_its_prompt_tools_subagent_and_success() {
             tool(Reading, "read"),
             (Text, None),
             tool(SubagentEnd, "task"),
+            (Text, None),
+            (Success, None),
+        ]
+    );
+}
+
+#[test]
+fn the_tuis_session_is_its_prompt_read_reply_and_success() {
+    use EventKind::*;
+    assert_eq!(
+        kinds(INTERACTIVE),
+        vec![
+            (SessionStart, None),
+            (Prompt, None),
+            (Reading, Some("read".to_owned())),
             (Text, None),
             (Success, None),
         ]
