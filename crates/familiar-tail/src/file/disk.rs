@@ -12,22 +12,17 @@ pub(super) fn identity(meta: &Metadata) -> (u64, u64) {
     (meta.dev(), meta.ino())
 }
 
-/// A generation's first bytes (up to [`FINGERPRINT_BYTES`]) as a length and a hash: 16 bytes
-/// held per followed file instead of 4 KiB (5,000 sessions held 20 MB of first bytes).
-/// FNV-1a, so bytes can be added as they are read and the hash is that of all of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A generation's first bytes (up to [`FINGERPRINT_BYTES`]) as a length and a hash: 24 bytes
+/// held per followed file instead of 4 KiB (5,000 sessions held 20 MB of first bytes). Bytes
+/// can be added as they are read and the state is that of all of them, however they were
+/// split. Eight bytes a step (FxHash's mix): every read checks the first bytes again, and
+/// FNV-1a's byte a step was a third of a watcher's time at 1,000 live sessions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) struct Fingerprint {
     len: usize,
     hash: u64,
-}
-
-impl Default for Fingerprint {
-    fn default() -> Fingerprint {
-        Fingerprint {
-            len: 0,
-            hash: 0xcbf2_9ce4_8422_2325,
-        }
-    }
+    /// The bytes after the last whole word (`len % 8` of them), little-endian.
+    pending: u64,
 }
 
 impl Fingerprint {
@@ -41,13 +36,35 @@ impl Fingerprint {
         self.len
     }
 
+    fn mix(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
     /// Add the bytes that follow (the caller keeps to [`FINGERPRINT_BYTES`] in all).
-    pub(super) fn extend(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.hash ^= u64::from(byte);
-            self.hash = self.hash.wrapping_mul(0x0100_0000_01b3);
-        }
+    pub(super) fn extend(&mut self, mut bytes: &[u8]) {
+        let mut filled = self.len % 8;
         self.len += bytes.len();
+        if filled > 0 {
+            while filled < 8 {
+                let Some((&byte, rest)) = bytes.split_first() else {
+                    return;
+                };
+                self.pending |= u64::from(byte) << (8 * filled);
+                filled += 1;
+                bytes = rest;
+            }
+            let word = std::mem::take(&mut self.pending);
+            self.mix(word);
+        }
+        let mut words = bytes.chunks_exact(8);
+        for chunk in &mut words {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.mix(u64::from_le_bytes(word));
+        }
+        for (at, &byte) in words.remainder().iter().enumerate() {
+            self.pending |= u64::from(byte) << (8 * at);
+        }
     }
 }
 
@@ -132,6 +149,7 @@ pub fn prime_start(
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use std::fs;
 
     fn prime(content: &[u8], prime: u64) -> (u64, u64) {
