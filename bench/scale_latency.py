@@ -1,6 +1,6 @@
 """Append -> action latency under load: one probe session gets a prompt record at a time
 (waiting for its `quest` action from the shipped default.rhai, then 20 ms) while 200 other
-sessions are appended 10 real fixture lines/s each, all followed by one
+sessions (SESSIONS=N for another count) are appended 10 real fixture lines/s each, all followed by one
 `familiar watch --headless --all`. Reports p50/p99/max over N probes and the 1-minute load.
 Usage: python3 bench/scale_latency.py BINARY [N]   (N = 300)"""
 import glob, json, os, select, subprocess, sys, tempfile, threading, time
@@ -12,10 +12,11 @@ lines = []
 for path in sorted(glob.glob(os.path.join(fixtures, "v2.1.*.jsonl"))):
     with open(path, "rb") as f:
         lines.extend(l for l in f if len(l) < 20000)
+sessions = int(os.environ.get("SESSIONS", "200"))
 home = tempfile.mkdtemp(prefix="familiar-latload-")
 project = os.path.join(home, ".claude", "projects", "-work-scale")
 os.makedirs(project)
-files = [open(os.path.join(project, f"00000000-0000-4000-8000-{n:012d}.jsonl"), "ab") for n in range(200)]
+files = [open(os.path.join(project, f"00000000-0000-4000-8000-{n:012d}.jsonl"), "ab") for n in range(sessions)]
 probe_path = os.path.join(project, "00000000-0000-4000-8000-999999999999.jsonl")
 open(probe_path, "w").close()
 env = dict(os.environ, HOME=home, CLAUDE_CONFIG_DIR=os.path.join(home, ".claude"),
@@ -26,7 +27,7 @@ watch = subprocess.Popen([binary, "watch", "--headless", "--no-notify", "--all"]
 time.sleep(1.5)
 stop = False
 def writer():
-    i = 0; interval = 1.0 / 2000; next_at = time.monotonic()
+    i = 0; interval = 1.0 / (sessions * 10); next_at = time.monotonic()
     while not stop:
         f = files[i % len(files)]; f.write(lines[i % len(lines)]); f.flush(); i += 1
         next_at += interval; d = next_at - time.monotonic()
@@ -56,4 +57,4 @@ with open(probe_path, "a") as out:
 stop = True; t.join(); watch.terminate(); watch.wait()
 subprocess.run(["rm", "-rf", home])
 lat.sort()
-print(f"{binary}: probe append -> action with 200 sessions writing: p50 {lat[len(lat)//2]:.2f} ms, p99 {lat[int(len(lat)*0.99)]:.2f} ms, max {lat[-1]:.2f} ms; load %.1f" % os.getloadavg()[0])
+print(f"{binary}: probe append -> action with {sessions} sessions writing: p50 {lat[len(lat)//2]:.2f} ms, p99 {lat[int(len(lat)*0.99)]:.2f} ms, max {lat[-1]:.2f} ms; load %.1f" % os.getloadavg()[0])

@@ -417,7 +417,9 @@ impl Tailer {
                 bump(&self.stats.too_long, polled.too_long);
                 bump(&self.stats.generations, polled.generations);
                 bump(&self.stats.lost_bytes, polled.lost_bytes);
-                self.problems.remove(path);
+                if !self.problems.is_empty() {
+                    self.problems.remove(path); // a path that read again is no problem now
+                }
                 if polled.removed {
                     tracing::debug!("{} was removed", path.display());
                     self.files.remove(path);
