@@ -94,7 +94,8 @@ struct Claude {
     /// The main chain's `success`, held from the record that ended the turn (`end_turn`,
     /// `stop_hook_summary`) until `turn_duration` gives its `duration_ms`. Any other event
     /// lets it out first; so does [`Normalizer::flush`] (end of input, or a quiet pause).
-    deferred_success: Option<Event>,
+    /// Boxed: most files hold none, and an `Event` inline was half of every file's state.
+    deferred_success: Option<Box<Event>>,
     /// Which `TaskCreate` made which task id (for `TaskUpdate`'s plan changes).
     tasks: plan::TaskIds,
 }
@@ -268,7 +269,7 @@ impl Normalizer {
     pub fn flush(&mut self, out: &mut Vec<Event>) {
         let first = out.len();
         if let Some(success) = self.claude.deferred_success.take() {
-            push_event(out, success);
+            push_event(out, *success);
         }
         if let Some(chat) = &mut self.gemini {
             chat.flush(out);
@@ -510,6 +511,9 @@ impl Normalizer {
         if let Some((_, main)) = self.claude.chains.iter().find(|(key, _)| key.is_main()) {
             chain.window = main.window.clone();
         }
+        // Most files are one chain: room for one, not the four a first push makes (a chain is
+        // 168 bytes, and thousands of files are followed at once).
+        self.claude.chains.reserve_exact(1);
         self.claude.chains.push((key, chain));
         self.claude.chains.len() - 1
     }
@@ -535,7 +539,7 @@ impl Normalizer {
     /// from a later record.
     fn emit(&mut self, event: Event, out: &mut Vec<Event>) {
         if let Some(success) = self.claude.deferred_success.take() {
-            push_event(out, success);
+            push_event(out, *success);
         }
         push_event(out, event);
     }

@@ -296,7 +296,7 @@ impl Normalizer {
                 match self.claude.deferred_success.take() {
                     Some(mut success) if self.claude.chains[chain].0.is_main() => {
                         success.duration_ms = duration;
-                        self.emit(success, out);
+                        self.emit(*success, out);
                     }
                     deferred => {
                         self.claude.deferred_success = deferred;
@@ -357,8 +357,8 @@ impl Normalizer {
         let mut event = self.event(chain, EventKind::Success, origin);
         event.duration_ms = duration_ms;
         if defer {
-            if let Some(earlier) = self.claude.deferred_success.replace(event) {
-                super::push_event(out, earlier);
+            if let Some(earlier) = self.claude.deferred_success.replace(Box::new(event)) {
+                super::push_event(out, *earlier);
             }
         } else {
             self.emit(event, out);
