@@ -571,3 +571,17 @@ impl Default for Normalizer {
         Normalizer::new(NormalizerConfig::default())
     }
 }
+
+#[cfg(test)]
+mod size {
+    /// A watcher keeps one normalizer per followed file, thousands at once (issue 28's 5,000
+    /// sessions): what every file holds stays small, and what few hold is boxed.
+    #[test]
+    fn a_normalizer_holds_no_event_inline() {
+        let size = std::mem::size_of::<super::Normalizer>();
+        assert!(
+            size < std::mem::size_of::<familiar_model::Event>(),
+            "{size} bytes"
+        );
+    }
+}
