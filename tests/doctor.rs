@@ -345,3 +345,26 @@ fn doctor_says_when_the_window_executable_is_missing() {
          `cargo run` builds it on first use)"
     );
 }
+
+#[test]
+fn doctor_counts_the_sessions_left_unread_as_dormant() {
+    let test = doctor();
+    let home = test.home().to_owned();
+    let other = home
+        .join(".claude/projects/-home-user-proj")
+        .join("5b2c0c1e-7d1a-4c43-9a55-0a4cfe1f3f10.jsonl");
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&other)
+        .expect("open to date");
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 86_400))
+        .expect("set the mtime");
+    let out = normalized(&test.run().stdout, &home);
+    assert!(
+        out.contains(
+            "[ok] sessions: 2 found (1 not written in the last 1d: read once written again, or \
+             with --since), newest:"
+        ),
+        "{out}"
+    );
+}

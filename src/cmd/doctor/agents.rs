@@ -88,7 +88,30 @@ pub(super) fn check_claude(checks: &mut Vec<Check>, cwd: Option<&Path>) {
         ));
         return;
     }
-    let mut check = Check::ok("sessions", format!("{} found, newest:", sessions.len()));
+    // Those `watch` and `sessions` leave unread at start (dormant) until written again.
+    let dormant = sessions
+        .iter()
+        .filter(|(_, path)| {
+            std::fs::metadata(path)
+                .and_then(|meta| meta.modified())
+                .is_ok_and(|written| {
+                    written
+                        .elapsed()
+                        .is_ok_and(|age| age > familiar_tail::DORMANT_AFTER)
+                })
+        })
+        .count();
+    let dormant = match dormant {
+        0 => String::new(),
+        n => format!(
+            " ({n} not written in the last {}: read once written again, or with --since)",
+            familiar_model::words::duration(familiar_tail::DORMANT_AFTER)
+        ),
+    };
+    let mut check = Check::ok(
+        "sessions",
+        format!("{} found{dormant}, newest:", sessions.len()),
+    );
     let newest: Vec<PathBuf> = sessions
         .iter()
         .take(3)
