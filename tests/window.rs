@@ -68,6 +68,17 @@ struct LiveWindow {
 impl LiveWindow {
     /// Started with `config` as the Claude Code dir; returns once the watcher caught up.
     fn start(display: &str, home: &Path, config: &Path, args: &[&str]) -> LiveWindow {
+        LiveWindow::start_with(display, home, config, args, &[])
+    }
+
+    /// [`LiveWindow::start`], with more in the environment.
+    fn start_with(
+        display: &str,
+        home: &Path,
+        config: &Path,
+        args: &[&str],
+        env: &[(&str, &Path)],
+    ) -> LiveWindow {
         let mut child = Command::new(env!("CARGO_BIN_EXE_familiar"))
             .args(["-v", "watch", "--all", "--no-notify"])
             .args(args)
@@ -84,6 +95,8 @@ impl LiveWindow {
             .env_remove("WAYLAND_DISPLAY")
             .env_remove("FAMILIAR_CONFIG")
             .env_remove("RUST_LOG")
+            .env_remove("FAMILIAR_FRAME_TRACE")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -264,6 +277,110 @@ fn a_crashed_window_leaves_the_watcher_following() {
     live.interrupt();
     let status = live.exit_within(Duration::from_secs(30));
     assert_eq!(status.code(), Some(0), "{:?}", live.seen);
+}
+
+#[test]
+fn the_frame_trace_names_the_drawn_frame_that_shows_an_appended_line() {
+    // Issue 31: `bench/frame_latency.py` times a line from its write to the frame that shows
+    // it by this trace. Not timed here: only that the frame is there, after the write.
+    let xvfb = familiar_testkit::xvfb::start();
+    let home = tempfile::tempdir().expect("temp home");
+    let config = config_with_two_idle_sessions();
+    let session = "393e5f27-e608-4173-adcc-fcef1abcc750";
+    let transcript = config
+        .path()
+        .join(format!("projects/-home-u-erk/{session}.jsonl"));
+    let trace = home.path().join("frames.ndjson");
+    let mut live = LiveWindow::start_with(
+        &xvfb.display,
+        home.path(),
+        config.path(),
+        &[],
+        &[("FAMILIAR_FRAME_TRACE", &trace)],
+    );
+    let frames = |trace: &Path| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(trace)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    };
+    // The snapshot of both sessions is drawn first (the fixture has 579 lines).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while drew(&frames(&trace), session, 579, "event", "snapshot").is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "no frame drew the snapshot: {:?} {:?}",
+            frames(&trace),
+            live.seen
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let written = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_nanos();
+    common::watch::append(
+        &transcript,
+        format!(
+            "{{\"type\":\"user\",\"sessionId\":\"{session}\",\"isSidechain\":false,\
+             \"timestamp\":\"2026-02-25T17:00:00.000Z\",\"message\":{{\"role\":\"user\",\
+             \"content\":\"traced prompt\"}}}}\n"
+        )
+        .as_bytes(),
+    );
+    // The shipped script's quest for the prompt is traced too, by the prompt's line.
+    let frame = loop {
+        let all = frames(&trace);
+        if let (Some(frame), Some(_)) = (
+            drew(&all, session, 580, "event", "prompt"),
+            drew(&all, session, 580, "action", "quest"),
+        ) {
+            break frame.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no frame drew line 580: {all:?} {:?}",
+            live.seen
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let time = |frame: &serde_json::Value, key: &str| {
+        frame[key]
+            .as_u64()
+            .map(u128::from)
+            .unwrap_or_else(|| panic!("{key} in {frame}"))
+    };
+    let presented = time(&frame, "presented_ns");
+    assert!(
+        time(&frame, "applied_ns") > written && presented >= time(&frame, "applied_ns"),
+        "drawn after it was written and applied: {frame} (written at {written})"
+    );
+    assert!(
+        frame["since_previous_ns"].as_u64().is_some() && frame["frame"].as_u64() > Some(1),
+        "{frame}"
+    );
+    live.interrupt();
+    let status = live.exit_within(Duration::from_secs(30));
+    assert_eq!(status.code(), Some(0), "{:?}", live.seen);
+}
+
+/// The first frame of `frames` (frame trace lines) that shows the item of `session`'s `line`
+/// whose `kind` (`event`, `action`) is `what`.
+fn drew<'a>(
+    frames: &'a [serde_json::Value],
+    session: &str,
+    line: u64,
+    kind: &str,
+    what: &str,
+) -> Option<&'a serde_json::Value> {
+    frames.iter().find(|frame| {
+        frame["items"].as_array().is_some_and(|items| {
+            items.iter().any(|item| {
+                item["session"] == session && item["line"] == line && item[kind] == what
+            })
+        })
+    })
 }
 
 /// A config dir with two idle sessions from real transcripts: 77,334 and 161,519 tokens used

@@ -9,6 +9,10 @@
 //! game's sounds are chosen by `familiar`'s pipeline, not here). Exit
 //! status: 0 when the window closed (or could not open), 1 when the game failed, 2 on bad
 //! arguments. Not meant to be run by hand.
+//!
+//! `FAMILIAR_FRAME_TRACE=<path>` in the environment (passed on by `familiar` with the rest of
+//! it) writes the frame trace there: when each frame showing new feed input was drawn, and
+//! which input (`familiar_game::frame_trace`; `bench/frame_latency.py`).
 
 use std::io::{self, BufRead as _, Write as _};
 use std::path::PathBuf;
@@ -22,6 +26,9 @@ use familiar_model::{ReplayControl, WindowFeed, WindowReport};
 /// Frames before a `--screenshot` capture: enough for the feed to arrive and animations to
 /// settle.
 const SCREENSHOT_AFTER_FRAMES: u32 = 90;
+
+/// Where the frame trace goes, when set (benchmarks).
+const FRAME_TRACE_VAR: &str = "FAMILIAR_FRAME_TRACE";
 
 /// How often the replay's pause and speed are looked at, to tell `familiar` of key presses.
 const REPLAY_POLL: Duration = Duration::from_millis(50);
@@ -136,6 +143,7 @@ fn main() -> ExitCode {
             path,
             after_frames: SCREENSHOT_AFTER_FRAMES,
         }),
+        frame_trace: familiar_game::frame_trace::trace_path(std::env::var_os(FRAME_TRACE_VAR)),
         ..GameOptions::default()
     };
     match familiar_game::run_game(feed_rx, game) {

@@ -25,6 +25,7 @@ pub mod anim;
 mod assets;
 pub mod clock;
 pub mod font;
+pub mod frame_trace;
 pub mod logic;
 mod probe;
 pub mod progression;
@@ -102,6 +103,9 @@ pub struct GameOptions {
     pub max_familiars: usize,
     /// Counts frames (updates), for benchmarks.
     pub frame_counter: Option<Arc<AtomicU64>>,
+    /// Write the frame trace here (`frame_trace`): when each frame that shows new feed input
+    /// was drawn, and which input it shows. For benchmarks; `None` costs nothing.
+    pub frame_trace: Option<PathBuf>,
     /// Play this scene (fixed feed, time step and local time) instead of only the feed, for a
     /// deterministic screenshot; the screenshot's `after_frames` then counts from the first
     /// frame.
@@ -118,6 +122,7 @@ impl Default for GameOptions {
             title: "Familiar".to_string(),
             max_familiars: 10,
             frame_counter: None,
+            frame_trace: None,
             scene: None,
         }
     }
@@ -196,6 +201,9 @@ impl Plugin for GamePlugin {
         }
         if let Some(feed) = &self.feed {
             view::add_feed_bridge(app, feed.clone());
+        }
+        if let Some(path) = &self.options.frame_trace {
+            app.add_plugins(frame_trace::FrameTracePlugin { path: path.clone() });
         }
     }
 }

@@ -27,6 +27,7 @@ pub fn ingest(world: &mut World) {
     if items.is_empty() {
         return;
     }
+    crate::frame_trace::note(world, &items);
     let now = world
         .get_resource::<Time>()
         .map(|t| t.elapsed_secs())
