@@ -65,8 +65,13 @@ impl Pacer {
     pub(crate) fn frame(&mut self, began: Instant, animating: bool) {
         self.last_frame = Some(self.last_frame.map_or(began, |last| last.max(began)));
         if !animating {
+            if let Some(due) = self.due.take() {
+                // Items may have counted on that animation frame (dense input, or one due
+                // before their own): they get a frame when it was due (none if the game took
+                // them meanwhile).
+                self.input_at = Some(self.input_at.map_or(due, |at| at.min(due)));
+            }
             self.animating = false;
-            self.due = None;
             self.stood_in = false;
         } else if !self.animating {
             self.animating = true;
@@ -181,8 +186,11 @@ mod tests {
             assert!(!pacer.fire(due - Duration::from_millis(1), false));
             assert!(pacer.fire(due, false));
         }
-        // A frame that says the window no longer animates ends them.
+        // A frame that says the window no longer animates ends them (but for a last look at
+        // the channel when the next was due).
         pacer.frame(at(t0, 190.0), false);
+        assert_eq!(pacer.next_wake(), Some(at(t0, 250.0)));
+        assert!(!pacer.fire(at(t0, 250.0), false));
         assert_eq!(pacer.next_wake(), None);
     }
 
@@ -249,8 +257,34 @@ mod tests {
         );
         // Idle again: input wakes the loop at once, dense or not.
         pacer.frame(at(t0, 2000.0), false);
+        while let Some(wake) = pacer.next_wake() {
+            pacer.fire(wake, false);
+        }
         pacer.item(at(t0, 2001.0), true);
         assert_eq!(pacer.next_wake(), Some(at(t0, 2001.0)));
+    }
+
+    #[test]
+    fn items_counting_on_an_animation_frame_get_one_when_the_animation_stops() {
+        let t0 = Instant::now();
+        let mut pacer = Pacer::default();
+        pacer.frame(t0, true);
+        pacer.frame(at(t0, 40.0), true);
+        // Due at 62.5, but not before 40 + 31.25: the animation frame is to take it.
+        pacer.item(at(t0, 50.0), true);
+        assert_eq!(pacer.next_wake(), Some(at(t0, 62.5)));
+        // A frame (for a window event) says nothing animates any more.
+        pacer.frame(at(t0, 55.0), false);
+        assert_eq!(pacer.next_wake(), Some(at(t0, 62.5)));
+        assert!(pacer.fire(at(t0, 62.5), true));
+        assert_eq!(pacer.next_wake(), None);
+        // Had that frame taken the item, no wake-up.
+        pacer.frame(at(t0, 100.0), true);
+        pacer.frame(at(t0, 140.0), true);
+        pacer.item(at(t0, 150.0), true);
+        assert_eq!(pacer.next_wake(), Some(at(t0, 162.5)));
+        pacer.frame(at(t0, 155.0), false);
+        assert!(!pacer.fire(at(t0, 162.5), false));
     }
 
     #[test]
