@@ -15,8 +15,11 @@
 //!   the frame before: it stands for the next animation frame, which then comes an animation
 //!   frame after the one it replaced (no frame added; that one interval grows, to at most 1.5
 //!   animation frames). Another burst before then gets a frame of its own, as far apart;
-//! - while more than [`DENSE_INPUTS`] bursts came in the last second (three for every four
-//!   animation frames), none of that: items wait for the next animation frame, as before.
+//! - while [`DENSE_INPUTS`] bursts came in the last [`DENSE_WINDOW`] (12 a second, three for
+//!   every four animation frames), none of that: items wait for the next animation frame, as
+//!   before. Counted over three seconds so that a pause of a second in a stream of items does
+//!   not make it sparse again (`game-demo`'s ten sessions pause so every 11 s, and with a count
+//!   over one second the first items after each pause got frames: 16.8 frames a second).
 //!
 //! So while input is sparse an item waits at most half an animation frame for its frame, and
 //! frames are added only where two bursts come within one interval; dense input (ten sessions
@@ -34,8 +37,10 @@ use super::power::ANIMATION_FRAME;
 pub(crate) const INPUT_FRAME_GAP: Duration = Duration::from_micros(31_250);
 
 /// Input is dense, and gets no frames of its own, while this many bursts of items came in the
-/// last second.
-pub(crate) const DENSE_INPUTS: usize = 12;
+/// last [`DENSE_WINDOW`].
+pub(crate) const DENSE_INPUTS: usize = 36;
+
+pub(crate) const DENSE_WINDOW: Duration = Duration::from_secs(3);
 
 /// Items closer together than this are one burst (a transcript line's event and the actions
 /// and progress it caused come back to back).
@@ -53,7 +58,7 @@ pub(crate) struct Pacer {
     stood_in: bool,
     /// A wake-up for input, waiting for [`INPUT_FRAME_GAP`] after the last frame.
     input_at: Option<Instant>,
-    /// When the latest bursts of items began, within the last second (at most
+    /// When the latest bursts of items began, within the last [`DENSE_WINDOW`] (at most
     /// [`DENSE_INPUTS`]).
     recent: VecDeque<Instant>,
     /// When the latest item came.
@@ -91,7 +96,7 @@ impl Pacer {
             while self
                 .recent
                 .front()
-                .is_some_and(|t| now.saturating_duration_since(*t) > Duration::from_secs(1))
+                .is_some_and(|t| now.saturating_duration_since(*t) > DENSE_WINDOW)
                 || self.recent.len() >= DENSE_INPUTS
             {
                 self.recent.pop_front();
@@ -239,7 +244,7 @@ mod tests {
         // Twenty bursts a second: which get frames of their own. Every other one comes before
         // the game took the one before: no frame of its own, but it counts.
         let mut own_frames = Vec::new();
-        for n in 0..40u32 {
+        for n in 0..60u32 {
             let now = at(t0, f64::from(n) * 50.0);
             while let Some(wake) = pacer.next_wake().filter(|wake| *wake <= now) {
                 pacer.fire(wake, true);
@@ -249,19 +254,26 @@ mod tests {
                 own_frames.push(n);
             }
         }
-        // Some, until twelve came within a second; then none.
+        // Some, until 36 came within three seconds; then none.
         assert!(!own_frames.is_empty());
         assert!(
-            own_frames.iter().all(|n| *n < 11),
+            own_frames.iter().all(|n| *n < 35),
             "frames for items {own_frames:?}"
         );
+        // A pause of a second does not make it sparse again.
+        let now = at(t0, 3950.0);
+        while let Some(wake) = pacer.next_wake().filter(|wake| *wake <= now) {
+            pacer.fire(wake, true);
+        }
+        pacer.item(now, true);
+        assert_eq!(pacer.input_at, None);
         // Idle again: input wakes the loop at once, dense or not.
-        pacer.frame(at(t0, 2000.0), false);
+        pacer.frame(at(t0, 5000.0), false);
         while let Some(wake) = pacer.next_wake() {
             pacer.fire(wake, false);
         }
-        pacer.item(at(t0, 2001.0), true);
-        assert_eq!(pacer.next_wake(), Some(at(t0, 2001.0)));
+        pacer.item(at(t0, 5001.0), true);
+        assert_eq!(pacer.next_wake(), Some(at(t0, 5001.0)));
     }
 
     #[test]
