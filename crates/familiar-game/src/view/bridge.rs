@@ -134,10 +134,13 @@ pub(super) struct Bridge<'a> {
 }
 
 impl Bridge<'_> {
-    /// Items from the feed into the game in order until either end is gone or the app stops,
-    /// calling `wake` whenever the loop is to draw a frame.
+    /// Items from the feed into the game in order until the game is gone or the app stops,
+    /// calling `wake` whenever the loop is to draw a frame. The feed's end (a replay's) ends
+    /// the items, not the animation frames: the window stays open on its last scene.
     pub(super) fn carry(&self, wake: impl Fn()) {
         let mut pacer = Pacer::default();
+        let ended = crossbeam_channel::never();
+        let mut feed = self.feed;
         loop {
             let (began, animating) = self.pacing.latest();
             pacer.frame(began, animating);
@@ -145,8 +148,11 @@ impl Bridge<'_> {
                 .next_wake()
                 .map_or_else(crossbeam_channel::never, crossbeam_channel::at);
             crossbeam_channel::select! {
-                recv(self.feed) -> item => {
-                    let Ok(item) = item else { break };
+                recv(feed) -> item => {
+                    let Ok(item) = item else {
+                        feed = &ended;
+                        continue;
+                    };
                     // Plan a frame only when the game had taken everything: otherwise one is
                     // on its way.
                     let was_empty = self.tx.is_empty();
@@ -164,7 +170,11 @@ impl Bridge<'_> {
                     pacer.item(Instant::now(), was_empty);
                 }
                 recv(timer) -> _ => {}
-                recv(self.poked) -> _ => {}
+                recv(self.poked) -> poke => {
+                    if poke.is_err() {
+                        break; // the app is gone
+                    }
+                }
                 recv(self.stop) -> _ => break,
             }
             let now = Instant::now();
@@ -255,6 +265,38 @@ mod tests {
             "woken {:?} after the frame",
             woken - frame
         );
+    }
+
+    #[test]
+    fn the_animation_frames_go_on_after_the_feed_ends() {
+        // A replay's window stays open on its last scene once the feed ends, and must still
+        // draw while something moves there.
+        let (pacing, poked) = Pacing::new();
+        let (feed_tx, feed) = crossbeam_channel::bounded::<GameFeed>(8);
+        let (tx, _rx) = crossbeam_channel::bounded(8);
+        let (_stop_tx, stop) = crossbeam_channel::bounded::<()>(0);
+        let (woke_tx, woke) = crossbeam_channel::bounded(64);
+        drop(feed_tx);
+        let thread_pacing = pacing.clone();
+        std::thread::spawn(move || {
+            let bridge = Bridge {
+                feed: &feed,
+                tx: &tx,
+                stop: &stop,
+                poked: &poked,
+                pacing: &thread_pacing,
+            };
+            bridge.carry(|| {
+                let _ = woke_tx.send(());
+            });
+        });
+        pacing.frame(Instant::now(), true);
+        for n in 0..3 {
+            assert!(
+                woke.recv_timeout(Duration::from_secs(20)).is_ok(),
+                "animation frame {n} after the feed ended"
+            );
+        }
     }
 
     #[test]
