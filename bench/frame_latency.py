@@ -37,6 +37,7 @@ import mmap
 import os
 import random
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -225,6 +226,8 @@ def summary(name, samples):
 
 
 def main():
+    # Killed, still stop the watcher, its window and the X server (the `finally` below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args = parse_args()
     rng = random.Random(args.seed)
     familiar = os.path.abspath(os.path.join(args.bin, "familiar"))

@@ -19,6 +19,8 @@
 //! - `power`: full rate or low power, and the frame counter;
 //! - `capture`: the optional screenshot;
 //! - `bridge`: the pipeline's channel into the game, waking the event loop;
+//! - `pacer`: when the bridge wakes it while the window animates: each animation frame, and
+//!   frames for feed input;
 //! - `wardrobe`: the hats and accessories the familiars wear, and the scene decor;
 //! - `backdrop`: the sky of the time of day, the weather, the campfire of rest;
 //! - `own_weather`: a session's own cloud and rain while several share the window;
@@ -43,6 +45,7 @@ mod input;
 mod layout;
 mod notice;
 mod own_weather;
+mod pacer;
 mod panel;
 mod pointer;
 mod power;

@@ -1,12 +1,12 @@
 //! Power: the window draws at full rate only while something moves, and otherwise wakes for
 //! its next timer (low-power reactive mode); plus the frame counter for benchmarks.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::winit::{UpdateMode, WinitSettings};
 
-use super::bridge::FrameSoon;
+use super::bridge::Pacing;
 use super::{COMPACTION_NOTE_SECS, Options};
 use crate::logic::{Activity, Animation, FeedChannel, Mana, Speech};
 
@@ -21,17 +21,20 @@ pub fn idle_settings(wait: Duration) -> WinitSettings {
 
 /// Full rate only while something moves; a few frames a second while a familiar breathes;
 /// once all are calm (idle a while, or asleep) the window wakes only for its next timer (a
-/// bubble to hide, falling asleep) or at most every few seconds. Feed items wake the loop at
-/// once through the bridge.
+/// bubble to hide, falling asleep) or at most every few seconds. Feed items wake the loop
+/// through the bridge, which also wakes it for each animation frame while the window
+/// animates (`pacer`); without a bridge, Bevy's timer does.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn power_mode(
     options: Res<Options>,
     activity: Res<Activity>,
     familiars: Query<(&Animation, &Speech, &Mana)>,
     settings: Option<ResMut<WinitSettings>>,
-    soon: Option<Res<FrameSoon>>,
+    pacing: Option<Res<Pacing>>,
     channel: Option<Res<FeedChannel>>,
-    mut opened: Local<Option<std::time::Instant>>,
+    mut opened: Local<Option<Instant>>,
 ) {
+    let now = Instant::now();
     let Some(mut settings) = settings else {
         return;
     };
@@ -41,22 +44,25 @@ pub(super) fn power_mode(
     // Regression: under Xvfb the window stayed a blank rectangle in 3 of 5 starts, because
     // the few frames drawn before the window was mapped were all the low-power mode drew
     // until something happened. Draw at full rate for the first moments, then go reactive.
-    let opened = *opened.get_or_insert_with(std::time::Instant::now);
-    if opened.elapsed() < FIRST_FRAMES_AT_FULL_RATE {
+    let opened = *opened.get_or_insert(now);
+    if now.duration_since(opened) < FIRST_FRAMES_AT_FULL_RATE {
         if settings.focused_mode != UpdateMode::Continuous {
             *settings = WinitSettings::game();
         }
         return;
     }
-    let animating = activity.animating;
-    if let Some(soon) = &soon {
-        soon.set(animating);
-    }
-    // Cleared first, then the channel looked at: an item the bridge sent without a wake-up
-    // (the flag was still set) is seen here, and keeps the next frame near.
+    // Items left in the channel (more than a frame takes) keep the frames coming too.
     let pending = channel.is_some_and(|c| !c.0.is_empty());
-    let wait = if animating || pending {
-        ANIMATION_FRAME
+    let animating = activity.animating || pending;
+    if let Some(pacing) = &pacing {
+        pacing.frame(now, animating);
+    }
+    let wait = if animating {
+        if pacing.is_some() {
+            PACED
+        } else {
+            ANIMATION_FRAME
+        }
     } else if familiars.iter().any(|(a, ..)| !a.0.calm()) {
         Duration::from_millis(333)
     } else {
@@ -84,12 +90,19 @@ pub(super) fn power_mode(
     }
 }
 
+/// Bevy's own wait while the bridge wakes the loop for each animation frame (`pacer`): long,
+/// so that Bevy's timer adds no frames of its own (it runs from the last frame it timed, not
+/// from the bridge's), yet a window left animating by a bridge that stopped still draws now and
+/// then.
+pub(super) const PACED: Duration = Duration::from_secs(10);
+
 /// The frame time while something moves: 16 fps. Every lasting motion moves about one pixel a
 /// frame at 16 fps (floaters rise 14 canvas pixels a second, think motes 9-19 art pixels,
 /// clouds 3), so more frames would mostly repeat the last; the 8, 4 and 2 fps rows of the
 /// sprite sheets fall on whole frames; only bursts and rain move faster. Each frame costs real
 /// CPU where rendering is software (llvmpipe): 20 fps cost a quarter more for no smoother
-/// picture. Feed items do not add frames meanwhile (`FrameSoon`).
+/// picture. Feed items add frames only while they come more often than one an animation frame
+/// (`pacer`).
 pub(super) const ANIMATION_FRAME: Duration = Duration::from_micros(62_500);
 
 /// How long a new window draws at full rate before it may go reactive.
@@ -107,13 +120,12 @@ mod tests {
     use crate::logic::FeedChannel;
     use crate::{GameFeed, GameOptions};
 
-    /// Regression guard for the skipped wake-ups: an item the bridge left without a wake-up
-    /// (a frame was due soon) must keep the next frame near once nothing animates any more.
+    /// An item left in the channel (more than a frame takes) keeps the frames coming: the
+    /// bridge is told the window animates, and Bevy's timer leaves the frames to it.
     #[test]
-    fn an_item_sent_without_a_wake_up_keeps_the_next_frame_near() {
+    fn an_item_waiting_keeps_the_frames_coming() {
         let (tx, rx) = crossbeam_channel::unbounded();
-        let soon = FrameSoon::default();
-        soon.set(true);
+        let (pacing, poked) = Pacing::new();
         let mut app = App::new();
         app.add_plugins(MinimalPlugins)
             .insert_resource(Options(GameOptions {
@@ -122,7 +134,7 @@ mod tests {
             }))
             .insert_resource(Activity::default())
             .insert_resource(idle_settings(Duration::from_secs(5)))
-            .insert_resource(soon.clone())
+            .insert_resource(pacing.clone())
             .insert_resource(FeedChannel(rx))
             .add_systems(Update, power_mode);
         app.update();
@@ -131,14 +143,13 @@ mod tests {
         assert!(tx.send(GameFeed::Quit).is_ok());
         app.update();
         let mode = |app: &App| app.world().resource::<WinitSettings>().unfocused_mode;
-        assert!(
-            !soon.get(),
-            "nothing animates: the bridge must wake the loop again"
-        );
-        assert_eq!(mode(&app), UpdateMode::reactive_low_power(ANIMATION_FRAME));
+        assert!(pacing.animating(), "the bridge keeps the frames coming");
+        assert!(poked.try_recv().is_ok(), "and is told so at once");
+        assert_eq!(mode(&app), UpdateMode::reactive_low_power(PACED));
         let drained: Vec<GameFeed> = app.world().resource::<FeedChannel>().0.try_iter().collect();
         assert_eq!(drained.len(), 1);
         app.update();
+        assert!(!pacing.animating());
         assert_eq!(
             mode(&app),
             UpdateMode::reactive_low_power(Duration::from_secs(5))
