@@ -3,7 +3,8 @@
 //! the same events as a local one, beside a local session; a link cut at random points is
 //! tried again and loses and doubles nothing; a remote hook reaches a local notification; a
 //! remote without Familiar, or with another feed format, is one clear line while the local
-//! sessions go on; and no remote process outlives its ssh session.
+//! sessions go on; and no remote process outlives its ssh session. Dormant remote sessions:
+//! [`dormant`].
 
 use std::fs;
 use std::path::Path;
@@ -11,6 +12,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
+#[path = "remote/dormant.rs"]
+mod dormant;
 
 use common::sshd::Sshd;
 use common::watch::*;

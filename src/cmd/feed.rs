@@ -41,6 +41,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
     let selectors = selection::selectors(&config_dir, args.all, &args.project, &[], &[])?;
     let mut config = TailerConfig::new(config_dir, selectors);
+    // Run by hand, as `watch` would; by `watch --remote`, as its request says.
+    config.dormant_after = Some(familiar_tail::DORMANT_AFTER);
     args.agent.apply(&mut config);
     let (stop_tx, stop) = crossbeam_channel::bounded(2);
     let on_interrupt = stop_tx.clone();
@@ -61,6 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let request: Request = serde_json::from_str(&line)
             .context("the cursor on stdin is not one this Familiar can read")?;
         config.resume = request.resume_from().map(Arc::new);
+        config.dormant_after = request.dormant_after();
         // The rest of stdin is nothing; its end is the end of the ssh session.
         std::thread::spawn(move || {
             let _ = io::copy(&mut io::stdin().lock(), &mut io::sink());

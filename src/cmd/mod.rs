@@ -69,9 +69,12 @@ impl InputOptions {
 
 /// The remote hosts of the merged settings (`[remote]` and `--remote`), each told which
 /// agents to feed.
+/// The remote hosts to follow, from the settings, each told whose sessions (`agent`) and which
+/// files there to leave dormant (`since`, as `selection::Since` reads it; `None`: the default).
 pub fn remote_specs(
     settings: &familiar_config::Settings,
     agent: agents::AgentArg,
+    since: Option<selection::Since>,
 ) -> anyhow::Result<Vec<familiar_pipeline::source::remote::RemoteSpec>> {
     settings
         .remote_hosts
@@ -81,6 +84,7 @@ pub fn remote_specs(
                 familiar_pipeline::source::remote::RemoteSpec::parse(text, &settings.remote_bin)
                     .map_err(anyhow::Error::msg)?;
             spec.agent = agent.name().map(str::to_owned);
+            spec.dormant_after = selection::dormant_after(since, &[]);
             Ok(spec)
         })
         .collect()

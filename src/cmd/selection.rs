@@ -293,13 +293,13 @@ pub fn dormant_after(since: Option<Since>, selectors: &[Selector]) -> Option<Dur
 /// The line that says how many transcripts were left unread as dormant, if any.
 pub fn dormant_note(dormant: u64, after: Option<Duration>, command: &str) -> Option<String> {
     let after = after.filter(|_| dormant > 0)?;
-    let files = if dormant == 1 {
-        "transcript"
+    let (files, were) = if dormant == 1 {
+        ("transcript", "was")
     } else {
-        "transcripts"
+        ("transcripts", "were")
     };
     Some(format!(
-        "{dormant} {files} not written in the last {} were not read (`familiar {command} \
+        "{dormant} {files} not written in the last {} {were} not read (`familiar {command} \
          --since 30d`, or `--since all`, reads them)",
         familiar_model::words::duration(after)
     ))

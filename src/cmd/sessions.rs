@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub remote_bin: Option<String>,
     /// Read the sessions written within DURATION (such as 3d or 12h), or `all` [default:
-    /// 1d]: older transcripts are counted, not read.
+    /// 1d]: older transcripts are counted, not read (on `--remote` hosts, not listed).
     #[arg(long, value_name = "DURATION")]
     pub since: Option<super::selection::Since>,
     /// One JSON array of session objects (see docs/events.md).
@@ -73,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         remote_bin: args.remote_bin.clone(),
         ..familiar_config::Overrides::default()
     })?;
-    let remotes = super::remote_specs(&settings, args.agent)?;
+    let remotes = super::remote_specs(&settings, args.agent, args.since)?;
     let projects: Vec<PathBuf> = selectors
         .iter()
         .map(|selector| match selector {
@@ -94,11 +94,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         None,
     );
-    let (mut snapshots, dormant) = read_sessions(tailer, model.clone())?;
+    let (mut snapshots, mut dormant) = read_sessions(tailer, model.clone())?;
     let mut failed = false;
     for spec in remotes {
         match sessions_once(spec, model.clone(), CATCH_UP_LIMIT) {
-            Ok(remote) => snapshots.extend(remote),
+            Ok((remote, left)) => {
+                snapshots.extend(remote);
+                dormant += left;
+            }
             Err(reason) => {
                 // One host that cannot be reached does not hide the others.
                 super::style::error(format_args!("{}", printable_line(&reason)));

@@ -59,7 +59,8 @@ pub struct Args {
     #[arg(long)]
     pub hook: bool,
     /// Read the sessions written within DURATION (such as 3d or 12h) at start, or `all`
-    /// [default: 1d]: older ones are followed, and read once written again.
+    /// [default: 1d]: older ones are followed, and read once written again (on `--remote`
+    /// hosts too).
     #[arg(long, value_name = "DURATION")]
     pub since: Option<selection::Since>,
     /// Print existing transcripts from their first line instead of starting at their end.
@@ -123,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     overrides.remote_hosts = args.remote.clone();
     overrides.remote_bin = args.remote_bin.clone();
     let settings = settings::settings(&overrides)?;
-    let remotes = super::remote_specs(&settings, args.agent)?;
+    let remotes = super::remote_specs(&settings, args.agent, args.since)?;
     let mut looked_in = where_sessions_appear(&config_dir, &selectors);
     // Only for the sessions of projects: files and ids name nothing elsewhere.
     let projects: Vec<PathBuf> = selectors

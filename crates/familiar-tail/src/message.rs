@@ -116,6 +116,19 @@ pub enum TailMessage {
     /// symlink, a directory that cannot be watched or listed). Reported once, then skipped;
     /// retried when it changes.
     Problem { path: PathBuf, error: String },
+    /// A transcript existing at start was set aside unread as dormant
+    /// ([`crate::TailerConfig::dormant_after`]): its device and inode, and its size. It comes
+    /// as `Opened` once written again. A later stream can keep it dormant by listing it in
+    /// [`crate::TailerConfig::resume`] at `line` 0 and `offset` this size (`familiar feed`
+    /// after a dropped link: otherwise a file written meanwhile would be read as all new).
+    Dormant {
+        path: Arc<Path>,
+        identity: (u64, u64),
+        size: u64,
+        /// Its path alone selects it (counted in [`crate::TailStatsSnapshot::dormant`]); else
+        /// its records would say (a Codex rollout's `cwd`).
+        selected: bool,
+    },
 }
 
 impl TailMessage {
@@ -126,7 +139,8 @@ impl TailMessage {
             | TailMessage::Lines { path, .. }
             | TailMessage::TooLong { path, .. }
             | TailMessage::Meta { path, .. }
-            | TailMessage::Removed { path, .. } => Some(path),
+            | TailMessage::Removed { path, .. }
+            | TailMessage::Dormant { path, .. } => Some(path),
             TailMessage::Problem { path, .. } => Some(path),
             TailMessage::CaughtUp => None,
         }

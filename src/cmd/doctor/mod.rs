@@ -127,7 +127,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
 /// Each configured remote host (`[remote] hosts`): reached through the user's ssh as `watch`
 /// would, up to the remote Familiar's answer.
 fn check_remotes(checks: &mut Vec<Check>, settings: &Settings) {
-    let specs = match super::remote_specs(settings, super::agents::AgentArg::All) {
+    let specs = match super::remote_specs(settings, super::agents::AgentArg::All, None) {
         Ok(specs) => specs,
         Err(err) => {
             checks.push(Check::todo("remote", format!("{err:#}")));

@@ -136,7 +136,7 @@ impl Live {
                 return Took::CaughtUp;
             }
             // The tailer logs problems itself, once each.
-            TailMessage::Problem { .. } => {}
+            TailMessage::Problem { .. } | TailMessage::Dormant { .. } => {}
         }
         Took::Nothing
     }

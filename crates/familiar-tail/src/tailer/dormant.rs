@@ -14,10 +14,12 @@
 use std::fs;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use super::run::{Found, Tailer};
+use crate::TailMessage;
 use crate::discovery::{TranscriptInfo, Verdict};
 use crate::file::Start;
 
@@ -74,13 +76,36 @@ impl Tailer {
             };
             return Dormancy::Woken(start);
         }
+        let point = (self.config.resume.as_ref()).and_then(|points| points.get(path).copied());
+        if let Some((identity_then, at)) = point.filter(|(_, at)| at.line == 0)
+            && found == Found::AtStart
+        {
+            // Dormant when the earlier stream stopped: so still, unless written since.
+            if identity_then == identity && meta.len() == at.offset {
+                return self.set_aside(path, info, meta);
+            }
+            return Dormancy::Woken(if identity_then == identity && meta.len() >= at.offset {
+                Start::Existing {
+                    size: at.offset,
+                    prime: Some(self.config.prime_bytes),
+                }
+            } else {
+                Start::Appeared
+            });
+        }
         let Some(before) = self.dormant_before else {
             return Dormancy::No;
         };
         let written = meta.modified().unwrap_or(SystemTime::now());
-        if found != Found::AtStart || written >= before {
+        // A file the earlier stream read goes on from its point.
+        if found != Found::AtStart || written >= before || point.is_some() {
             return Dormancy::No;
         }
+        self.set_aside(path, info, meta)
+    }
+
+    /// Note `path` as dormant, unread (unless its path alone turns it down).
+    fn set_aside(&mut self, path: &Path, info: &TranscriptInfo, meta: &fs::Metadata) -> Dormancy {
         let counted = match self.matcher.decide(info, None) {
             Verdict::No => return Dormancy::No, // turned down by its path: no need to keep it
             Verdict::Yes => true,
@@ -89,6 +114,7 @@ impl Tailer {
         if counted {
             super::bump(&self.stats.dormant, 1);
         }
+        let identity = (meta.dev(), meta.ino());
         self.dormant.insert(
             path.to_path_buf(),
             Dormant {
@@ -97,6 +123,12 @@ impl Tailer {
                 counted,
             },
         );
+        self.outbox.push_back(TailMessage::Dormant {
+            path: Arc::from(path),
+            identity,
+            size: meta.len(),
+            selected: counted,
+        });
         Dormancy::Asleep
     }
 

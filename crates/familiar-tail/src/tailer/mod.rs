@@ -129,13 +129,17 @@ pub struct TailerConfig {
     /// Go on where an earlier stream stopped (`familiar feed` after a dropped link): each
     /// file existing at start that is listed, with its device and inode then, is read on
     /// from its point ([`OpenReason::Resumed`](crate::OpenReason::Resumed)) if it is still
-    /// that file; every other one is read from its first line, none of it backlog (it
-    /// appeared, or was replaced, since). `None`: a fresh start.
+    /// that file; one listed at line 0 was dormant then, at the point's offset as its size
+    /// ([`TailMessage::Dormant`](crate::TailMessage::Dormant)), and is dormant still unless it
+    /// changed (then it wakes); every other one is read from its first line, none of it
+    /// backlog (it appeared, or was replaced, since), unless it is dormant by its age.
+    /// `None`: a fresh start.
     pub resume: Option<std::sync::Arc<ResumeFrom>>,
     /// A file existing at start and not written for this long is dormant: noted, not read
     /// (not even its head), until it is written again or a hook names it; then it is read as
     /// it would have been at start ([`DORMANT_AFTER`]; `None`: every file is read at start).
-    /// Only for a fresh start that primes its backlog (not with `from_start` or `resume`).
+    /// Not with `from_start`; with `resume`, only for files it does not list (the other end
+    /// has the state of those, and goes on with them).
     pub dormant_after: Option<Duration>,
 }
 
@@ -371,7 +375,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         dormant: HashMap::new(),
         dormant_before: config
             .dormant_after
-            .filter(|_| !config.from_start && config.resume.is_none())
+            .filter(|_| !config.from_start)
             .and_then(|after| std::time::SystemTime::now().checked_sub(after)),
         rejected: HashSet::new(),
         left: HashMap::new(),

@@ -318,12 +318,13 @@ impl Tailer {
             None if found == Found::Later => Start::Appeared,
             None => match &self.config.resume {
                 Some(points) => match points.get(path) {
-                    Some(&(identity, at)) => Start::Continue {
+                    // (At line 0 it was dormant: `dormancy` decided it.)
+                    Some(&(identity, at)) if at.line > 0 => Start::Continue {
                         size: meta.len(),
                         identity,
                         at,
                     },
-                    None => Start::Existing {
+                    _ => Start::Existing {
                         size: meta.len(),
                         prime: None,
                     },

@@ -294,7 +294,7 @@ pub fn collect(messages: &[TailMessage]) -> HashMap<PathBuf, Stream> {
                 );
                 stream.meta.push(agent_type.clone());
             }
-            TailMessage::CaughtUp | TailMessage::Problem { .. } => {}
+            TailMessage::CaughtUp | TailMessage::Problem { .. } | TailMessage::Dormant { .. } => {}
         }
     }
     streams

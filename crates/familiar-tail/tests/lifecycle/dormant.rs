@@ -151,3 +151,88 @@ fn without_dormancy_and_with_from_start_every_file_is_read() {
         assert_eq!(handle.stats().dormant, 0);
     }
 }
+
+/// A later tailer told of the dormant files at line 0 (`familiar feed` after a dropped link):
+/// one unchanged stays dormant (told again), one written while no tailer ran wakes as it
+/// would have (what it held then backlog, numbered from its first line; the new line new),
+/// instead of being read all as new.
+#[test]
+fn a_resumed_tailer_keeps_dormant_files_dormant_unless_written_meanwhile() {
+    let tree = tree();
+    let dir = tree.old.parent().expect("project dir").to_path_buf();
+    let other_bytes = real(SHORT);
+    let other = dir.join("other-old.jsonl");
+    write_aged(&other, &other_bytes, 3 * DAY);
+    let first = start(config(&tree, WatchMode::Inotify));
+    let startup = until_caught_up(&first);
+    first.stop();
+    let mut points = familiar_tail::ResumeFrom::new();
+    let mut told = Vec::new();
+    for message in &startup {
+        match message {
+            TailMessage::Dormant {
+                path,
+                identity,
+                size,
+                ..
+            } => {
+                told.push(path.to_path_buf());
+                assert_eq!(*size, fs::metadata(path).expect("stat").len());
+                let at = familiar_tail::ResumePoint {
+                    offset: *size,
+                    line: 0,
+                };
+                points.insert(path.to_path_buf(), (*identity, at));
+            }
+            TailMessage::Opened { path, identity, .. } => {
+                let at = familiar_tail::ResumePoint {
+                    offset: fs::metadata(path).expect("stat").len(),
+                    line: lines_of(&fs::read(path).expect("read")).len() as u64 + 1,
+                };
+                points.insert(path.to_path_buf(), (*identity, at));
+            }
+            _ => {}
+        }
+    }
+    told.sort();
+    let mut want = vec![tree.old.clone(), other.clone()];
+    want.sort();
+    assert_eq!(told, want, "each dormant file is told of");
+
+    // While no tailer runs, one of them is written.
+    append(&tree.old, &marker("meanwhile"));
+    let mut config = config(&tree, WatchMode::Inotify);
+    config.resume = Some(std::sync::Arc::new(points));
+    let second = start(config);
+    let mut messages = until_caught_up(&second);
+    if !stream_of(&messages, &tree.old)
+        .lines
+        .iter()
+        .any(|l| is_marker(&l.bytes, "meanwhile"))
+    {
+        messages.extend(until_marker(&second, "meanwhile"));
+    }
+    assert!(
+        stream_of(&messages, &other).opened.is_empty(),
+        "still dormant"
+    );
+    assert!(
+        messages.iter().any(
+            |m| matches!(m, TailMessage::Dormant { path, .. } if path.as_ref() == other.as_path())
+        ),
+        "and told of again"
+    );
+    let woken = stream_of(&messages, &tree.old);
+    assert_eq!(woken.opened, [(1, OpenReason::Existing)]);
+    let all = lines_of(&tree.old_bytes);
+    let backlog: Vec<Vec<u8>> = (woken.lines.iter().filter(|l| l.backlog))
+        .map(|l| l.bytes.clone())
+        .collect();
+    assert_same_lines(&backlog, &all, "what it held then is backlog");
+    let new: Vec<&Got> = woken.lines.iter().filter(|l| !l.backlog).collect();
+    assert_eq!(new.len(), 1, "only the line written meanwhile is new");
+    assert_eq!(new[0].number, all.len() as u64 + 1);
+    let recent = stream_of(&messages, &tree.recent);
+    assert_eq!(recent.opened, [(1, OpenReason::Resumed)]);
+    assert!(recent.lines.is_empty(), "nothing new in the recent one");
+}

@@ -7,6 +7,11 @@
 //! send again lines after a point that were passed on already (a batch cut off before its
 //! point arrived), which are dropped here by number. Before the first catch-up nothing is
 //! resumed: those lines were backlog, and a fresh start reads them as backlog again.
+//!
+//! Files the feed set aside as dormant (not written for a day: `familiar_tail`'s
+//! `TailerConfig::dormant_after`) are kept too, by size, and asked for at line 0: a new feed
+//! keeps them dormant, or, if one was written while the link was down, reads it as a woken
+//! one (its old lines backlog, the new ones events) instead of as a file all new.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -23,9 +28,31 @@ pub type FilePoint = (String, u64, u64, u64, u64);
 pub struct Request {
     /// One point per file; `None`: a fresh start.
     pub resume: Option<Vec<FilePoint>>,
+    /// Files not written for this long (ms) when the feed starts are dormant, read only once
+    /// written again ([`familiar_tail::TailerConfig::dormant_after`]); `0`: none is. Absent
+    /// (a Familiar from before dormancy asked, which would not know the feed's `dormant`
+    /// lines): none is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dormant_after_ms: Option<u64>,
 }
 
 impl Request {
+    /// The remote tailer's [`familiar_tail::TailerConfig::dormant_after`].
+    pub fn dormant_after(&self) -> Option<std::time::Duration> {
+        match self.dormant_after_ms {
+            None | Some(0) => None,
+            Some(ms) => Some(std::time::Duration::from_millis(ms)),
+        }
+    }
+
+    /// Asks for `after` as [`Request::dormant_after`] gives it back.
+    pub fn with_dormant_after(mut self, after: Option<std::time::Duration>) -> Request {
+        self.dormant_after_ms = Some(after.map_or(0, |after| {
+            u64::try_from(after.as_millis()).unwrap_or(u64::MAX).max(1)
+        }));
+        self
+    }
+
     /// The remote tailer's resume points.
     pub fn resume_from(&self) -> Option<familiar_tail::ResumeFrom> {
         self.resume.as_ref().map(|files| {
@@ -65,6 +92,10 @@ pub struct Cursor {
     caught_up: bool,
     /// Files of earlier connections not opened again in this one yet.
     unseen: HashSet<Arc<std::path::Path>>,
+    /// Dormant files: device and inode, size.
+    dormant: HashMap<Arc<std::path::Path>, ((u64, u64), u64)>,
+    /// Dormant files of earlier connections not told of again in this one yet.
+    unseen_dormant: HashSet<Arc<std::path::Path>>,
 }
 
 impl Cursor {
@@ -84,16 +115,21 @@ impl Cursor {
                             file.at.line,
                         )
                     })
+                    .chain(self.dormant.iter().map(|(path, ((dev, ino), size))| {
+                        (path.to_string_lossy().into_owned(), *dev, *ino, *size, 0)
+                    }))
                     .collect();
                 files.sort();
                 files
             }),
+            dormant_after_ms: None,
         }
     }
 
     /// A new connection starts (after [`Cursor::request`] was sent).
     pub fn connecting(&mut self) {
         self.unseen = self.files.keys().cloned().collect();
+        self.unseen_dormant = self.dormant.keys().cloned().collect();
     }
 
     /// One message of the feed; what to pass on to the session model goes to `out`.
@@ -106,6 +142,8 @@ impl Cursor {
                 ..
             } => {
                 self.unseen.remove(path);
+                self.unseen_dormant.remove(path);
+                self.dormant.remove(path);
                 if reason == OpenReason::Resumed
                     && let Some(file) = self.files.get_mut(path)
                     && file.identity == identity
@@ -158,6 +196,16 @@ impl Cursor {
                 self.unseen.remove(path);
                 out.push(message);
             }
+            TailMessage::Dormant {
+                ref path,
+                identity,
+                size,
+                ..
+            } => {
+                self.unseen_dormant.remove(path);
+                self.dormant.insert(Arc::clone(path), (identity, size));
+                out.push(message); // for `sessions` to count
+            }
             TailMessage::CaughtUp => {
                 // What earlier connections followed and this one found no more: gone
                 // while the link was down.
@@ -169,6 +217,10 @@ impl Cursor {
                         path,
                         generation: 0,
                     });
+                }
+                // Dormant ones gone meanwhile: the model never knew them.
+                for path in self.unseen_dormant.drain() {
+                    self.dormant.remove(&path);
                 }
                 self.caught_up = true;
                 out.push(message);
@@ -236,7 +288,7 @@ mod tests {
         let mut out = Vec::new();
         cursor.pass(opened("/a", OpenReason::Existing, 1), &mut out);
         cursor.pass(lines("/a", 1..=3, Some(4)), &mut out);
-        assert_eq!(cursor.request(), Request { resume: None });
+        assert_eq!(cursor.request(), Request::default());
         cursor.pass(TailMessage::CaughtUp, &mut out);
         assert_eq!(
             cursor.request().resume,
@@ -294,6 +346,70 @@ mod tests {
         assert_eq!(
             cursor.request().resume,
             Some(vec![("/b".to_owned(), 1, 3, 30, 3)])
+        );
+    }
+
+    fn dormant(path: &str, ino: u64, size: u64) -> TailMessage {
+        TailMessage::Dormant {
+            path: Arc::from(Path::new(path)),
+            identity: (1, ino),
+            size,
+            selected: true,
+        }
+    }
+
+    #[test]
+    fn dormant_files_are_asked_for_at_line_0_until_opened_or_gone() {
+        let mut cursor = Cursor::default();
+        let mut out = Vec::new();
+        cursor.pass(opened("/a", OpenReason::Existing, 1), &mut out);
+        cursor.pass(dormant("/old", 2, 500), &mut out);
+        cursor.pass(dormant("/older", 3, 700), &mut out);
+        cursor.pass(TailMessage::CaughtUp, &mut out);
+        assert_eq!(
+            cursor.request().resume,
+            Some(vec![
+                ("/a".to_owned(), 1, 1, 0, 1),
+                ("/old".to_owned(), 1, 2, 500, 0),
+                ("/older".to_owned(), 1, 3, 700, 0),
+            ])
+        );
+        // Next connection: `/old` was written meanwhile (opened), `/older` deleted (never
+        // told of again).
+        out.clear();
+        cursor.connecting();
+        cursor.pass(opened("/a", OpenReason::Resumed, 1), &mut out);
+        cursor.pass(opened("/old", OpenReason::Existing, 2), &mut out);
+        cursor.pass(TailMessage::CaughtUp, &mut out);
+        assert_eq!(
+            cursor.request().resume,
+            Some(vec![
+                ("/a".to_owned(), 1, 1, 0, 1),
+                ("/old".to_owned(), 1, 2, 0, 1),
+            ])
+        );
+        assert!(
+            !out.iter()
+                .any(|message| matches!(message, TailMessage::Removed { .. })),
+            "a dormant file gone is nothing to the model: {out:?}"
+        );
+    }
+
+    #[test]
+    fn dormancy_is_asked_for_only_by_a_familiar_that_reads_its_lines() {
+        let old = Request::default();
+        assert_eq!(old.dormant_after(), None, "an older Familiar's request");
+        let day = std::time::Duration::from_secs(86_400);
+        let asked = Request::default().with_dormant_after(Some(day));
+        let text = serde_json::to_string(&asked).unwrap_or_default();
+        let back: Request = serde_json::from_str(&text).unwrap_or_default();
+        assert_eq!(back.dormant_after(), Some(day));
+        let all = Request::default().with_dormant_after(None);
+        assert_eq!(all.dormant_after(), None);
+        assert_eq!(
+            serde_json::to_string(&Request::default()).unwrap_or_default(),
+            r#"{"resume":null}"#,
+            "what an older feed reads"
         );
     }
 }

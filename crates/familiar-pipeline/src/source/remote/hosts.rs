@@ -169,19 +169,20 @@ impl Hosts {
 }
 
 /// The sessions on `spec`'s host as `watch --remote` would see them when caught up, read
-/// once (`familiar sessions --remote`): a link that drops or cannot be made is an error, not
-/// tried again.
+/// once (`familiar sessions --remote`), and how many transcripts there were left unread as
+/// dormant: a link that drops or cannot be made is an error, not tried again.
 pub fn sessions_once(
     spec: RemoteSpec,
     model: ModelConfig,
     limit: Duration,
-) -> Result<Vec<SessionSnapshot>, String> {
+) -> Result<(Vec<SessionSnapshot>, u64), String> {
     let name = spec.name();
     let (sender, news) = crossbeam_channel::bounded(256);
     let link = Link::spawn(0, spec, sender);
     let mut live = Live::remote(model, &name);
     let mut cli_states = CliStates::follow(None);
     let deadline = std::time::Instant::now() + limit;
+    let mut dormant = 0;
     loop {
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         let (_, item) = news
@@ -189,6 +190,10 @@ pub fn sessions_once(
             .map_err(|_| format!("{name}: the sessions were not read within {limit:?}"))?;
         match item {
             News::Tail(message) => {
+                dormant += u64::from(matches!(
+                    message,
+                    familiar_tail::TailMessage::Dormant { selected: true, .. }
+                ));
                 if live.take(message) == Took::CaughtUp {
                     break;
                 }
@@ -207,7 +212,7 @@ pub fn sessions_once(
     for snapshot in &mut snapshots {
         snapshot.host = Some(name.clone());
     }
-    Ok(snapshots)
+    Ok((snapshots, dormant))
 }
 
 fn seconds(duration: Duration) -> String {

@@ -41,6 +41,9 @@ pub struct RemoteSpec {
     pub bin: String,
     /// `--agent` for the feed, when not every agent.
     pub agent: Option<String>,
+    /// Files there not written for this long are dormant, read only once written again
+    /// (`--since`; [`familiar_tail::DORMANT_AFTER`] unless told; `None`: every file is read).
+    pub dormant_after: Option<std::time::Duration>,
 }
 
 impl RemoteSpec {
@@ -79,6 +82,7 @@ impl RemoteSpec {
             dir: dir.filter(|dir| !dir.is_empty()).map(str::to_owned),
             bin: bin.to_owned(),
             agent: None,
+            dormant_after: Some(familiar_tail::DORMANT_AFTER),
         })
     }
 
@@ -329,7 +333,7 @@ fn connect(
         return Ended::Stopped;
     }
     // Where to go on from, then stdin stays open: the feed ends when it closes.
-    let request = cursor.request();
+    let request = cursor.request().with_dormant_after(spec.dormant_after);
     cursor.connecting();
     let sent = serde_json::to_vec(&request)
         .map_err(std::io::Error::from)

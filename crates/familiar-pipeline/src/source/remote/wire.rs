@@ -75,6 +75,15 @@ pub enum FeedLine {
         path: String,
         error: String,
     },
+    /// A file set aside unread as dormant (sent only to a reader that asked for dormancy:
+    /// [`super::cursor::Request::dormant_after_ms`]).
+    Dormant {
+        path: String,
+        dev: u64,
+        ino: u64,
+        size: u64,
+        selected: bool,
+    },
     /// A hook of the remote CLI (its `familiar hook` reached the feed's socket).
     Hook(HookInput),
     /// A file of the remote CLI's sessions folder, written (its text) or gone.
@@ -211,6 +220,18 @@ impl FeedLine {
                 path: text(&path),
                 error,
             },
+            TailMessage::Dormant {
+                path,
+                identity,
+                size,
+                selected,
+            } => FeedLine::Dormant {
+                path: text(&path),
+                dev: identity.0,
+                ino: identity.1,
+                size,
+                selected,
+            },
         }
     }
 
@@ -317,6 +338,18 @@ impl FeedLine {
             FeedLine::Problem { path: at, error } => Received::Tail(TailMessage::Problem {
                 path: PathBuf::from(at),
                 error,
+            }),
+            FeedLine::Dormant {
+                path: at,
+                dev,
+                ino,
+                size,
+                selected,
+            } => Received::Tail(TailMessage::Dormant {
+                path: path(at),
+                identity: (dev, ino),
+                size,
+                selected,
             }),
             FeedLine::Hook(input) => Received::Hook(input),
             FeedLine::CliState { path: at, text } => Received::CliState(match text {
