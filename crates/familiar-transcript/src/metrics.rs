@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use familiar_model::time::parse_timestamp_ms;
 use familiar_model::{ErrorKind, EventKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Normalizer;
 pub use crate::pricing::{Price, PriceTable, Tokens};
@@ -139,8 +139,9 @@ impl Metrics {
 }
 
 /// What `familiar stats --json` prints for one input. Field names are a public contract
-/// (`docs/events.md`).
-#[derive(Debug, Serialize)]
+/// (`docs/events.md`). It reads back from that JSON exactly (`familiar stats` keeps each
+/// input's as its JSON until every input is read).
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Summary {
     pub file: String,
     pub session: Option<String>,
@@ -160,13 +161,13 @@ pub struct Summary {
     /// The CLI's own total cost of the session so far (Claude Code 2.1.3xx `cost-state`),
     /// when the input has one: it counts what the transcript does not show (a compaction's
     /// request), so `familiar stats` totals a session by it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cli_cost_usd: Option<f64>,
     /// The CLI version that wrote the input, when its records say.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cli_version: Option<String>,
     /// What the input holds that Familiar does not know, counted ([`Metrics::unknown`]).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub unknown: BTreeMap<String, u64>,
 }
 

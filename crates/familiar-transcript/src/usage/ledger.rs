@@ -68,28 +68,36 @@ struct Kept {
 
 impl Kept {
     /// Does `self` replace `existing` as the record of their message? The main-chain record,
-    /// then the one with more tokens; the first seen among equals.
+    /// then the one with more tokens, then the one of the earlier input; the first seen among
+    /// equals of one input. So which is kept does not depend on the order inputs are read or
+    /// merged in.
     fn better_than(&self, existing: &Kept) -> bool {
         if self.sidechain != existing.sidechain {
             existing.sidechain
-        } else {
+        } else if self.tokens.total() != existing.tokens.total() {
             self.tokens.total() > existing.tokens.total()
+        } else {
+            self.source < existing.source
         }
     }
 }
 
-/// A kept message as stored: 48 bytes. Token counts fit in `u32` (the records' are capped at
+/// A kept message as stored: 44 bytes. Token counts fit in `u32` (the records' are capped at
 /// 2³⁰); a record with a larger one keeps its counts in [`Ledger`]'s `wide`, and `counts[0]`
-/// is their index there.
+/// is their index there. The input's number and two flags share `source` ([`SOURCE_BITS`]).
 #[derive(Debug, Clone, Copy)]
 struct Message {
     key: Key,
     counts: [u32; 5],
     model: u32,
     source: u32,
-    sidechain: bool,
-    wide: bool,
 }
+
+/// The low bits of [`Message::source`] are the input's number (inputs are numbered below 2³⁰:
+/// a billion files are more than any command line or tree holds); the two above are flags.
+const SOURCE_BITS: u32 = (1 << 30) - 1;
+const SIDECHAIN: u32 = 1 << 30;
+const WIDE: u32 = 1 << 31;
 
 impl Message {
     fn new(key: Key, kept: &Kept, wide: &mut Vec<Tokens>) -> Message {
@@ -110,18 +118,23 @@ impl Message {
                 ([at, 0, 0, 0, 0], true)
             }
         };
+        let mut source = kept.source.min(SOURCE_BITS);
+        if kept.sidechain {
+            source |= SIDECHAIN;
+        }
+        if is_wide {
+            source |= WIDE;
+        }
         Message {
             key,
             counts,
             model: kept.model,
-            source: kept.source,
-            sidechain: kept.sidechain,
-            wide: is_wide,
+            source,
         }
     }
 
     fn kept(&self, wide: &[Tokens]) -> Kept {
-        let tokens = if self.wide {
+        let tokens = if self.source & WIDE != 0 {
             wide.get(self.counts[0] as usize)
                 .copied()
                 .unwrap_or_default()
@@ -139,8 +152,8 @@ impl Message {
         Kept {
             model: self.model,
             tokens,
-            sidechain: self.sidechain,
-            source: self.source,
+            sidechain: self.source & SIDECHAIN != 0,
+            source: self.source & SOURCE_BITS,
         }
     }
 }
@@ -158,7 +171,10 @@ struct Messages {
 impl Messages {
     fn push(&mut self, message: Message) -> usize {
         if self.len.is_multiple_of(CHUNK) {
-            self.chunks.push(Vec::with_capacity(CHUNK));
+            // The first grows as it fills (most inputs hold a few dozen messages), the others
+            // are made whole.
+            let room = if self.len == 0 { 0 } else { CHUNK };
+            self.chunks.push(Vec::with_capacity(room));
         }
         if let Some(chunk) = self.chunks.last_mut() {
             chunk.push(message);
@@ -185,7 +201,7 @@ impl Messages {
 }
 
 /// Messages seen so far, each counted once (see the module documentation for the rule).
-/// Memory grows with the number of distinct messages (about 55 bytes each), not with the
+/// Memory grows with the number of distinct messages (about 51 bytes each), not with the
 /// number of records or bytes, nor with the length of their ids.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
@@ -207,9 +223,20 @@ impl Ledger {
         Ledger::default()
     }
 
-    /// Records added from now on come from input number `source` (for [`Ledger::by_source`]).
+    /// How many records it keeps (one per message, and those without an id).
+    pub fn len(&self) -> usize {
+        self.messages.len + self.loose.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Records added from now on come from input number `source` (for [`Ledger::by_source`],
+    /// and to choose among equal records of one message: the earliest input's is kept).
     pub fn set_source(&mut self, source: u32) {
         self.source = source;
+        self.codex = crate::codex::usage::CodexScan::default();
     }
 
     fn model_index(&mut self, model: &str) -> u32 {
@@ -264,49 +291,8 @@ impl Ledger {
         });
     }
 
-    /// The ledgers of inputs in input order, merged as [`Ledger::merge`] one after the other
-    /// would, on up to `threads` threads: merging is associative (each message keeps its
-    /// best record, the earliest among equals, and first seen stays first), so contiguous runs
-    /// of inputs are merged at once and then those, in order.
-    pub fn merge_all(ledgers: Vec<Ledger>, threads: usize) -> Ledger {
-        let merge_run = |run: Vec<Ledger>| {
-            run.into_iter().fold(Ledger::new(), |mut merged, ledger| {
-                merged.merge(ledger);
-                merged
-            })
-        };
-        let run_len = ledgers.len().div_ceil(threads.max(1)).max(1);
-        if run_len >= ledgers.len() {
-            return merge_run(ledgers);
-        }
-        let mut runs = Vec::new();
-        let mut ledgers = ledgers.into_iter();
-        loop {
-            let run: Vec<Ledger> = ledgers.by_ref().take(run_len).collect();
-            if run.is_empty() {
-                break;
-            }
-            runs.push(run);
-        }
-        let merged: Vec<Ledger> = std::thread::scope(|scope| {
-            let handles: Vec<_> = runs
-                .into_iter()
-                .map(|run| scope.spawn(move || merge_run(run)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| {
-                    handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
-        merge_run(merged)
-    }
-
-    /// Merge `other` (a later input, reduced on its own) into this ledger; its records keep
-    /// their source numbers.
+    /// Merge `other` (other inputs, read on their own) into this ledger; its records keep
+    /// their source numbers. In any order, the same messages are kept.
     pub fn merge(&mut self, other: Ledger) {
         if self.models.is_empty() && self.messages.is_empty() && self.loose.is_empty() {
             // Into an empty ledger: nothing to compare, `other` is the merge as it stands.
@@ -410,6 +396,11 @@ mod tests {
             tokens,
             sidechain,
         }
+    }
+
+    #[test]
+    fn a_kept_message_is_44_bytes() {
+        assert_eq!(std::mem::size_of::<Message>(), 44);
     }
 
     /// Counts past `u32` (a Codex rollout's are not capped) are kept whole, replaced by a

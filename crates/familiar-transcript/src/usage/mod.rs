@@ -6,9 +6,11 @@
 //! subagent's messages appear both in its own file and as `progress` records of its parent.
 //! Counting every record would count the same tokens several times. Like ccusage, a message is
 //! identified by its `message.id` and the record's `requestId`; of the records of one message,
-//! the one kept is the main-chain one, then the one with the most tokens, then the first seen.
-//! The rule is a maximum, so files can be reduced on their own (in parallel) and then merged in
-//! input order with the same result as one sequential pass.
+//! the one kept is the main-chain one, then the one with the most tokens, then the one of the
+//! earliest input (by its number, [`Ledger::set_source`]), then the first seen in that input.
+//! The rule is a maximum under a total order, so inputs can be read in any order and on any
+//! number of threads, each into a ledger of its own, and the ledgers merged in any order, with
+//! the same result as one sequential pass in input order.
 //!
 //! Two ways in: [`push_line`] takes the entries from the records the normalizer parsed for its
 //! own use (one parse per line: what `familiar stats` does), and [`scan_line`] reads a line's
@@ -352,46 +354,69 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Inputs sharing messages (ties, sidechain copies, larger copies later), merged on
-        /// any number of threads, count exactly as merging them one after the other does:
-        /// the same tokens, models and rows per input.
+        /// Inputs sharing messages (ties, sidechain copies, larger copies later) count the
+        /// same however they are read and merged: each into a ledger of its own merged in any
+        /// order, or several read into one ledger in any order (as `familiar stats` does), as
+        /// merging them one after the other in input order: the same tokens per model and the
+        /// same rows per input.
         #[test]
-        fn merging_on_threads_equals_merging_in_turn(
+        fn reading_and_merging_in_any_order_equals_merging_in_turn(
             inputs in proptest::collection::vec(
                 proptest::collection::vec((0u8..6, 0u64..4, proptest::bool::ANY, 0u8..2), 0..8),
                 0..12,
             ),
-            threads in 1usize..5,
+            order in proptest::collection::vec(0usize..1000, 12),
+            shared in proptest::bool::ANY,
         ) {
-            let ledgers = || -> Vec<Ledger> {
-                inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(source, records)| {
-                        let mut ledger = Ledger::new();
-                        ledger.set_source(source as u32);
-                        for &(id, output, sidechain, model) in records {
-                            let mut text = line(&format!("m{id}"), "r", output, sidechain);
-                            if model == 1 {
-                                text = text.replace("claude-haiku-4-5-20251001", "claude-opus-4-5");
-                            }
-                            scan_line(text.as_bytes(), &mut ledger);
-                        }
-                        ledger
-                    })
-                    .collect()
+            let read = |source: usize, ledger: &mut Ledger| {
+                ledger.set_source(source as u32);
+                for &(id, output, sidechain, model) in &inputs[source] {
+                    let mut text = line(&format!("m{id}"), "r", output, sidechain);
+                    if model == 1 {
+                        text = text.replace("claude-haiku-4-5-20251001", "claude-opus-4-5");
+                    }
+                    scan_line(text.as_bytes(), ledger);
+                }
             };
-            let in_turn = ledgers().into_iter().fold(Ledger::new(), |mut merged, ledger| {
+            let in_turn = (0..inputs.len()).fold(Ledger::new(), |mut merged, source| {
+                let mut ledger = Ledger::new();
+                read(source, &mut ledger);
                 merged.merge(ledger);
                 merged
             });
-            let at_once = Ledger::merge_all(ledgers(), threads);
+            // Another order of the inputs.
+            let mut shuffled: Vec<usize> = (0..inputs.len()).collect();
+            shuffled.sort_by_key(|&source| (order[source], source));
+            let mut any_order = Ledger::new();
+            for source in shuffled {
+                if shared {
+                    read(source, &mut any_order);
+                } else {
+                    let mut ledger = Ledger::new();
+                    read(source, &mut ledger);
+                    any_order.merge(ledger);
+                }
+            }
+            let by_model = |ledger: &Ledger| {
+                let mut rows: Vec<(String, Tokens)> = ledger
+                    .tokens_by_model()
+                    .into_iter()
+                    .map(|(model, tokens)| (model.to_owned(), tokens))
+                    .collect();
+                rows.sort_by(|a, b| a.0.cmp(&b.0));
+                rows
+            };
+            proptest::prop_assert_eq!(by_model(&any_order), by_model(&in_turn));
             let prices = PriceTable::default();
-            proptest::prop_assert_eq!(at_once.tokens_by_model(), in_turn.tokens_by_model());
-            proptest::prop_assert_eq!(
-                at_once.by_source(inputs.len(), &prices),
-                in_turn.by_source(inputs.len(), &prices)
+            let (got, want) = (
+                any_order.by_source(inputs.len(), &prices),
+                in_turn.by_source(inputs.len(), &prices),
             );
+            for ((got_tokens, got_cost), (want_tokens, want_cost)) in got.iter().zip(&want) {
+                proptest::prop_assert_eq!(got_tokens, want_tokens);
+                // The same messages, summed in another order.
+                proptest::prop_assert!((got_cost - want_cost).abs() <= 1e-9 * want_cost.abs().max(1.0));
+            }
         }
     }
 
