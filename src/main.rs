@@ -38,7 +38,7 @@ fn configure_allocator() {
 /// Memory mimalloc frees goes back to the system at once from now on, unless
 /// `MIMALLOC_PURGE_DELAY` says otherwise: for a batch command that reads input after input on
 /// every core (`familiar stats`), whose readers otherwise hold each input's freed pages for
-/// the delay while the next fills others (5,000 transcripts: 42 → 39.6 MB peak RSS, no
+/// the delay while the next fills others (5,000 transcripts: 42 → 41 MB peak RSS, no
 /// slower; docs/performance.md).
 pub fn free_memory_at_once() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
