@@ -34,6 +34,9 @@ enum Piece<'a> {
     TooLong(u64),
 }
 
+/// An unfinished line this long is big ([`LineSplitter::needs_room`]).
+pub const BIG_LINE: usize = 1 << 20;
+
 /// Incremental line splitter with a partial-line buffer and a length cap.
 #[derive(Debug, Clone)]
 pub struct LineSplitter {
@@ -64,6 +67,40 @@ impl LineSplitter {
     /// Number the next complete line will get.
     pub fn next_line_number(&self) -> u64 {
         self.next_number
+    }
+
+    /// Would pushing `chunk` grow the buffer of a big unfinished line (over [`BIG_LINE`])?
+    /// Then the reader can say how much can follow at most ([`LineSplitter::room_for`]).
+    pub fn needs_room(&self, chunk: &[u8]) -> bool {
+        let at_most = self.partial.len().saturating_add(chunk.len());
+        if self.skipping.is_some()
+            || self.partial.is_empty()
+            || at_most <= self.partial.capacity()
+            || at_most <= BIG_LINE
+        {
+            return false;
+        }
+        // Only what comes before the line's end counts.
+        let line_part = memchr::memchr(b'\n', chunk).unwrap_or(chunk.len());
+        self.partial.len() + line_part > self.partial.capacity()
+    }
+
+    /// At most `rest` more bytes follow what was pushed so far (what is left of the input as
+    /// far as it is written): the unfinished line gets room for all of them at once, up to
+    /// the line cap, instead of a buffer that doubles, which holds its old and new copies at
+    /// once while it moves (a watcher read a 50 MB record at 2.2 times its size). At least
+    /// four times what it holds, for a line still being written: room not yet written to is
+    /// address space, not memory, and each move then copies a quarter of the new size at most.
+    pub fn room_for(&mut self, rest: u64) {
+        let len = self.partial.len();
+        let cap = self.max_line_bytes.max(len);
+        let wanted = len
+            .saturating_add(usize::try_from(rest).unwrap_or(usize::MAX))
+            .max(len.saturating_mul(4))
+            .min(cap);
+        if wanted > self.partial.capacity() {
+            self.partial.reserve_exact(wanted - len);
+        }
     }
 
     /// Bytes of an unfinished line held (or being skipped) right now.
@@ -214,6 +251,42 @@ mod tests {
             });
         }
         out
+    }
+
+    /// A big line told how much can follow is gathered in one buffer that never moves (no
+    /// doubling that would hold two copies), and comes out whole; a chunk whose newline ends
+    /// the line within the room asks for no more.
+    #[test]
+    fn a_big_line_given_room_for_the_rest_never_moves() {
+        let line: Vec<u8> = (0..3 * BIG_LINE).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut input = line.clone();
+        input.extend_from_slice(b"\nnext\n");
+        let mut splitter = LineSplitter::new(DEFAULT_MAX_LINE_BYTES);
+        let mut lines = Vec::new();
+        let (mut asked, mut buffer) = (0, None);
+        for (at, chunk) in input
+            .chunks(64 * 1024)
+            .enumerate()
+            .map(|(n, c)| (n * 64 * 1024, c))
+        {
+            if splitter.needs_room(chunk) {
+                asked += 1;
+                splitter.room_for((input.len() - at) as u64);
+                buffer = Some(splitter.partial.as_ptr());
+            }
+            if let Some(buffer) = buffer
+                && !splitter.partial.is_empty()
+            {
+                assert_eq!(splitter.partial.as_ptr(), buffer, "moved at {at}");
+            }
+            splitter.push_owned(chunk, |owned| {
+                if let OwnedLine::Complete { bytes, .. } = owned {
+                    lines.push(bytes);
+                }
+            });
+        }
+        assert_eq!(asked, 1);
+        assert_eq!(lines, [line, b"next".to_vec()]);
     }
 
     #[test]

@@ -210,6 +210,13 @@ impl FileTail {
                 .backlog_until
                 .saturating_sub(open.offset)
                 .min(read as u64) as usize;
+            if splitter.needs_room(chunk) {
+                // A big record under way: room for the rest of the file at once.
+                let written = open.file()?.metadata().map(|meta| meta.len());
+                if let Ok(written) = written {
+                    splitter.room_for(written.saturating_sub(open.offset));
+                }
+            }
             for (part, is_backlog) in [(&chunk[..backlog], true), (&chunk[backlog..], false)] {
                 splitter.push_owned(part, |line| match line {
                     familiar_transcript::OwnedLine::Complete { bytes, number } => {

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""A live watcher's memory around big records (issue 28): how far above its level before them
+does `familiar watch --headless --events` peak while it reads a record of SIZE MB, and does it
+come back?
+
+Starts the watcher on a throwaway Claude Code config dir with one session, lets it settle,
+then appends COUNT records of SIZE MB each as Claude Code writes a big tool result (a user
+record whose `tool_result` content is the text of a file, lines of about 80 characters, so
+its JSON has an escape every line; `--no-escapes` writes one long line of letters instead),
+each followed by a small prompt that says it was read (`--prompt`: a prompt of that size
+instead, whose text the event carries). Prints the RSS before, the peak (the
+kernel's high-water mark) and what it is 2 s after the last, and the peak above the level
+before as a multiple of one record's size on disk.
+
+usage: bench/big-records.py [--size MB] [--count N] [--no-escapes]
+env:   FAMILIAR_BIN (default target/release/familiar)
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def status(pid, field):
+    """`field` of /proc/PID/status, in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def record(kind, text, n, cwd):
+    stamp = "2026-11-28T10:00:%02d.000Z" % (n % 60)
+    if kind == "prompt":
+        message = {"role": "user", "content": text}
+    else:
+        message = {"role": "user", "content": [
+            {"tool_use_id": f"toolu_{n:06d}", "type": "tool_result", "content": text}]}
+    return json.dumps({
+        "parentUuid": None, "isSidechain": False, "userType": "external",
+        "cwd": cwd, "sessionId": "big-records", "version": "2.1.59",
+        "type": "user", "message": message, "uuid": f"u-{n}", "timestamp": stamp,
+    }, separators=(",", ":")) + "\n"
+
+
+def big_text(size, escapes):
+    if not escapes:
+        return "x" * size
+    line = "    let value = compute(input, &mut state); // a line of some source file\n"
+    return (line * (size // len(line) + 1))[:size]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=float, default=50.0, help="MB per record")
+    parser.add_argument("--count", type=int, default=3)
+    parser.add_argument("--no-escapes", action="store_true")
+    parser.add_argument("--prompt", action="store_true",
+                        help="a prompt of that size (its text is the event's) instead")
+    args = parser.parse_args()
+    binary = os.environ.get("FAMILIAR_BIN", str(ROOT / "target/release/familiar"))
+    size = int(args.size * 1e6)
+    with tempfile.TemporaryDirectory(prefix="familiar-big-") as tmp:
+        tmp = pathlib.Path(tmp)
+        project = tmp / "work/p"
+        project.mkdir(parents=True)
+        # Claude Code names the folder by the path, every other character than a letter or digit a dash.
+        sessions = tmp / "claude/projects" / re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        sessions.mkdir(parents=True)
+        transcript = sessions / "big-records.jsonl"
+        transcript.write_text(record("prompt", "start", 0, str(project)))
+        env = dict(os.environ, CLAUDE_CONFIG_DIR=str(tmp / "claude"), HOME=str(tmp),
+                   XDG_CONFIG_HOME=str(tmp / ".config"), XDG_DATA_HOME=str(tmp / ".local"),
+                   DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent", NO_COLOR="1")
+        out_path = tmp / "out.ndjson"
+        with open(out_path, "wb") as out, open(tmp / "err.log", "wb") as err:
+            watcher = subprocess.Popen(
+                [binary, "-v", "watch", "--headless", "--events", "--no-notify"],
+                cwd=project, env=env, stdout=out, stderr=err)
+            try:
+                deadline = time.time() + 30
+                while b"caught up" not in (tmp / "err.log").read_bytes():
+                    if time.time() > deadline or watcher.poll() is not None:
+                        sys.exit("the watcher did not catch up: "
+                                 + (tmp / "err.log").read_text(errors="replace"))
+                    time.sleep(0.05)
+                time.sleep(1.0)
+                before = status(watcher.pid, "VmRSS")
+                text = big_text(size, not args.no_escapes)
+                on_disk = 0
+                for n in range(1, args.count + 1):
+                    line = record("prompt" if args.prompt else "tool_result", text, n, str(project))
+                    on_disk = len(line)
+                    sentinel = f"read-{n}"
+                    with open(transcript, "a") as f:
+                        f.write(line)
+                        f.write(record("prompt", sentinel, 10_000 + n, str(project)))
+                    deadline = time.time() + 120
+                    while sentinel.encode() not in out_path.read_bytes()[-4096:]:
+                        if time.time() > deadline or watcher.poll() is not None:
+                            sys.exit(f"record {n} was not read: "
+                                     + (tmp / "err.log").read_text(errors="replace")[-2000:]
+                                     + out_path.read_bytes()[-1000:].decode(errors="replace"))
+                        time.sleep(0.02)
+                peak = status(watcher.pid, "VmHWM")
+                time.sleep(2.0)
+                after = status(watcher.pid, "VmRSS")
+            finally:
+                watcher.terminate()
+                watcher.wait(timeout=10)
+    mb = on_disk / 1e6
+    kind = "prompts" if args.prompt else "tool results"
+    print(f"{args.count} {kind} of {mb:.1f} MB ({'no escapes' if args.no_escapes else 'an escape a line'}): "
+          f"RSS before {before:.1f} MB, peak {peak:.1f} MB "
+          f"({(peak - before) / mb:.2f}x a record above it), 2 s after {after:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
