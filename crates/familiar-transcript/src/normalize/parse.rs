@@ -143,25 +143,31 @@ pub(super) fn slash_command(text: &str) -> Option<SlashCommand<'_>> {
     Some(SlashCommand { name, args })
 }
 
-/// 0 none, 1 "think", 2 "think hard" / "megathink", 3 "think harder" / "ultrathink".
+/// 0 none, 1 "think", 2 "think hard" / "megathink", 3 "think harder" / "ultrathink". Words are
+/// runs of ASCII letters and digits, in any case; read in place (a prompt of 50 MB was copied
+/// lowercased and cut into a vector of its words: 8 times its size).
 pub fn think_level(text: &str) -> u8 {
-    let lower = text.to_ascii_lowercase();
-    let words: Vec<&str> = lower
+    let words = text
         .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .collect();
-    let followed_by = |index: usize, next: &str| words.get(index + 1) == Some(&next);
+        .filter(|word| !word.is_empty());
     let mut level = 0;
-    for (index, word) in words.iter().enumerate() {
-        let this = match *word {
-            "ultrathink" => 3,
-            "megathink" => 2,
-            "think" if followed_by(index, "harder") => 3,
-            "think" if followed_by(index, "hard") => 2,
-            "think" => 1,
-            _ => 0,
+    let mut after_think = false;
+    for word in words {
+        let is = |name: &str| word.eq_ignore_ascii_case(name);
+        let this = if after_think && is("harder") || is("ultrathink") {
+            3
+        } else if after_think && is("hard") || is("megathink") {
+            2
+        } else if is("think") {
+            1
+        } else {
+            0
         };
         level = level.max(this);
+        if level == 3 {
+            break;
+        }
+        after_think = is("think");
     }
     level
 }
@@ -229,4 +235,28 @@ pub(super) fn params_model(raw: &RawValue) -> Option<Cow<'_, str>> {
         model: Option<Cow<'a, str>>,
     }
     serde_json::from_str::<Params>(raw.get()).ok()?.model
+}
+
+#[cfg(test)]
+mod tests {
+    use super::think_level;
+
+    #[test]
+    fn think_levels_by_keyword_in_any_case() {
+        for (text, level) in [
+            ("fix the bug", 0),
+            ("rethink this", 0),
+            ("Think about it", 1),
+            ("think, hard", 2),
+            ("please THINK hard.", 2),
+            ("megathink", 2),
+            ("think harder — think", 3),
+            ("think; then ULTRATHINK", 3),
+            ("think\u{e9}hard", 2), // a letter past ASCII parts words
+            ("hard think", 1),
+            ("", 0),
+        ] {
+            assert_eq!(think_level(text), level, "{text:?}");
+        }
+    }
 }

@@ -144,8 +144,12 @@ impl<'a> Cursor<'a> {
 
     /// `message`: an object read here; a string or an odd shape read by serde.
     pub(super) fn message_field(&mut self) -> Option<Option<MessageField<'a>>> {
-        if self.peek()? != b'{' {
-            return self.serde_field();
+        match self.peek()? {
+            b'{' => {}
+            // Decoded in one allocation of at most its length (serde's string grows by
+            // doubling: a prompt of 50 MB held 76 MB while it was read).
+            b'"' => return self.string_value().map(|text| Some(TextOr::Text(text))),
+            _ => return self.serde_field(),
         }
         let mut message = Message::default();
         let mut seen = Seen::default();
@@ -164,10 +168,12 @@ impl<'a> Cursor<'a> {
         Some(Some(TextOr::Value(message)))
     }
 
-    /// `message.content`: an array of blocks read here; a string or an odd shape by serde.
+    /// `message.content`: an array of blocks or a string read here; an odd shape by serde.
     pub(super) fn content_field(&mut self) -> Option<Option<Content<'a>>> {
-        if self.peek()? != b'[' {
-            return self.serde_field();
+        match self.peek()? {
+            b'[' => {}
+            b'"' => return self.string_value().map(|text| Some(TextOr::Text(text))),
+            _ => return self.serde_field(),
         }
         let mut blocks = Vec::new();
         self.items(b'[', b']', |cursor| {
