@@ -365,7 +365,7 @@ pub(super) fn draw_companions(
         (Without<Familiar>, Without<CompanionLabel>),
     >,
     mut labels: Query<
-        &mut Transform,
+        (&mut Transform, &mut PixelText, &mut Visibility),
         (With<CompanionLabel>, Without<Companion>, Without<Familiar>),
     >,
 ) {
@@ -385,17 +385,32 @@ pub(super) fn draw_companions(
             .filter(|(o, _)| *o == c.owner)
             .position(|(_, order)| *order == c.order)
             .unwrap_or(0);
-        let side = if rank % 2 == 0 { 1.0 } else { -1.0 };
-        let step = (rank / 2) as f32;
+        let offset = l.companion_offset(rank);
         // It walks in from its side of the scene, and out the same way.
         let walk = crate::ambience::companion_walk(c.age, c.leaving);
-        let x = owner.translation.x + side * (26.0 + step * 16.0 + walk.away * 40.0) * l.scale;
+        let x = owner.translation.x + offset + offset.signum() * walk.away * 40.0 * l.scale;
         let y = l.ground_y + 10.0 * l.scale;
         t.translation = Vec3::new(x, y, 3.0 + rank as f32 * 0.1);
         sprite.custom_size = Some(Vec2::splat(COMPANION_SHEET.frame as f32 * l.scale));
+        let companions = by_owner.iter().filter(|(o, _)| *o == c.owner).count();
+        let room = l.companion_label_width(rank, companions);
         for child in children.iter() {
-            if let Ok(mut lt) = labels.get_mut(child) {
+            if let Ok((mut lt, mut text, mut vis)) = labels.get_mut(child) {
                 lt.translation = Vec3::new(0.0, -9.0 * l.scale, 1.0);
+                // Cut to its room at its place; hidden with none (the tint still tells the kinds
+                // apart), and while it walks in or out, across its neighbours' places.
+                let shown = room > 0.0 && walk.away == 0.0;
+                let wanted = if shown {
+                    Visibility::Inherited
+                } else {
+                    Visibility::Hidden
+                };
+                if *vis != wanted {
+                    *vis = wanted;
+                }
+                if shown {
+                    set_text(&mut text, fit(&c.kind, room));
+                }
             }
         }
         let (row_i, frame) = if let Some(puff) = walk.puff {

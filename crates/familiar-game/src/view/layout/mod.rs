@@ -46,6 +46,10 @@ pub struct Layout {
 
 /// Gap between boxes and around the screen's edge.
 pub const MARGIN: f32 = 4.0;
+/// Half the width of a familiar's number under its feet ("10": two glyphs).
+pub const TAG_HALF_WIDTH: f32 = 6.0;
+/// A companion's label narrower than this (two glyphs and the ellipsis) is not shown.
+pub const MIN_COMPANION_LABEL: f32 = 14.0;
 pub const TOP_ROW_HEIGHT: f32 = 20.0;
 pub const STATUS_WIDTH: f32 = 64.0;
 /// Log lines shown (the newest).
@@ -317,6 +321,41 @@ impl Layout {
     pub fn familiar_x(&self, index: usize) -> f32 {
         let spacing = self.window.x / self.count as f32;
         -self.window.x / 2.0 + spacing * (index as f32 + 0.5)
+    }
+
+    /// How far from its familiar a companion of `rank` stands (its oldest on the right, the
+    /// next on the left, and so on outwards), in canvas pixels: negative to the left.
+    pub fn companion_offset(&self, rank: usize) -> f32 {
+        let side = if rank.is_multiple_of(2) { 1.0 } else { -1.0 };
+        side * (26.0 + (rank / 2) as f32 * 16.0) * self.scale
+    }
+
+    /// The widest a companion's kind label may be, centred under the companion of `rank` of a
+    /// familiar with `companions` of them: clear of the familiar's number (while plates stand
+    /// in a grid), of the middle of the gap to the next familiar (whose companions stand on
+    /// their side of it), of the familiar's middle while a companion stands on its other side,
+    /// and of its own other companions on its side. 0 when there is no room. Regression: with
+    /// six sessions a `general-purpose` label covered the next familiar's number.
+    pub fn companion_label_width(&self, rank: usize, companions: usize) -> f32 {
+        let away = self.companion_offset(rank).abs();
+        let spacing = self.window.x / self.count.max(1) as f32;
+        let mut half = spacing / 2.0 - away - 1.0;
+        if self.grid() {
+            half = half.min(away - TAG_HALF_WIDTH - 1.0);
+        }
+        if companions > 1 {
+            half = half.min(away - 1.0);
+        }
+        let outer = rank + 2 < companions;
+        if rank >= 2 || outer {
+            half = half.min(8.0 * self.scale - 1.0);
+        }
+        let width = (2.0 * half).floor();
+        if width < MIN_COMPANION_LABEL {
+            0.0
+        } else {
+            width
+        }
     }
 
     /// World centre of the familiar's sprite (its frame has two empty rows under the feet).

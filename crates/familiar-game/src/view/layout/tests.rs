@@ -386,3 +386,55 @@ fn decor_never_stands_behind_a_familiar_or_under_text() {
         }
     }
 }
+
+/// Companions' kind labels, as wide as `companion_label_width` allows, centred under them:
+/// over no familiar's number (while numbered) nor another companion's label, for 1 to 10
+/// sessions with up to four companions each. Regression: with six sessions a
+/// `general-purpose` label covered the next familiar's number.
+#[test]
+fn companion_labels_overlap_no_number_and_no_other_label_for_1_to_10_sessions() {
+    let span = |x: f32, width: f32| (x - width / 2.0, x + width / 2.0);
+    let apart = |a: (f32, f32), b: (f32, f32)| a.1 <= b.0 || b.1 <= a.0;
+    for (w, h) in SIZES {
+        for n in 1..=10 {
+            let l = layout(Vec2::new(w, h), n);
+            for companions in 0..=4 {
+                let mut labels = Vec::new();
+                for i in 0..n {
+                    for rank in 0..companions {
+                        let width = l.companion_label_width(rank, companions);
+                        if width > 0.0 {
+                            let x = l.familiar_x(i) + l.companion_offset(rank);
+                            labels.push((i, rank, span(x, width)));
+                        }
+                    }
+                }
+                if n == 1 && companions == 1 {
+                    let width = l.companion_label_width(0, 1);
+                    assert!(
+                        width >= crate::font::width("general-purpose") as f32,
+                        "{w}x{h}: one companion's label is cut ({width})"
+                    );
+                }
+                for (a, (i, rank, label)) in labels.iter().enumerate() {
+                    if l.grid() {
+                        for k in 0..n {
+                            let tag = span(l.familiar_x(k), 2.0 * TAG_HALF_WIDTH);
+                            assert!(
+                                apart(*label, tag),
+                                "{w}x{h} n={n}: companion {rank} of {i} {label:?} over number {k}"
+                            );
+                        }
+                    }
+                    for (j, other_rank, other) in &labels[a + 1..] {
+                        assert!(
+                            apart(*label, *other),
+                            "{w}x{h} n={n}: companion {rank} of {i} {label:?} over companion \
+                             {other_rank} of {j} {other:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
