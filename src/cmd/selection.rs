@@ -298,9 +298,41 @@ pub fn dormant_note(dormant: u64, after: Option<Duration>, command: &str) -> Opt
     } else {
         ("transcripts", "were")
     };
+    // A wider window to suggest, unless it was one already.
+    let month = Duration::from_secs(30 * 24 * 60 * 60);
+    let how = if after < month {
+        format!("`familiar {command} --since 30d`, or `--since all`, reads them")
+    } else {
+        format!("`familiar {command} --since all` reads them")
+    };
     Some(format!(
-        "{dormant} {files} not written in the last {} {were} not read (`familiar {command} \
-         --since 30d`, or `--since all`, reads them)",
+        "{dormant} {files} not written in the last {} {were} not read ({how})",
         familiar_model::words::duration(after)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dormant_note_suggests_a_wider_window_than_the_one_given() {
+        let day = Duration::from_secs(86_400);
+        assert_eq!(
+            dormant_note(1, Some(day), "sessions").as_deref(),
+            Some(
+                "1 transcript not written in the last 1d was not read (`familiar sessions \
+                 --since 30d`, or `--since all`, reads them)"
+            )
+        );
+        assert_eq!(
+            dormant_note(7, Some(30 * day), "watch").as_deref(),
+            Some(
+                "7 transcripts not written in the last 30d were not read (`familiar watch \
+                 --since all` reads them)"
+            )
+        );
+        assert_eq!(dormant_note(0, Some(day), "sessions"), None);
+        assert_eq!(dormant_note(3, None, "sessions"), None);
+    }
 }
