@@ -80,6 +80,21 @@ fn local_prompt(project: &Project, text: &str) -> String {
     )
 }
 
+/// `familiar sessions --json --remote` this server, run in `project`.
+fn remote_sessions(project: &Project, sshd: &Sshd) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_familiar"));
+    command
+        .args(["sessions", "--json", "--remote", &sshd.remote(None)])
+        .args(["--remote-bin", env!("CARGO_BIN_EXE_familiar")])
+        .env("CLAUDE_CONFIG_DIR", &project.config)
+        .env("HOME", &project.config)
+        .env("XDG_CONFIG_HOME", project.config.join(".config"))
+        .env("NO_COLOR", "1")
+        .envs(sshd.env())
+        .current_dir(&project.project);
+    command
+}
+
 /// A remote session file under the remote config dir's project `-work-remote`.
 fn remote_session(sshd: &Sshd, name: &str) -> std::path::PathBuf {
     let dir = sshd.remote_config.join("projects").join("-work-remote");
@@ -377,16 +392,8 @@ fn sessions_lists_the_remote_ones_beside_the_local_ones_and_names_a_host_it_cann
     let remote = remote_session(&sshd, "d3m0.jsonl");
     fs::write(&remote, real_fixture_bytes(FIXTURE)).expect("write");
     let unreachable = format!("localhost:{}", sshd.port + 1);
-    let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .args(["sessions", "--json", "--remote", &sshd.remote(None)])
+    let output = remote_sessions(&project, &sshd)
         .args(["--remote", &unreachable])
-        .args(["--remote-bin", env!("CARGO_BIN_EXE_familiar")])
-        .env("CLAUDE_CONFIG_DIR", &project.config)
-        .env("HOME", &project.config)
-        .env("XDG_CONFIG_HOME", project.config.join(".config"))
-        .env("NO_COLOR", "1")
-        .envs(sshd.env())
-        .current_dir(&project.project)
         .output()
         .expect("run familiar sessions");
     let stderr = String::from_utf8_lossy(&output.stderr);

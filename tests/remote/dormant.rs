@@ -30,16 +30,8 @@ fn aged_remote_session(
 /// `familiar sessions --json --remote` with `extra` arguments: the sessions' ids, and what
 /// it said on stderr.
 fn remote_session_ids(project: &Project, sshd: &Sshd, extra: &[&str]) -> (Vec<String>, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .args(["sessions", "--json", "--remote", &sshd.remote(None)])
-        .args(["--remote-bin", env!("CARGO_BIN_EXE_familiar")])
+    let output = remote_sessions(project, sshd)
         .args(extra)
-        .env("CLAUDE_CONFIG_DIR", &project.config)
-        .env("HOME", &project.config)
-        .env("XDG_CONFIG_HOME", project.config.join(".config"))
-        .env("NO_COLOR", "1")
-        .envs(sshd.env())
-        .current_dir(&project.project)
         .output()
         .expect("run familiar sessions");
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -225,15 +225,19 @@ mod tests {
         assert!(sender.join().unwrap_or(false), "the sender was cut off");
     }
 
-    /// The bridge thread alone, with `pacing` as `power` set it: when the wake-up for one item
-    /// came.
-    fn wake_for_one_item(pacing: &Pacing, poked: Receiver<()>) -> Instant {
+    /// The bridge thread alone, with `pacing` as `power` sets it: the feed's sender, what the
+    /// bridge carried, and when it woke the loop.
+    fn spawn_bridge(
+        pacing: &Pacing,
+        poked: Receiver<()>,
+    ) -> (Sender<GameFeed>, Receiver<GameFeed>, Receiver<Instant>) {
         let (feed_tx, feed) = crossbeam_channel::bounded(8);
         let (tx, rx) = crossbeam_channel::bounded(8);
-        let (_stop_tx, stop) = crossbeam_channel::bounded::<()>(0);
-        let (woke_tx, woke) = crossbeam_channel::bounded(8);
+        let (woke_tx, woke) = crossbeam_channel::bounded(64);
         let thread_pacing = pacing.clone();
         std::thread::spawn(move || {
+            // Held for the thread's life: nothing asks it to stop.
+            let (_stop_tx, stop) = crossbeam_channel::bounded::<()>(0);
             let bridge = Bridge {
                 feed: &feed,
                 tx: &tx,
@@ -245,6 +249,12 @@ mod tests {
                 let _ = woke_tx.send(Instant::now());
             });
         });
+        (feed_tx, rx, woke)
+    }
+
+    /// When the bridge woke the loop for one item.
+    fn wake_for_one_item(pacing: &Pacing, poked: Receiver<()>) -> Instant {
+        let (feed_tx, rx, woke) = spawn_bridge(pacing, poked);
         assert!(feed_tx.send(GameFeed::Quit).is_ok());
         let woken = woke
             .recv_timeout(Duration::from_secs(20))
@@ -272,24 +282,8 @@ mod tests {
         // A replay's window stays open on its last scene once the feed ends, and must still
         // draw while something moves there.
         let (pacing, poked) = Pacing::new();
-        let (feed_tx, feed) = crossbeam_channel::bounded::<GameFeed>(8);
-        let (tx, _rx) = crossbeam_channel::bounded(8);
-        let (_stop_tx, stop) = crossbeam_channel::bounded::<()>(0);
-        let (woke_tx, woke) = crossbeam_channel::bounded(64);
+        let (feed_tx, _carried, woke) = spawn_bridge(&pacing, poked);
         drop(feed_tx);
-        let thread_pacing = pacing.clone();
-        std::thread::spawn(move || {
-            let bridge = Bridge {
-                feed: &feed,
-                tx: &tx,
-                stop: &stop,
-                poked: &poked,
-                pacing: &thread_pacing,
-            };
-            bridge.carry(|| {
-                let _ = woke_tx.send(());
-            });
-        });
         pacing.frame(Instant::now(), true);
         for n in 0..3 {
             assert!(
