@@ -252,9 +252,7 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
                 render_creation: render_settings().into(),
                 synchronous_pipeline_compilation: options.scene.is_some(),
                 ..default()
-            })
-            // The binary installs its own tracing subscriber.
-            .disable::<bevy::log::LogPlugin>(),
+            }),
     )
     .insert_resource(ClearColor(Color::srgb_u8(18, 14, 38)))
     .insert_resource(if options.continuous || options.scene.is_some() {

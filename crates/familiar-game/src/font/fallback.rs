@@ -30,17 +30,20 @@ struct Cache {
     replacement: Vec<u8>,
 }
 
-static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| {
+/// Boxed: `Unifont` holds a table of its 4,352 pages (136 KiB), and a `LazyLock` not yet run
+/// is not all zero bytes, so unboxed the whole table would sit in the executable's `.data`
+/// (issue 31: the window executable's size).
+static CACHE: LazyLock<Mutex<Box<Cache>>> = LazyLock::new(|| {
     let mut font = Unifont::open();
     let replacement = font.load_bitmap(0xfffd).get_bytes().to_vec();
-    Mutex::new(Cache { font, replacement })
+    Mutex::new(Box::new(Cache { font, replacement }))
 });
 
 /// Unifont's glyph for `c`, or `None` where Unifont has none.
 pub(super) fn glyph(c: char) -> Option<Glyph> {
     // A poisoned lock only means another thread panicked mid-lookup; the cache is still valid.
     let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    let Cache { font, replacement } = &mut *cache;
+    let Cache { font, replacement } = &mut **cache;
     let bitmap = font.load_bitmap(u32::from(c));
     let bytes = bitmap.get_bytes();
     if c != '\u{fffd}' && bytes == replacement.as_slice() {
