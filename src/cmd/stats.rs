@@ -145,7 +145,7 @@ struct FileResult {
     /// Without its tokens and cost yet: those wait for every input's ledger (a message may
     /// be counted for another input). The normalizer is dropped as soon as its file is read.
     summary: Summary,
-    /// Merged into its reader's ledger as soon as the input is read whole.
+    /// Merged into the one ledger of every input as soon as the input is read whole.
     ledger: Ledger,
 }
 
