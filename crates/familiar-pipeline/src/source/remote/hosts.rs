@@ -8,7 +8,8 @@ use familiar_model::WindowFeed;
 use familiar_model::text::printable_line;
 use familiar_session::{ModelConfig, SessionSnapshot};
 
-use super::link::{Link, News, RemoteSpec};
+use super::link::{Link, News};
+use super::spec::RemoteSpec;
 use crate::source::live::{CliStates, Live, Took};
 use crate::stage::Stage;
 

@@ -7,6 +7,7 @@
 //!
 //! - [`feed`]: `familiar feed`, run on the remote host by the user's `ssh`;
 //! - [`wire`]: its lines (what the remote tailer read, hooks, the CLI's states);
+//! - [`spec`]: a remote as the user names it, and the `ssh` command that reaches it;
 //! - [`link`]: starting `ssh`, reading the feed, trying again with backoff;
 //! - [`hosts`]: the remotes of one `watch`, a session model each;
 //! - [`probe`]: `familiar doctor`'s look at a remote (the link, up to the feed's hello);
@@ -18,7 +19,9 @@ pub mod feed;
 pub mod hosts;
 pub mod link;
 pub mod probe;
+pub mod spec;
 pub mod wire;
 
 pub use hosts::Hosts;
-pub use link::{Link, News, RemoteSpec};
+pub use link::{Link, News};
+pub use spec::RemoteSpec;

@@ -9,7 +9,8 @@ use crossbeam_channel::RecvTimeoutError;
 use familiar_model::text::printable_line;
 
 use super::cursor::Request;
-use super::link::{Ended, RemoteSpec, explain, read_lines, read_stderr};
+use super::link::{Ended, explain, read_lines, read_stderr};
+use super::spec::RemoteSpec;
 use super::wire::{FEED_VERSION, FeedLine, Received};
 
 /// Connect to `spec` as `watch` does and read the feed's hello: the remote Familiar's
