@@ -66,15 +66,7 @@ impl Tailer {
             tracing::debug!("{} is written again: reading it", path.display());
             // Its backlog is read as the files' at start were, and then caught up again.
             self.catching_up = true;
-            let start = if dormant.identity == identity && meta.len() >= dormant.size {
-                Start::Existing {
-                    size: dormant.size,
-                    prime: Some(self.config.prime_bytes),
-                }
-            } else {
-                Start::Appeared // another file by now, or a shorter one: all of it is new
-            };
-            return Dormancy::Woken(start);
+            return Dormancy::Woken(self.woken((dormant.identity, dormant.size), meta));
         }
         let point = (self.config.resume.as_ref()).and_then(|points| points.get(path).copied());
         if let Some((identity_then, at)) = point.filter(|(_, at)| at.line == 0)
@@ -84,14 +76,7 @@ impl Tailer {
             if identity_then == identity && meta.len() == at.offset {
                 return self.set_aside(path, info, meta);
             }
-            return Dormancy::Woken(if identity_then == identity && meta.len() >= at.offset {
-                Start::Existing {
-                    size: at.offset,
-                    prime: Some(self.config.prime_bytes),
-                }
-            } else {
-                Start::Appeared
-            });
+            return Dormancy::Woken(self.woken((identity_then, at.offset), meta));
         }
         let Some(before) = self.dormant_before else {
             return Dormancy::No;
@@ -102,6 +87,21 @@ impl Tailer {
             return Dormancy::No;
         }
         self.set_aside(path, info, meta)
+    }
+
+    /// Where a file dormant as `then` (device and inode, size) is read from, now that it is
+    /// `meta`: what it held then as backlog, as at start, if it only grew; else all of it new
+    /// (another file by now, or a shorter one).
+    fn woken(&self, then: ((u64, u64), u64), meta: &fs::Metadata) -> Start {
+        let (identity, size) = then;
+        if identity == (meta.dev(), meta.ino()) && meta.len() >= size {
+            Start::Existing {
+                size,
+                prime: Some(self.config.prime_bytes),
+            }
+        } else {
+            Start::Appeared
+        }
     }
 
     /// Note `path` as dormant, unread (unless its path alone turns it down).

@@ -223,15 +223,6 @@ impl Ledger {
         Ledger::default()
     }
 
-    /// How many records it keeps (one per message, and those without an id).
-    pub fn len(&self) -> usize {
-        self.messages.len + self.loose.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Records added from now on come from input number `source` (for [`Ledger::by_source`],
     /// and to choose among equal records of one message: the earliest input's is kept).
     pub fn set_source(&mut self, source: u32) {
