@@ -107,21 +107,38 @@ pub fn input_name(path: &Path) -> String {
 
 /// An input from the command line, opened: its name in messages ([`input_name`]) and its
 /// reader (stdin for `-`).
-pub fn open_input(path: &Path) -> anyhow::Result<(String, Box<dyn Read>)> {
+pub fn open_input(path: &Path) -> anyhow::Result<Input> {
     let name = input_name(path);
-    let reader: Box<dyn Read> = if path == Path::new("-") {
-        Box::new(io::stdin().lock())
+    let (reader, len): (Box<dyn Read>, _) = if path == Path::new("-") {
+        (Box::new(io::stdin().lock()), None)
     } else if let Some((db, session)) = familiar_tail::opencode::parse_address(path)
         && db.is_file()
     {
         // An opencode session: its rows, read now, as the lines the live source sends.
         let lines = familiar_tail::opencode::read_session(&db, &session)
             .with_context(|| format!("cannot read {name}"))?;
-        Box::new(io::Cursor::new(lines))
+        let len = lines.len() as u64;
+        (Box::new(io::Cursor::new(lines)), Some(len))
     } else {
-        Box::new(File::open(path).with_context(|| format!("cannot open {name}"))?)
+        let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
+        // A regular file's size: a line longer than a read then gets room at once.
+        let len = file
+            .metadata()
+            .ok()
+            .filter(|meta| meta.is_file())
+            .map(|meta| meta.len());
+        (Box::new(file), len)
     };
-    Ok((name, reader))
+    Ok(Input { name, reader, len })
+}
+
+/// An input opened by [`open_input`].
+pub struct Input {
+    /// Its name in messages.
+    pub name: String,
+    pub reader: Box<dyn Read>,
+    /// Its size, when known (a file, not a pipe).
+    pub len: Option<u64>,
 }
 
 /// Read one transcript through a fresh normalizer, parsing on `threads`, and hand `warn` its
@@ -136,7 +153,7 @@ pub fn read_transcript(
     mut warn: impl FnMut(String),
     mut on_event: impl FnMut(Event) -> io::Result<()>,
 ) -> anyhow::Result<Normalizer> {
-    let (name, reader) = open_input(path)?;
+    let Input { name, reader, len } = open_input(path)?;
     let mut normalizer = Normalizer::new(config.clone());
     let mut events = 0u64;
     let mut skipped = SkippedLines::new(&name);
@@ -145,6 +162,7 @@ pub fn read_transcript(
     familiar_transcript::normalize_read_on(
         threads,
         reader,
+        len,
         &mut normalizer,
         |event| {
             events += 1;

@@ -450,7 +450,7 @@ fn read_one_warning(
     chunk: &mut Vec<u8>,
     warnings: &mut Warnings,
 ) -> anyhow::Result<FileResult> {
-    let (name, reader) = super::open_input(path)?;
+    let super::Input { name, reader, len } = super::open_input(path)?;
     let mut normalizer = Normalizer::new(config.clone());
     let mut ledger = Ledger::new();
     ledger.set_source(source);
@@ -466,6 +466,7 @@ fn read_one_warning(
             inner: reader,
             progress,
         },
+        len,
         cap,
         chunk,
         |line| {

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use crate::{
-    Diagnostic, DiagnosticKind, Event, Head, Line, LineSplitter, Normalizer, ParsedLine, feed,
+    Diagnostic, DiagnosticKind, Event, Head, LineSplitter, Normalizer, ParsedLine, Piece, feed,
     multiline_array, parse_line, read_head,
 };
 
@@ -55,21 +55,29 @@ struct Batch {
 
 impl Batch {
     /// Note a line the splitter completed; `read` is the buffer of the current read.
-    fn push(&mut self, read: &[u8], line: Line<'_>) {
-        match line {
-            Line::Complete { bytes, number } => {
-                let place = if read.as_ptr_range().contains(&bytes.as_ptr()) {
-                    let start = bytes.as_ptr() as usize - read.as_ptr() as usize;
-                    Place::Read(start..start + bytes.len())
-                } else {
-                    let start = self.carried.len();
-                    self.carried.extend_from_slice(bytes);
-                    Place::Carried(start..self.carried.len())
-                };
-                self.items.push(BatchItem::Line { place, number });
+    fn push(&mut self, read: &[u8], piece: Piece<'_>, number: u64) {
+        let place = match piece {
+            Piece::InChunk(bytes) => {
+                let start = bytes.as_ptr() as usize - read.as_ptr() as usize;
+                Place::Read(start..start + bytes.len())
             }
-            Line::TooLong { len, number } => self.items.push(BatchItem::TooLong { len, number }),
-        }
+            // Only a read's first line can have begun before it: the splitter's buffer is
+            // taken, not copied (a 50 MB record is held once, not twice).
+            Piece::Held(buffer) if self.carried.is_empty() => {
+                std::mem::swap(&mut self.carried, buffer);
+                Place::Carried(0..self.carried.len())
+            }
+            Piece::Held(buffer) => {
+                let start = self.carried.len();
+                self.carried.extend_from_slice(buffer);
+                Place::Carried(start..self.carried.len())
+            }
+            Piece::TooLong(len) => {
+                self.items.push(BatchItem::TooLong { len, number });
+                return;
+            }
+        };
+        self.items.push(BatchItem::Line { place, number });
     }
 
     /// Parse and apply the batch; on two threads when `threads` allows and the batch is large
@@ -105,7 +113,7 @@ impl Batch {
         };
         let mut events = Vec::new();
         let mut apply = |items: &[BatchItem],
-                         parsed: &[Option<Result<ParsedLine<'_>, DiagnosticKind>>]|
+                         parsed: &mut [Option<Result<ParsedLine<'_>, DiagnosticKind>>]|
          -> std::io::Result<()> {
             for (item, parsed) in items.iter().zip(parsed) {
                 let (number, result) = match (item, parsed) {
@@ -145,8 +153,8 @@ impl Batch {
         };
         let total = read.len() + carried.len();
         if total < PARALLEL_MIN_BYTES || !threads.two() {
-            let parsed = parse(&self.items);
-            apply(&self.items, &parsed)?;
+            let mut parsed = parse(&self.items);
+            apply(&self.items, &mut parsed)?;
             if let Some(read_ahead) = read_ahead {
                 read_ahead();
             }
@@ -203,13 +211,13 @@ impl Batch {
                         }
                         parse_piece(claimed);
                     }
-                    let parsed = slots[piece]
+                    let mut parsed = slots[piece]
                         .wait()
                         .lock()
                         .ok()
                         .and_then(|mut slot| slot.take())
                         .unwrap_or_else(|| parse(&items[range.clone()]));
-                    if let Err(err) = apply(&items[range.clone()], &parsed) {
+                    if let Err(err) = apply(&items[range.clone()], &mut parsed) {
                         // Stop the worker: nothing more of this batch is wanted.
                         next.store(pieces.len(), Ordering::Relaxed);
                         return Err(err);
@@ -217,6 +225,10 @@ impl Batch {
                 }
                 Ok(())
             })?;
+        }
+        // A big carried line's buffer is given back, not kept for the next batch.
+        if self.carried.capacity() > 1 << 20 {
+            self.carried = Vec::new();
         }
         self.carried.clear();
         self.items.clear();
@@ -235,7 +247,14 @@ pub fn normalize_read<R: std::io::Read>(
     on_event: impl FnMut(Event) -> std::io::Result<()>,
     on_diagnostic: impl FnMut(Diagnostic),
 ) -> std::io::Result<()> {
-    normalize_read_on(Threads::Two, reader, normalizer, on_event, on_diagnostic)
+    normalize_read_on(
+        Threads::Two,
+        reader,
+        None,
+        normalizer,
+        on_event,
+        on_diagnostic,
+    )
 }
 
 /// How many threads [`normalize_read_on`] parses on.
@@ -253,10 +272,13 @@ impl Threads {
     }
 }
 
-/// [`normalize_read`], parsing on `threads`.
+/// [`normalize_read`], parsing on `threads`. `len`, when known (a file's size), lets a line
+/// longer than a read get room for the rest of the input at once
+/// ([`LineSplitter::make_room`]) rather than a buffer that doubles as it grows.
 pub fn normalize_read_on<R: std::io::Read>(
     threads: Threads,
     mut reader: R,
+    len: Option<u64>,
     normalizer: &mut Normalizer,
     mut on_event: impl FnMut(Event) -> std::io::Result<()>,
     mut on_diagnostic: impl FnMut(Diagnostic),
@@ -272,6 +294,7 @@ pub fn normalize_read_on<R: std::io::Read>(
     let result = normalize_read_with(
         threads,
         &mut reader,
+        len,
         &mut buffers,
         normalizer,
         &mut on_event,
@@ -284,6 +307,7 @@ pub fn normalize_read_on<R: std::io::Read>(
 fn normalize_read_with<R: std::io::Read>(
     threads: Threads,
     reader: &mut R,
+    len: Option<u64>,
     [chunk, spare]: &mut [Vec<u8>; 2],
     normalizer: &mut Normalizer,
     on_event: &mut dyn FnMut(Event) -> std::io::Result<()>,
@@ -316,6 +340,7 @@ fn normalize_read_with<R: std::io::Read>(
         let prefix = &chunk[..filled];
         match read_head(
             &mut prefix.chain(&mut *reader),
+            len,
             &mut vec![0; BATCH_BYTES],
             cap,
         )? {
@@ -338,6 +363,8 @@ fn normalize_read_with<R: std::io::Read>(
     });
     // What the read ahead into `spare` returned, when one was made.
     let mut ahead: Option<std::io::Result<usize>> = None;
+    // Bytes of the input pushed to the splitter so far.
+    let mut consumed = 0u64;
     loop {
         let head;
         let bytes: &[u8] = match first.take() {
@@ -366,7 +393,9 @@ fn normalize_read_with<R: std::io::Read>(
         };
         // Every read is parsed before the next one overwrites the buffer, so a short read (a
         // pipe with nothing more yet) never holds live input back.
-        splitter.push(bytes, |line| batch.push(bytes, line));
+        splitter.make_room(bytes, len.map(|len| len.saturating_sub(consumed)));
+        consumed += bytes.len() as u64;
+        splitter.push_split(bytes, |piece, number| batch.push(bytes, piece, number));
         // A read that filled the buffer had more behind it (a file: a pipe holds at most
         // 1 MiB), so the next one is made into the other buffer while the helper parses this
         // batch (the reading would otherwise leave it idle). Only for `Two`: a caller that
@@ -404,4 +433,55 @@ fn normalize_read_with<R: std::io::Read>(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BatchItem;
+    use super::{Batch, Place};
+    use crate::LineSplitter;
+
+    #[test]
+    fn a_line_begun_in_an_earlier_read_is_taken_from_the_splitter_not_copied() {
+        let mut splitter = LineSplitter::new(1 << 20);
+        let mut batch = Batch::default();
+        splitter.push_split(b"{\"text\":\"a long", |_, _| {
+            panic!("no line is complete yet")
+        });
+        let read = b" record\"}\n{}\n";
+        // Room for the rest, so the line stays where it is while it is completed.
+        splitter.room_for(read.len() as u64);
+        let held = splitter
+            .unfinished()
+            .and_then(|line| line.bytes)
+            .map(<[u8]>::as_ptr);
+        splitter.push_split(read, |piece, number| batch.push(read, piece, number));
+        let lines: Vec<(Vec<u8>, bool)> = batch
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                BatchItem::Line {
+                    place: Place::Read(range),
+                    ..
+                } => Some((read[range.clone()].to_vec(), false)),
+                BatchItem::Line {
+                    place: Place::Carried(range),
+                    ..
+                } => Some((batch.carried[range.clone()].to_vec(), true)),
+                BatchItem::TooLong { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (b"{\"text\":\"a long record\"}".to_vec(), true),
+                (b"{}".to_vec(), false)
+            ]
+        );
+        assert_eq!(
+            held,
+            Some(batch.carried.as_ptr()),
+            "the held line was copied"
+        );
+    }
 }

@@ -56,7 +56,7 @@ pub mod usage;
 
 pub use bulk::{Threads, normalize_read, normalize_read_on};
 pub use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
-pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, OwnedLine, Unfinished};
+pub use lines::{DEFAULT_MAX_LINE_BYTES, Line, LineSplitter, OwnedLine, Piece, Unfinished};
 pub use links::{SubagentLink, subagent_link};
 pub use metrics::{Metrics, Summary, round_cost};
 pub use normalize::{
@@ -171,17 +171,21 @@ enum Head {
 
 /// Read until the first newline (a pipe may deliver the first line in pieces), then decide
 /// between JSONL and one pretty-printed JSON document. Shared by both readers.
+/// `len`, when known, is the input's size: a long first line gets room at once
+/// ([`lines::make_room`]).
 fn read_head<R: std::io::Read>(
     reader: &mut R,
+    len: Option<u64>,
     chunk: &mut [u8],
     cap: usize,
 ) -> std::io::Result<Head> {
-    read_head_from(reader, chunk, cap, Vec::new())
+    read_head_from(reader, len, chunk, cap, Vec::new())
 }
 
 /// [`read_head`] with the first bytes already read (`head`).
 fn read_head_from<R: std::io::Read>(
     reader: &mut R,
+    len: Option<u64>,
     chunk: &mut [u8],
     cap: usize,
     mut head: Vec<u8>,
@@ -189,7 +193,13 @@ fn read_head_from<R: std::io::Read>(
     while memchr::memchr(b'\n', &head).is_none() && head.len() <= cap {
         match reader.read(chunk) {
             Ok(0) => break,
-            Ok(read) => head.extend_from_slice(&chunk[..read]),
+            Ok(read) => {
+                if head.len() + read > head.capacity() && head.len() >= lines::BIG_LINE {
+                    let rest = len.map_or(0, |len| len.saturating_sub(head.len() as u64));
+                    lines::make_room(&mut head, rest, cap + 1);
+                }
+                head.extend_from_slice(&chunk[..read]);
+            }
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(err) => return Err(err),
         }
@@ -224,14 +234,17 @@ pub fn read_lines<R: std::io::Read>(
     max_line_bytes: usize,
     on_line: impl FnMut(ReadLine<'_>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    read_lines_with(reader, max_line_bytes, &mut Vec::new(), on_line)
+    read_lines_with(reader, None, max_line_bytes, &mut Vec::new(), on_line)
 }
 
 /// [`read_lines`] reading into the caller's buffer `chunk`: a caller reading many inputs
 /// (`familiar stats`) allocates (and the kernel zeroes) one buffer for all of them. The first
-/// read, which nearly always holds the first line, is split where it lies, not copied.
+/// read, which nearly always holds the first line, is split where it lies, not copied. `len`,
+/// when known (a file's size), lets a line longer than a read get room for the rest of the
+/// input at once ([`LineSplitter::make_room`]) rather than a buffer that doubles as it grows.
 pub fn read_lines_with<R: std::io::Read>(
     mut reader: R,
+    len: Option<u64>,
     max_line_bytes: usize,
     chunk: &mut Vec<u8>,
     mut on_line: impl FnMut(ReadLine<'_>) -> std::io::Result<()>,
@@ -267,7 +280,7 @@ pub fn read_lines_with<R: std::io::Read>(
         None
     } else {
         let head = chunk[..filled].to_vec();
-        match read_head_from(&mut reader, chunk, max_line_bytes, head)? {
+        match read_head_from(&mut reader, len, chunk, max_line_bytes, head)? {
             Head::FirstLine(head) => Some(head),
             Head::Array(whole) => {
                 return match multiline_array(&whole) {
@@ -281,14 +294,19 @@ pub fn read_lines_with<R: std::io::Read>(
         }
     };
     let mut splitter = LineSplitter::new(max_line_bytes);
-    match &head {
-        Some(head) => push_lines(&mut splitter, head, &mut on_line)?,
-        None => push_lines(&mut splitter, &chunk[..filled], &mut on_line)?,
-    }
+    let first = head.as_deref().unwrap_or(&chunk[..filled]);
+    // Bytes of the input pushed to the splitter so far.
+    let mut consumed = first.len() as u64;
+    splitter.make_room(first, len);
+    push_lines(&mut splitter, first, &mut on_line)?;
     loop {
         match reader.read(chunk) {
             Ok(0) => break,
-            Ok(read) => push_lines(&mut splitter, &chunk[..read], &mut on_line)?,
+            Ok(read) => {
+                splitter.make_room(&chunk[..read], len.map(|len| len.saturating_sub(consumed)));
+                consumed += read as u64;
+                push_lines(&mut splitter, &chunk[..read], &mut on_line)?
+            }
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(err) => return Err(err),
         }

@@ -26,11 +26,15 @@ pub enum OwnedLine {
     TooLong { len: u64, number: u64 },
 }
 
-/// A completed line as the splitter has it: within the chunk fed, or gathered in its buffer
-/// (which the taker may keep).
-enum Piece<'a> {
+/// A completed line as the splitter has it ([`LineSplitter::push_split`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Within the chunk fed (without its `\n` and trailing `\r`).
     InChunk(&'a [u8]),
+    /// Gathered from several chunks in the splitter's buffer, which the taker may keep
+    /// (`std::mem::take`, or a swap with a buffer of its own) instead of copying it.
     Held(&'a mut Vec<u8>),
+    /// Over the cap, skipped: its length without the newline.
     TooLong(u64),
 }
 
@@ -92,14 +96,15 @@ impl LineSplitter {
     /// four times what it holds, for a line still being written: room not yet written to is
     /// address space, not memory, and each move then copies a quarter of the new size at most.
     pub fn room_for(&mut self, rest: u64) {
-        let len = self.partial.len();
-        let cap = self.max_line_bytes.max(len);
-        let wanted = len
-            .saturating_add(usize::try_from(rest).unwrap_or(usize::MAX))
-            .max(len.saturating_mul(4))
-            .min(cap);
-        if wanted > self.partial.capacity() {
-            self.partial.reserve_exact(wanted - len);
+        make_room(&mut self.partial, rest, self.max_line_bytes);
+    }
+
+    /// [`LineSplitter::room_for`] when [`LineSplitter::needs_room`]`(chunk)`, for a reader
+    /// that knows its input's size: `left` is what was left of it before `chunk` (`None`:
+    /// not known, a pipe; the line then gets four times what it holds).
+    pub fn make_room(&mut self, chunk: &[u8], left: Option<u64>) {
+        if self.needs_room(chunk) {
+            self.room_for(left.unwrap_or(0));
         }
     }
 
@@ -110,7 +115,7 @@ impl LineSplitter {
 
     /// Feed a chunk; `on_line` is called for every line the chunk completes, in order.
     pub fn push(&mut self, chunk: &[u8], mut on_line: impl FnMut(Line<'_>)) {
-        self.split(chunk, |piece, number| {
+        self.push_split(chunk, |piece, number| {
             on_line(match piece {
                 Piece::InChunk(bytes) => Line::Complete { bytes, number },
                 Piece::Held(buffer) => Line::Complete {
@@ -126,7 +131,7 @@ impl LineSplitter {
     /// pieces is the buffer it was gathered in, not a copy of it (a 50 MB record is held
     /// once, not twice).
     pub fn push_owned(&mut self, chunk: &[u8], mut on_line: impl FnMut(OwnedLine)) {
-        self.split(chunk, |piece, number| {
+        self.push_split(chunk, |piece, number| {
             on_line(match piece {
                 Piece::InChunk(bytes) => OwnedLine::Complete {
                     bytes: bytes.to_vec(),
@@ -141,7 +146,9 @@ impl LineSplitter {
         });
     }
 
-    fn split(&mut self, mut chunk: &[u8], mut on_line: impl FnMut(Piece<'_>, u64)) {
+    /// Feed a chunk; `on_line` gets every line it completes, in order, with its number, as
+    /// the splitter has it: a line gathered from several chunks can be taken, not copied.
+    pub fn push_split(&mut self, mut chunk: &[u8], mut on_line: impl FnMut(Piece<'_>, u64)) {
         while !chunk.is_empty() {
             let Some(newline) = memchr::memchr(b'\n', chunk) else {
                 self.hold(chunk);
@@ -228,6 +235,19 @@ pub struct Unfinished<'a> {
     pub bytes: Option<&'a [u8]>,
     pub len: u64,
     pub number: u64,
+}
+
+/// Room in `line` for `rest` more bytes at once, or four times what it holds, up to `cap`
+/// ([`LineSplitter::room_for`]).
+pub(crate) fn make_room(line: &mut Vec<u8>, rest: u64, cap: usize) {
+    let len = line.len();
+    let wanted = len
+        .saturating_add(usize::try_from(rest).unwrap_or(usize::MAX))
+        .max(len.saturating_mul(4))
+        .min(cap.max(len));
+    if wanted > line.capacity() {
+        line.reserve_exact(wanted - len);
+    }
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {

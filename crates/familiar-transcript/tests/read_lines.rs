@@ -75,7 +75,7 @@ fn read(input: &[u8], cap: usize, piece: usize, chunk: Option<&mut Vec<u8>>) -> 
         Ok(())
     };
     match chunk {
-        Some(chunk) => read_lines_with(reader, cap, chunk, on_line),
+        Some(chunk) => read_lines_with(reader, Some(input.len() as u64), cap, chunk, on_line),
         None => read_lines(reader, cap, on_line),
     }
     .expect("in-memory read");

@@ -30,6 +30,9 @@ pub struct Recorded {
     /// What the session model calls the file (a pipe and the demo get a name of their own).
     path: PathBuf,
     reader: Box<dyn Read + Send>,
+    /// The input's size when known (not a pipe): a line longer than a read gets room for the
+    /// rest at once ([`familiar_transcript::read_lines_with`]).
+    len: Option<u64>,
     /// What the file's place says (a subagent's file, a session id in its name), as the
     /// tailer tells the model for the same file.
     info: FileInfo,
@@ -74,6 +77,7 @@ impl Recorded {
                 name: "<stdin>".to_owned(),
                 path: PathBuf::from("stdin.jsonl"),
                 reader: Box::new(io::stdin()),
+                len: None,
                 info: FileInfo::unknown(),
                 streaming: true,
             });
@@ -93,6 +97,7 @@ impl Recorded {
             return Ok(Recorded {
                 name,
                 path: path.to_owned(),
+                len: Some(lines.len() as u64),
                 reader: Box::new(io::Cursor::new(lines)),
                 info: FileInfo::unknown(),
                 streaming: false,
@@ -102,9 +107,15 @@ impl Recorded {
             name: name.clone(),
             cause,
         })?;
+        let len = file
+            .metadata()
+            .ok()
+            .filter(|meta| meta.is_file())
+            .map(|meta| meta.len());
         Ok(Recorded {
             name,
             path: path.to_owned(),
+            len,
             reader: Box::new(file),
             info: place_of(path),
             streaming: false,
@@ -117,6 +128,7 @@ impl Recorded {
             name: name.to_owned(),
             path: PathBuf::from("demo.jsonl"),
             reader: Box::new(bytes),
+            len: Some(bytes.len() as u64),
             info: FileInfo::unknown(),
             streaming: false,
         }
@@ -128,6 +140,7 @@ impl Recorded {
             name: name.to_owned(),
             path: PathBuf::from(name),
             reader: Box::new(reader),
+            len: None,
             info: FileInfo::unknown(),
             streaming: false,
         }
@@ -201,6 +214,7 @@ impl Recorded {
             name,
             path,
             reader,
+            len,
             info,
             ..
         } = self;
@@ -255,49 +269,50 @@ impl Recorded {
                 }
                 Ok(())
             };
-        let result = familiar_transcript::read_lines(reader, cap, |line| {
-            if !matches!(line, ReadLine::Unfinished { .. }) {
-                read.lines += 1;
-            }
-            match line {
-                ReadLine::Line { number, bytes } => model.apply(
-                    Input::Line {
-                        path: &path,
-                        number,
-                        bytes,
-                        backlog: false,
-                    },
-                    &mut out,
-                ),
-                ReadLine::TooLong { number, len } => out.push(Output::Skipped {
-                    path: path.clone(),
-                    diagnostic: Diagnostic {
-                        line: number,
-                        kind: DiagnosticKind::TooLong {
-                            len,
-                            cap: cap as u64,
+        let result =
+            familiar_transcript::read_lines_with(reader, len, cap, &mut Vec::new(), |line| {
+                if !matches!(line, ReadLine::Unfinished { .. }) {
+                    read.lines += 1;
+                }
+                match line {
+                    ReadLine::Line { number, bytes } => model.apply(
+                        Input::Line {
+                            path: &path,
+                            number,
+                            bytes,
+                            backlog: false,
                         },
-                    },
-                }),
-                ReadLine::Unfinished { number, len } => out.push(Output::Skipped {
-                    path: path.clone(),
-                    diagnostic: Diagnostic {
-                        line: number,
-                        kind: DiagnosticKind::Unfinished { len },
-                    },
-                }),
-            }
-            // The clock after the line: the scripts' timers due by now fire before the
-            // next line's events, as they do live.
-            let tick = model.now().filter(|_| model.now() != told);
-            told = model.now();
-            deliver(&mut out, &mut read, tick)
-        })
-        .and_then(|()| {
-            // The input ended: what the model held for a later record goes out.
-            model.apply(Input::Removed { path: &path }, &mut out);
-            deliver(&mut out, &mut read, None)
-        });
+                        &mut out,
+                    ),
+                    ReadLine::TooLong { number, len } => out.push(Output::Skipped {
+                        path: path.clone(),
+                        diagnostic: Diagnostic {
+                            line: number,
+                            kind: DiagnosticKind::TooLong {
+                                len,
+                                cap: cap as u64,
+                            },
+                        },
+                    }),
+                    ReadLine::Unfinished { number, len } => out.push(Output::Skipped {
+                        path: path.clone(),
+                        diagnostic: Diagnostic {
+                            line: number,
+                            kind: DiagnosticKind::Unfinished { len },
+                        },
+                    }),
+                }
+                // The clock after the line: the scripts' timers due by now fire before the
+                // next line's events, as they do live.
+                let tick = model.now().filter(|_| model.now() != told);
+                told = model.now();
+                deliver(&mut out, &mut read, tick)
+            })
+            .and_then(|()| {
+                // The input ended: what the model held for a later record goes out.
+                model.apply(Input::Removed { path: &path }, &mut out);
+                deliver(&mut out, &mut read, None)
+            });
         if let Some(summary) = skipped.summary() {
             report::warning(summary);
         }

@@ -194,7 +194,7 @@ impl SessionModel {
             Some(id) => id,
             None => self.open(path, &FileInfo::unknown(), out),
         };
-        let parsed = parse_line(bytes, self.config.normalizer.max_line_bytes);
+        let mut parsed = parse_line(bytes, self.config.normalizer.max_line_bytes);
         if self.config.recorded_clock
             && let Some(at) = parsed
                 .as_ref()
@@ -241,7 +241,7 @@ impl SessionModel {
         }
         let mut events = std::mem::take(&mut self.scratch);
         events.clear();
-        match &parsed {
+        match &mut parsed {
             Ok(parsed) => file.normalizer.apply(parsed, number, &mut events),
             Err(kind) => {
                 file.normalizer.skipped_line();

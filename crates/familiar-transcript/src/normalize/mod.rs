@@ -11,6 +11,7 @@
 //! - `context`: the context window (limit) and its precedence;
 //! - `plan`: the planning tools' changes to the agent's plan (`Event::plan_change`);
 //! - `known`: what Familiar knows Claude Code writes; the rest is counted as unknown;
+//! - `moved`: a big prompt's text moved from its record into its event, not copied;
 //! - `own`: which records another CLI's reader reads (Gemini CLI, Qwen Code, Copilot CLI,
 //!   opencode), and handing them to it.
 
@@ -18,6 +19,7 @@ mod api_errors;
 mod chain;
 mod context;
 mod known;
+mod moved;
 mod own;
 mod parse;
 mod plan;
@@ -98,6 +100,8 @@ struct Claude {
     deferred_success: Option<Box<Event>>,
     /// Which `TaskCreate` made which task id (for `TaskUpdate`'s plan changes).
     tasks: plan::TaskIds,
+    /// A big prompt's text, moved from the record being read into its event.
+    moving: moved::Moving,
 }
 
 impl Claude {
@@ -307,8 +311,8 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) -> Result<(), Diagnostic> {
         match parse_line(line, self.config.max_line_bytes) {
-            Ok(parsed) => {
-                self.apply(&parsed, line_no, out);
+            Ok(mut parsed) => {
+                self.apply(&mut parsed, line_no, out);
                 Ok(())
             }
             Err(kind) => {
@@ -328,12 +332,14 @@ impl Normalizer {
     }
 
     /// Apply a line parsed by [`parse_line`] (possibly on another thread) to the session state.
-    pub fn apply(&mut self, parsed: &ParsedLine<'_>, line_no: u64, out: &mut Vec<Event>) {
-        let mut push = |record: &Record<'_>, json: &str| {
+    /// Takes the line mutably: a big prompt's text moves from its record into its event.
+    pub fn apply(&mut self, parsed: &mut ParsedLine<'_>, line_no: u64, out: &mut Vec<Event>) {
+        let mut push = |record: &mut Record<'_>, json: &str| {
             let raw = self.config.keep_raw.then(|| Arc::<str>::from(json));
             self.push_record(record, json, line_no, raw, out);
+            self.claude.moving.finish(record, out);
         };
-        match &parsed.records {
+        match &mut parsed.records {
             Records::None => {}
             Records::One(record, json) => push(record, json),
             Records::Many(records) => {

@@ -7,6 +7,7 @@ use familiar_model::{ErrorKind, Event, EventKind, Status};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::moved::Moving;
 use super::parse::{
     SlashCommand, cap_text, first_text, is_injected_text, slash_command, think_level,
 };
@@ -27,7 +28,10 @@ impl Normalizer {
         }
         match &record.message {
             Some(TextOr::Value(message)) => match &message.content {
-                Some(TextOr::Text(text)) => self.user_text(chain, record, text, origin, out),
+                Some(TextOr::Text(text)) => {
+                    self.claude.moving = Moving::offer(text);
+                    self.user_text(chain, record, text, origin, out);
+                }
                 Some(TextOr::Value(blocks)) => {
                     let mut texts: Vec<&str> = Vec::new();
                     for block in blocks {
@@ -56,7 +60,10 @@ impl Normalizer {
                 }
                 None => {}
             },
-            Some(TextOr::Text(text)) => self.user_text(chain, record, text, origin, out),
+            Some(TextOr::Text(text)) => {
+                self.claude.moving = Moving::offer(text);
+                self.user_text(chain, record, text, origin, out);
+            }
             None => {}
         }
     }
@@ -136,6 +143,7 @@ impl Normalizer {
             state.status = Status::Working;
         }
         let mut event = self.event(chain, EventKind::Prompt, origin);
+        let shown = text.trim_end();
         match command {
             Some(command) => {
                 event.text = Some(match command.args {
@@ -144,13 +152,16 @@ impl Normalizer {
                 });
                 event.think = Some(think_level(command.args.unwrap_or("")));
                 event.command = Some(command.name);
+                self.emit(event, out);
             }
             None => {
-                event.text = Some(text.trim_end().to_owned());
+                // A big pasted prompt's text is moved in after the record, not copied.
+                event.text = Some(self.claude.moving.text_for(shown));
                 event.think = Some(think_level(text));
+                self.emit(event, out);
+                self.claude.moving.claim(shown, out.len() - 1);
             }
         }
-        self.emit(event, out);
     }
 
     pub(super) fn assistant(

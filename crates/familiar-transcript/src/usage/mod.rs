@@ -262,9 +262,9 @@ pub fn push_line(
     out: &mut Vec<Event>,
 ) -> Result<(), Diagnostic> {
     match parse_line(line, normalizer.config().max_line_bytes) {
-        Ok(parsed) => {
+        Ok(mut parsed) => {
             scan_parsed_line(line, Some(&parsed), ledger);
-            normalizer.apply(&parsed, line_no, out);
+            normalizer.apply(&mut parsed, line_no, out);
             Ok(())
         }
         Err(kind) => {
