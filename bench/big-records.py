@@ -12,7 +12,12 @@ instead, whose text the event carries). Prints the RSS before, the peak (the
 kernel's high-water mark) and what it is 2 s after the last, and the peak above the level
 before as a multiple of one record's size on disk.
 
-usage: bench/big-records.py [--size MB] [--count N] [--no-escapes]
+With `--bulk`, the same records go into a file, read by the commands that read a file whole
+(`familiar events`, `run scripts/default.rhai`, `stats`): each one's peak RSS (its own
+high-water mark) above what it peaks at on the file without the big records, as a multiple of
+one record's size.
+
+usage: bench/big-records.py [--size MB] [--count N] [--no-escapes] [--prompt] [--bulk]
 env:   FAMILIAR_BIN (default target/release/familiar)
 """
 
@@ -66,9 +71,13 @@ def main():
     parser.add_argument("--no-escapes", action="store_true")
     parser.add_argument("--prompt", action="store_true",
                         help="a prompt of that size (its text is the event's) instead")
+    parser.add_argument("--bulk", action="store_true",
+                        help="the commands that read a file whole, not a live watcher")
     args = parser.parse_args()
     binary = os.environ.get("FAMILIAR_BIN", str(ROOT / "target/release/familiar"))
     size = int(args.size * 1e6)
+    if args.bulk:
+        return bulk(binary, size, args)
     with tempfile.TemporaryDirectory(prefix="familiar-big-") as tmp:
         tmp = pathlib.Path(tmp)
         project = tmp / "work/p"
@@ -122,6 +131,45 @@ def main():
     print(f"{args.count} {kind} of {mb:.1f} MB ({'no escapes' if args.no_escapes else 'an escape a line'}): "
           f"RSS before {before:.1f} MB, peak {peak:.1f} MB "
           f"({(peak - before) / mb:.2f}x a record above it), 2 s after {after:.1f} MB")
+
+
+def bulk(binary, size, args):
+    text = big_text(size, not args.no_escapes)
+    kind = "prompt" if args.prompt else "tool_result"
+    with tempfile.TemporaryDirectory(prefix="familiar-big-") as tmp:
+        tmp = pathlib.Path(tmp)
+        small, big = tmp / "small.jsonl", tmp / "big.jsonl"
+        on_disk = 0
+        with open(small, "w") as s, open(big, "w") as b:
+            for f in (s, b):
+                f.write(record("prompt", "start", 0, str(tmp)))
+            for n in range(1, args.count + 1):
+                line = record(kind, text, n, str(tmp))
+                on_disk = len(line)
+                b.write(line)
+                for f in (s, b):
+                    f.write(record("prompt", f"read-{n}", 10_000 + n, str(tmp)))
+        mb = on_disk / 1e6
+        print(f"{args.count} {kind.replace('_', ' ')}s of {mb:.1f} MB "
+              f"({'no escapes' if args.no_escapes else 'an escape a line'}), read from a file:")
+        script = str(ROOT / "scripts/default.rhai")
+        del text  # not held while the commands run
+        for name, argv in [("events", ["events"]), ("run default.rhai", ["run", script, "--input"]),
+                           ("stats", ["stats"])]:
+            level = measure([binary, *argv, str(small)])
+            peak = measure([binary, *argv, str(big)])
+            print(f"  {name}: {level:.1f} MB without them, peak {peak:.1f} MB "
+                  f"({(peak - level) / mb:.2f}x a record above it)")
+
+
+def measure(argv):
+    """Peak RSS of `argv` in MB, as GNU time reports it (as bench/memory.sh does): a child
+    forked from this Python would count its pages, which hold the records' text."""
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed: {done.stderr[-2000:]}")
+    return int(done.stderr.split()[-1]) / 1024
 
 
 if __name__ == "__main__":

@@ -299,6 +299,8 @@ pub fn read_lines_with<R: std::io::Read>(
     let mut consumed = first.len() as u64;
     splitter.make_room(first, len);
     push_lines(&mut splitter, first, &mut on_line)?;
+    // A long first line is not held while the rest is read.
+    drop(head);
     loop {
         match reader.read(chunk) {
             Ok(0) => break,
