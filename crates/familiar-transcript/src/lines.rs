@@ -84,9 +84,10 @@ impl LineSplitter {
         {
             return false;
         }
-        // Only what comes before the line's end counts.
-        let line_part = memchr::memchr(b'\n', chunk).unwrap_or(chunk.len());
-        self.partial.len() + line_part > self.partial.capacity()
+        // Only what comes before the line's end counts (a read of 1 MiB that ends a short
+        // line and goes on with others does not make it big).
+        let line = self.partial.len() + memchr::memchr(b'\n', chunk).unwrap_or(chunk.len());
+        line > self.partial.capacity() && line > BIG_LINE
     }
 
     /// At most `rest` more bytes follow what was pushed so far (what is left of the input as
@@ -103,8 +104,13 @@ impl LineSplitter {
     /// that knows its input's size: `left` is what was left of it before `chunk` (`None`:
     /// not known, a pipe; the line then gets four times what it holds).
     pub fn make_room(&mut self, chunk: &[u8], left: Option<u64>) {
-        if self.needs_room(chunk) {
-            self.room_for(left.unwrap_or(0));
+        if !self.needs_room(chunk) {
+            return;
+        }
+        match memchr::memchr(b'\n', chunk) {
+            // The line ends in this chunk: exactly its room.
+            Some(end) => self.partial.reserve_exact(end),
+            None => self.room_for(left.unwrap_or(0)),
         }
     }
 
@@ -307,6 +313,30 @@ mod tests {
         }
         assert_eq!(asked, 1);
         assert_eq!(lines, [line, b"next".to_vec()]);
+    }
+
+    #[test]
+    fn only_a_line_over_a_mib_asks_for_room_however_large_the_read() {
+        // Reads of 1 MiB (the bulk reader's): a short line begun in one and ended early in
+        // the next is not big, whatever follows it.
+        let mut splitter = LineSplitter::new(DEFAULT_MAX_LINE_BYTES);
+        splitter.push(b"{\"a short line", |_| {});
+        let mut read = b"\"}\n".to_vec();
+        read.resize(BIG_LINE, b'x');
+        assert!(!splitter.needs_room(&read));
+        // One that goes on past a MiB is, and gets exactly its room when it ends in the read.
+        let mut long = vec![b'y'; BIG_LINE];
+        long.extend_from_slice(b"\nnext");
+        assert!(splitter.needs_room(&long));
+        splitter.make_room(&long, None);
+        let held = splitter.partial.as_ptr();
+        let mut lines = Vec::new();
+        splitter.push(&long, |line| {
+            if let Line::Complete { bytes, .. } = line {
+                lines.push((bytes.len(), bytes.as_ptr()));
+            }
+        });
+        assert_eq!(lines, [(b"{\"a short line".len() + BIG_LINE, held)]);
     }
 
     #[test]
