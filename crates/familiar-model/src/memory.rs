@@ -16,6 +16,11 @@ pub fn set_release(release: fn()) {
 /// Bytes handled after which an idle thread gives memory back.
 pub const RECLAIM_AFTER: u64 = 1 << 20;
 
+/// A buffer at least this long is given back as soon as it is freed, not once the thread goes
+/// idle: what follows it (a script's copy of a line's text, the rest of a record being read)
+/// would come on top of it.
+pub const RELEASE_AT_ONCE: u64 = 4 << 20;
+
 /// One thread's bytes handled since it last gave memory back.
 #[derive(Debug, Default)]
 pub struct Reclaim {
@@ -27,6 +32,19 @@ impl Reclaim {
         self.bytes = self.bytes.saturating_add(bytes);
     }
 
+    /// A buffer of `len` bytes was freed (a line handled, a big line's buffer moved): give
+    /// memory back now if it was big ([`RELEASE_AT_ONCE`]). `true` if it did.
+    /// What it handled still counts: the thread gives back again once idle (what was built
+    /// from the line, such as its events, is freed later).
+    pub fn freed(&mut self, len: u64) -> bool {
+        if len < RELEASE_AT_ONCE {
+            return false;
+        }
+        self.note(len);
+        release();
+        true
+    }
+
     /// The thread is idle: give memory back if [`RECLAIM_AFTER`] bytes passed since the last
     /// time. `true` if it did.
     pub fn idle(&mut self) -> bool {
@@ -34,10 +52,14 @@ impl Reclaim {
             return false;
         }
         self.bytes = 0;
-        if let Some(release) = RELEASE.get() {
-            release();
-        }
+        release();
         true
+    }
+}
+
+fn release() {
+    if let Some(release) = RELEASE.get() {
+        release();
     }
 }
 
@@ -52,6 +74,16 @@ mod tests {
         reclaim.note(RECLAIM_AFTER - 1);
         assert!(!reclaim.idle());
         reclaim.note(1);
+        assert!(reclaim.idle());
+        assert!(!reclaim.idle(), "counted from zero again");
+    }
+
+    #[test]
+    fn a_big_buffer_is_given_back_at_once_and_again_when_idle() {
+        let mut reclaim = Reclaim::default();
+        assert!(!reclaim.freed(RELEASE_AT_ONCE - 1));
+        assert!(reclaim.freed(RELEASE_AT_ONCE));
+        // What was built from it is freed later: idle gives back again.
         assert!(reclaim.idle());
         assert!(!reclaim.idle(), "counted from zero again");
     }

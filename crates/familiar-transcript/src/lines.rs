@@ -96,8 +96,10 @@ impl LineSplitter {
     /// once while it moves (a watcher read a 50 MB record at 2.2 times its size). At least
     /// four times what it holds, for a line still being written: room not yet written to is
     /// address space, not memory, and each move then copies a quarter of the new size at most.
-    pub fn room_for(&mut self, rest: u64) {
-        make_room(&mut self.partial, rest, self.max_line_bytes);
+    ///
+    /// `true` when the line moved to a new buffer (its old one is freed).
+    pub fn room_for(&mut self, rest: u64) -> bool {
+        make_room(&mut self.partial, rest, self.max_line_bytes)
     }
 
     /// [`LineSplitter::room_for`] when [`LineSplitter::needs_room`]`(chunk)`, for a reader
@@ -110,7 +112,9 @@ impl LineSplitter {
         match memchr::memchr(b'\n', chunk) {
             // The line ends in this chunk: exactly its room.
             Some(end) => self.partial.reserve_exact(end),
-            None => self.room_for(left.unwrap_or(0)),
+            None => {
+                self.room_for(left.unwrap_or(0));
+            }
         }
     }
 
@@ -244,16 +248,19 @@ pub struct Unfinished<'a> {
 }
 
 /// Room in `line` for `rest` more bytes at once, or four times what it holds, up to `cap`
-/// ([`LineSplitter::room_for`]).
-pub(crate) fn make_room(line: &mut Vec<u8>, rest: u64, cap: usize) {
+/// ([`LineSplitter::room_for`]). `true` when it moved to a new buffer.
+pub(crate) fn make_room(line: &mut Vec<u8>, rest: u64, cap: usize) -> bool {
     let len = line.len();
     let wanted = len
         .saturating_add(usize::try_from(rest).unwrap_or(usize::MAX))
         .max(len.saturating_mul(4))
         .min(cap.max(len));
-    if wanted > line.capacity() {
-        line.reserve_exact(wanted - len);
+    if wanted <= line.capacity() {
+        return false;
     }
+    let before = line.as_ptr();
+    line.reserve_exact(wanted - len);
+    line.as_ptr() != before
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {

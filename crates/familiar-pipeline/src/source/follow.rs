@@ -144,11 +144,18 @@ pub(super) fn follow(
         if let Some(message) = message {
             match message {
                 Ok(message) => {
+                    let mut longest = 0;
                     if let familiar_tail::TailMessage::Lines { lines, .. } = &message {
-                        reclaim.note(lines.iter().map(|line| line.bytes.len() as u64).sum());
+                        let lengths = lines.iter().map(|line| line.bytes.len() as u64);
+                        reclaim.note(lengths.clone().sum());
+                        longest = lengths.max().unwrap_or(0);
                     }
                     // Later ones: files a hook named have delivered their backlog.
-                    if live.take(message) == Took::CaughtUp && !caught_up {
+                    let took = live.take(message);
+                    // The lines are dropped: a big one's memory goes back before the scripts
+                    // read its events.
+                    reclaim.freed(longest);
+                    if took == Took::CaughtUp && !caught_up {
                         caught_up = true;
                         live.caught_up(&mut cli_states);
                         let familiar_tail::TailStatsSnapshot { files, dormant, .. } =

@@ -132,6 +132,9 @@ pub struct Polled {
     pub generations: u64,
     /// Bytes lost to truncations noticed in this poll (see [`OpenReason::Truncated`]).
     pub lost_bytes: u64,
+    /// The largest buffer of a big unfinished line freed in this poll, when the line moved to
+    /// a buffer with room for the rest of it: the caller may give it back at once.
+    pub freed: u64,
 }
 
 /// The open generation.

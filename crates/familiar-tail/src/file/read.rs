@@ -214,7 +214,10 @@ impl FileTail {
                 // A big record under way: room for the rest of the file at once.
                 let written = open.file()?.metadata().map(|meta| meta.len());
                 if let Ok(written) = written {
-                    splitter.room_for(written.saturating_sub(open.offset));
+                    let held = splitter.pending_len();
+                    if splitter.room_for(written.saturating_sub(open.offset)) {
+                        polled.freed = polled.freed.max(held);
+                    }
                 }
             }
             for (part, is_backlog) in [(&chunk[..backlog], true), (&chunk[backlog..], false)] {

@@ -413,6 +413,9 @@ impl Tailer {
             Err(err) if err.is_out_of_descriptors() => self.out_of_descriptors(path, check_path),
             Ok(polled) => {
                 self.reclaim.note(polled.bytes);
+                // A big line still being written moved to a bigger buffer: the old one goes
+                // back now, not on top of the rest of the line.
+                self.reclaim.freed(polled.freed);
                 bump(&self.stats.bytes, polled.bytes);
                 bump(&self.stats.lines, polled.lines);
                 bump(&self.stats.too_long, polled.too_long);
