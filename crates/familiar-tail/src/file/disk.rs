@@ -75,7 +75,7 @@ impl Fingerprint {
             self.mix(index, word);
             index += 1;
         }
-        while index % LANES != 0 && bytes.len() >= 8 {
+        while !index.is_multiple_of(LANES) && bytes.len() >= 8 {
             self.mix(index, word(bytes));
             (index, bytes) = (index + 1, &bytes[8..]);
         }
