@@ -17,7 +17,7 @@ With `--bulk`, the same records go into a file, read by the commands that read a
 high-water mark) above what it peaks at on the file without the big records, as a multiple of
 one record's size.
 
-usage: bench/big-records.py [--size MB] [--count N] [--no-escapes] [--prompt] [--bulk]
+usage: bench/big-records.py [--size MB] [--count N] [--no-escapes] [--prompt] [--bulk [--first]]
 env:   FAMILIAR_BIN (default target/release/familiar)
 """
 
@@ -73,6 +73,8 @@ def main():
                         help="a prompt of that size (its text is the event's) instead")
     parser.add_argument("--bulk", action="store_true",
                         help="the commands that read a file whole, not a live watcher")
+    parser.add_argument("--first", action="store_true",
+                        help="with --bulk: the first big record is the file's first line")
     args = parser.parse_args()
     binary = os.environ.get("FAMILIAR_BIN", str(ROOT / "target/release/familiar"))
     size = int(args.size * 1e6)
@@ -141,7 +143,7 @@ def bulk(binary, size, args):
         small, big = tmp / "small.jsonl", tmp / "big.jsonl"
         on_disk = 0
         with open(small, "w") as s, open(big, "w") as b:
-            for f in (s, b):
+            for f in (s,) if args.first else (s, b):
                 f.write(record("prompt", "start", 0, str(tmp)))
             for n in range(1, args.count + 1):
                 line = record(kind, text, n, str(tmp))

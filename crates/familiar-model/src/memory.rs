@@ -37,12 +37,8 @@ impl Reclaim {
     /// What it handled still counts: the thread gives back again once idle (what was built
     /// from the line, such as its events, is freed later).
     pub fn freed(&mut self, len: u64) -> bool {
-        if len < RELEASE_AT_ONCE {
-            return false;
-        }
         self.note(len);
-        release();
-        true
+        freed(len)
     }
 
     /// The thread is idle: give memory back if [`RECLAIM_AFTER`] bytes passed since the last
@@ -55,6 +51,17 @@ impl Reclaim {
         release();
         true
     }
+}
+
+/// A buffer of `len` bytes was freed on this thread, by a caller that keeps no [`Reclaim`] (a
+/// command reading a file to its end): give memory back now if it was big
+/// ([`RELEASE_AT_ONCE`]). `true` if it did.
+pub fn freed(len: u64) -> bool {
+    if len < RELEASE_AT_ONCE {
+        return false;
+    }
+    release();
+    true
 }
 
 fn release() {

@@ -395,7 +395,10 @@ fn normalize_read_with<R: std::io::Read>(
         // pipe with nothing more yet) never holds live input back.
         splitter.make_room(bytes, len.map(|len| len.saturating_sub(consumed)));
         consumed += bytes.len() as u64;
+        let held = splitter.pending_len();
         splitter.push_split(bytes, |piece, number| batch.push(bytes, piece, number));
+        // The line held was completed: the batch frees its buffer once applied.
+        let completed = (splitter.pending_len() < held).then_some(held);
         // A read that filled the buffer had more behind it (a file: a pipe holds at most
         // 1 MiB), so the next one is made into the other buffer while the helper parses this
         // batch (the reading would otherwise leave it idle). Only for `Two`: a caller that
@@ -413,6 +416,9 @@ fn normalize_read_with<R: std::io::Read>(
             on_diagnostic,
             full.then_some(&mut read_ahead as &mut dyn FnMut()),
         )?;
+        if let Some(held) = completed {
+            familiar_model::memory::freed(held);
+        }
     }
     // The input ended: what waited for a later record goes out as it is.
     let mut held = Vec::new();
@@ -437,8 +443,7 @@ fn normalize_read_with<R: std::io::Read>(
 
 #[cfg(test)]
 mod tests {
-    use super::BatchItem;
-    use super::{Batch, Place};
+    use super::{Batch, BatchItem, Place};
     use crate::LineSplitter;
 
     #[test]

@@ -299,15 +299,24 @@ pub fn read_lines_with<R: std::io::Read>(
     let mut consumed = first.len() as u64;
     splitter.make_room(first, len);
     push_lines(&mut splitter, first, &mut on_line)?;
-    // A long first line is not held while the rest is read.
-    drop(head);
+    // A long first line is not held while the rest is read, nor after.
+    if let Some(head) = head {
+        let held = head.len();
+        drop(head);
+        familiar_model::memory::freed(held as u64);
+    }
     loop {
         match reader.read(chunk) {
             Ok(0) => break,
             Ok(read) => {
                 splitter.make_room(&chunk[..read], len.map(|len| len.saturating_sub(consumed)));
                 consumed += read as u64;
-                push_lines(&mut splitter, &chunk[..read], &mut on_line)?
+                let held = splitter.pending_len();
+                push_lines(&mut splitter, &chunk[..read], &mut on_line)?;
+                if splitter.pending_len() < held {
+                    // The line held was completed, and its buffer freed.
+                    familiar_model::memory::freed(held);
+                }
             }
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(err) => return Err(err),
