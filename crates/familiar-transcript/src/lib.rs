@@ -196,7 +196,7 @@ fn read_head_from<R: std::io::Read>(
             Ok(read) => {
                 if head.len() + read > head.capacity() && head.len() >= lines::BIG_LINE {
                     let rest = len.map_or(0, |len| len.saturating_sub(head.len() as u64));
-                    let _moved = lines::make_room(&mut head, rest, cap + 1);
+                    lines::make_room(&mut head, rest, cap + 1);
                 }
                 head.extend_from_slice(&chunk[..read]);
             }
