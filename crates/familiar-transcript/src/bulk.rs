@@ -393,7 +393,7 @@ fn normalize_read_with<R: std::io::Read>(
         };
         // Every read is parsed before the next one overwrites the buffer, so a short read (a
         // pipe with nothing more yet) never holds live input back.
-        splitter.make_room(bytes, len.map(|len| len.saturating_sub(consumed)));
+        splitter.make_room(bytes, || len.map(|len| len.saturating_sub(consumed)));
         consumed += bytes.len() as u64;
         let held = splitter.pending_len();
         splitter.push_split(bytes, |piece, number| batch.push(bytes, piece, number));

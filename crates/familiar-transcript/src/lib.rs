@@ -297,7 +297,7 @@ pub fn read_lines_with<R: std::io::Read>(
     let first = head.as_deref().unwrap_or(&chunk[..filled]);
     // Bytes of the input pushed to the splitter so far.
     let mut consumed = first.len() as u64;
-    splitter.make_room(first, len);
+    splitter.make_room(first, || len);
     push_lines(&mut splitter, first, &mut on_line)?;
     // A long first line is not held while the rest is read, nor after.
     if let Some(head) = head {
@@ -309,7 +309,8 @@ pub fn read_lines_with<R: std::io::Read>(
         match reader.read(chunk) {
             Ok(0) => break,
             Ok(read) => {
-                splitter.make_room(&chunk[..read], len.map(|len| len.saturating_sub(consumed)));
+                let left = || len.map(|len| len.saturating_sub(consumed));
+                splitter.make_room(&chunk[..read], left);
                 consumed += read as u64;
                 let held = splitter.pending_len();
                 push_lines(&mut splitter, &chunk[..read], &mut on_line)?;

@@ -96,25 +96,29 @@ impl LineSplitter {
     /// once while it moves (a watcher read a 50 MB record at 2.2 times its size). At least
     /// four times what it holds, for a line still being written: room not yet written to is
     /// address space, not memory, and each move then copies a quarter of the new size at most.
-    ///
-    /// `true` when the line moved to a new buffer (its old one is freed).
-    pub fn room_for(&mut self, rest: u64) -> bool {
-        make_room(&mut self.partial, rest, self.max_line_bytes)
+    pub fn room_for(&mut self, rest: u64) {
+        make_room(&mut self.partial, rest, self.max_line_bytes);
     }
 
-    /// [`LineSplitter::room_for`] when [`LineSplitter::needs_room`]`(chunk)`, for a reader
-    /// that knows its input's size: `left` is what was left of it before `chunk` (`None`:
-    /// not known, a pipe; the line then gets four times what it holds).
-    pub fn make_room(&mut self, chunk: &[u8], left: Option<u64>) {
+    /// Every reader's one rule for a big line: when [`LineSplitter::needs_room`]`(chunk)`,
+    /// exactly its room if it ends in `chunk`, else [`LineSplitter::room_for`] what is left
+    /// of the input before `chunk`, asked of `left` only then (a file's size, less what was
+    /// read; `None`: not known, a pipe, and the line gets four times what it holds).
+    /// Returns the size of the line's old buffer when it moved to a bigger one (the old one
+    /// is freed, and the caller may give it back at once), else 0.
+    pub fn make_room(&mut self, chunk: &[u8], left: impl FnOnce() -> Option<u64>) -> u64 {
         if !self.needs_room(chunk) {
-            return;
+            return 0;
         }
+        let (held, before) = (self.partial.len() as u64, self.partial.as_ptr());
         match memchr::memchr(b'\n', chunk) {
-            // The line ends in this chunk: exactly its room.
             Some(end) => self.partial.reserve_exact(end),
-            None => {
-                self.room_for(left.unwrap_or(0));
-            }
+            None => self.room_for(left().unwrap_or(0)),
+        }
+        if self.partial.as_ptr() == before {
+            0
+        } else {
+            held
         }
     }
 
@@ -248,19 +252,16 @@ pub struct Unfinished<'a> {
 }
 
 /// Room in `line` for `rest` more bytes at once, or four times what it holds, up to `cap`
-/// ([`LineSplitter::room_for`]). `true` when it moved to a new buffer.
-pub(crate) fn make_room(line: &mut Vec<u8>, rest: u64, cap: usize) -> bool {
+/// ([`LineSplitter::room_for`]).
+pub(crate) fn make_room(line: &mut Vec<u8>, rest: u64, cap: usize) {
     let len = line.len();
     let wanted = len
         .saturating_add(usize::try_from(rest).unwrap_or(usize::MAX))
         .max(len.saturating_mul(4))
         .min(cap.max(len));
-    if wanted <= line.capacity() {
-        return false;
+    if wanted > line.capacity() {
+        line.reserve_exact(wanted - len);
     }
-    let before = line.as_ptr();
-    line.reserve_exact(wanted - len);
-    line.as_ptr() != before
 }
 
 fn trim_cr(line: &[u8]) -> &[u8] {
@@ -335,7 +336,7 @@ mod tests {
         let mut long = vec![b'y'; BIG_LINE];
         long.extend_from_slice(b"\nnext");
         assert!(splitter.needs_room(&long));
-        splitter.make_room(&long, None);
+        splitter.make_room(&long, || None);
         let held = splitter.partial.as_ptr();
         let mut lines = Vec::new();
         splitter.push(&long, |line| {

@@ -210,16 +210,20 @@ impl FileTail {
                 .backlog_until
                 .saturating_sub(open.offset)
                 .min(read as u64) as usize;
-            if splitter.needs_room(chunk) {
-                // A big record under way: room for the rest of the file at once.
-                let written = open.file()?.metadata().map(|meta| meta.len());
-                if let Ok(written) = written {
-                    let held = splitter.pending_len();
-                    if splitter.room_for(written.saturating_sub(open.offset)) {
-                        polled.freed = polled.freed.max(held);
-                    }
-                }
-            }
+            // A big record under way: room for the rest of the file at once (one `fstat`,
+            // only then).
+            let offset = open.offset;
+            let left = || {
+                Some(
+                    open.file()
+                        .ok()?
+                        .metadata()
+                        .ok()?
+                        .len()
+                        .saturating_sub(offset),
+                )
+            };
+            polled.freed = polled.freed.max(splitter.make_room(chunk, left));
             for (part, is_backlog) in [(&chunk[..backlog], true), (&chunk[backlog..], false)] {
                 splitter.push_owned(part, |line| match line {
                     familiar_transcript::OwnedLine::Complete { bytes, number } => {
