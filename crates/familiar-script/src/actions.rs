@@ -169,8 +169,11 @@ pub(crate) struct HostState {
     /// timers it sets and selects its session's state. `None` while loading.
     pub origin: Option<Arc<crate::timers::Origin>>,
     pub timers: crate::timers::Timers,
-    /// Per-session state of each script (`ev.state`), by (script id, session id).
-    pub session_state: HashMap<(usize, Option<String>), Map>,
+    /// Per-session state of each script (`ev.state`), by (script id, session id), with its
+    /// size as [`crate::bounded::measure`] counts it.
+    pub session_state: HashMap<(usize, Option<String>), (Map, usize)>,
+    /// The sizes of each script's `session_state` maps together, by script id.
+    pub session_state_total: HashMap<usize, usize>,
     /// The bounds of what is kept between calls, from [`crate::Limits`].
     pub bounds: KeptBounds,
     /// The user's total XP as `progress()` reads it: set by the Stage, which owns the
@@ -178,10 +181,21 @@ pub(crate) struct HostState {
     pub user_xp: i64,
 }
 
+impl HostState {
+    /// Drop every session's `ev.state` of `script` (it was reloaded: its state starts afresh).
+    pub fn forget_session_state(&mut self, script: usize) {
+        self.session_state.retain(|(id, _), _| *id != script);
+        self.session_state_total.remove(&script);
+    }
+}
+
 /// Bounds on what scripts keep between calls besides their variables (see [`crate::Limits`]).
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct KeptBounds {
     pub session_state_bytes: usize,
+    pub all_session_state_bytes: usize,
+    pub timers: usize,
+    pub timer_name_bytes: usize,
     pub once_keys: usize,
     pub once_key_bytes: usize,
 }

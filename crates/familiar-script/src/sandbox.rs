@@ -50,6 +50,12 @@ pub struct Limits {
     pub max_state_bytes: usize,
     /// Bytes of one session's `ev.state` map.
     pub max_session_state_bytes: usize,
+    /// Bytes of one script's `ev.state` maps of every session together: sessions come and go
+    /// for as long as the watcher runs, each with its own map.
+    pub max_all_session_state_bytes: usize,
+    /// Timers one script has set and not yet fired or cancelled, and the longest name.
+    pub max_timers: usize,
+    pub max_timer_name_bytes: usize,
     /// Distinct `once_per` keys one script keeps, and the longest key.
     pub max_once_keys: usize,
     pub max_once_key_bytes: usize,
@@ -78,6 +84,10 @@ impl Default for Limits {
             max_state_bytes: 16 * 1024 * 1024,
             // As the store, which is saved.
             max_session_state_bytes: 1024 * 1024,
+            // As a script's state variables.
+            max_all_session_state_bytes: 16 * 1024 * 1024,
+            max_timers: 1000,
+            max_timer_name_bytes: 1024,
             max_once_keys: 10_000,
             max_once_key_bytes: 1024,
         }

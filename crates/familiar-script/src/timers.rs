@@ -136,6 +136,18 @@ impl Timers {
         self.list.len() != before
     }
 
+    /// How many timers `script` has set (due or not).
+    fn count(&self, script: usize) -> usize {
+        self.list.iter().filter(|t| t.script == script).count()
+    }
+
+    /// Whether `script` has a timer `name` set in `session`.
+    fn is_set(&self, script: usize, session: Option<&str>, name: &str) -> bool {
+        self.list
+            .iter()
+            .any(|t| t.script == script && t.name == name && t.origin.session.as_deref() == session)
+    }
+
     /// Whether any timer is set, due or not.
     pub fn has_any(&self) -> bool {
         !self.list.is_empty()
@@ -217,7 +229,7 @@ pub(crate) fn session_state(shared: &Shared, session: &Option<String>) -> Map {
     state
         .session_state
         .get(&(state.script_id, session.clone()))
-        .cloned()
+        .map(|(map, _)| map.clone())
         .unwrap_or_default()
 }
 
@@ -227,9 +239,11 @@ pub(crate) fn set_session_state(
     map: Map,
     max_depth: usize,
 ) -> RhaiResult<()> {
-    let max_bytes = shared.lock().bounds.session_state_bytes;
-    match crate::bounded::measure(&Dynamic::from_map(map.clone()), max_depth, max_bytes) {
-        Shape::Fits(_) => {}
+    let bounds = shared.lock().bounds;
+    let max_bytes = bounds.session_state_bytes;
+    let bytes = match crate::bounded::measure(&Dynamic::from_map(map.clone()), max_depth, max_bytes)
+    {
+        Shape::Fits(bytes) => bytes,
         Shape::TooDeep => {
             return Err(runtime_error(format!(
                 "state: data nested more than {max_depth} levels deep"
@@ -240,10 +254,31 @@ pub(crate) fn set_session_state(
                 "state: more than the {max_bytes} bytes a session's state may hold"
             )));
         }
-    }
+    };
     let mut state = shared.lock();
     let key = (state.script_id, session.clone());
-    state.session_state.insert(key, map);
+    let before = state.session_state.get(&key).map_or(0, |(_, bytes)| *bytes);
+    let total = state
+        .session_state_total
+        .get(&key.0)
+        .copied()
+        .unwrap_or(0)
+        .saturating_sub(before)
+        .saturating_add(bytes);
+    let max_total = bounds.all_session_state_bytes;
+    if total > max_total && bytes > before {
+        return Err(runtime_error(format!(
+            "state: the sessions' states of this script together would hold more than the \
+             {max_total} bytes they may; empty the state of sessions that are done \
+             (`ev.state = #{{}}`)"
+        )));
+    }
+    state.session_state_total.insert(key.0, total);
+    if map.is_empty() {
+        state.session_state.remove(&key);
+    } else {
+        state.session_state.insert(key, (map, bytes));
+    }
     Ok(())
 }
 
@@ -264,6 +299,14 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
                 )));
             }
             let mut state = s.lock();
+            let bounds = state.bounds;
+            if name.len() > bounds.timer_name_bytes {
+                return Err(runtime_error(format!(
+                    "{function}: a name of {} bytes, longer than the {} a timer's name may have",
+                    name.len(),
+                    bounds.timer_name_bytes
+                )));
+            }
             let Some(origin) = state.origin.clone() else {
                 return Err(runtime_error(format!(
                     "{function}: timers are set from a handler (on_event, on_<kind>, on_timer), \
@@ -271,6 +314,15 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
                 )));
             };
             let script = state.script_id;
+            if state.timers.count(script) >= bounds.timers
+                && !state.timers.is_set(script, origin.session.as_deref(), name)
+            {
+                return Err(runtime_error(format!(
+                    "{function}: more than {} timers set by one script; `cancel` the ones not \
+                     needed, or reuse names (setting a name again moves its timer)",
+                    bounds.timers
+                )));
+            }
             let secs = ms / 1000.0;
             state
                 .timers

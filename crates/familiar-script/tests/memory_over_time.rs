@@ -128,4 +128,91 @@ fn actions_string_results_and_kept_state_stay_bounded_over_a_run() {
     // hostile script used to keep.
     let kept = familiar_testkit::Counting::current().saturating_sub(start);
     assert!(kept < 40 * MB, "kept {} MB", kept / MB);
+
+    // After it, not beside it: the counter is process-wide.
+    session_states_and_timers_stay_bounded_over_a_run();
+}
+
+/// What a script keeps across sessions and in timers has a bound over the whole run too: each
+/// session's `ev.state` is bounded, and so are all of them together (sessions keep coming for as
+/// long as the watcher runs), the number of timers pending and the length of their names.
+fn session_states_and_timers_stay_bounded_over_a_run() {
+    let (mut host, _) = loaded(
+        r#"
+fn on_prompt(ev) { ev.state.big = ev.text; }
+fn on_text(ev) { for i in 0..100 { after(1e12, `${ev.line}-${i}-${ev.text}`); } }
+fn on_bash(ev) { after(1e12, ev.text); }
+fn on_reading(ev) { ev.state = #{}; }
+"#,
+    );
+    let start = familiar_testkit::Counting::current();
+    let session = |kind, line: u64, n: u64, text: String| {
+        let mut event = ev(kind, line);
+        event.session = Some(format!("session-{n}"));
+        event.text = Some(text);
+        event
+    };
+
+    // 100 sessions, each holding 900 KiB (under the one-session bound): 90 MB kept before.
+    let mut said = Vec::new();
+    for n in 0..100 {
+        let (_, diags) = run(
+            &mut host,
+            &session(EventKind::Prompt, n, n, "s".repeat(900 * 1024)),
+        );
+        said.extend(diags);
+    }
+    // (A repeated error is said once; what is kept shows how many were refused.)
+    assert!(
+        said.len() == 1
+            && said[0].contains(
+                "state: the sessions' states of this script together would hold more than the \
+                 16777216 bytes"
+            ),
+        "{said:?}"
+    );
+    let kept = familiar_testkit::Counting::current().saturating_sub(start);
+    assert!(kept < 30 * MB, "ev.state kept {} MB", kept / MB);
+
+    // A session that empties its state makes room for another.
+    let (_, diags) = run(
+        &mut host,
+        &session(EventKind::Reading, 200, 0, String::new()),
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+    let (_, diags) = run(
+        &mut host,
+        &session(EventKind::Prompt, 201, 500, "s".repeat(900 * 1024)),
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+
+    // Timers with new names event after event: 30 events of 100 timers, each name 1 KiB.
+    let mut said = Vec::new();
+    for line in 300..330 {
+        let (_, diags) = run(
+            &mut host,
+            &session(EventKind::Text, line, 1, "t".repeat(900)),
+        );
+        said.extend(diags);
+    }
+    assert!(
+        said.len() == 1
+            && said[0].contains(
+                "after: more than 1000 timers set by one script; `cancel` the ones not needed"
+            ),
+        "{said:?}"
+    );
+    let (_, diags) = run(
+        &mut host,
+        &session(EventKind::Bash, 400, 1, "n".repeat(2000)),
+    );
+    assert!(
+        diags.len() == 1
+            && diags[0].contains(
+                "after: a name of 2000 bytes, longer than the 1024 a timer's name may have"
+            ),
+        "{diags:?}"
+    );
+    let kept = familiar_testkit::Counting::current().saturating_sub(start);
+    assert!(kept < 32 * MB, "ev.state and timers kept {} MB", kept / MB);
 }

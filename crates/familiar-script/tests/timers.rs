@@ -172,3 +172,24 @@ fn a_misspelled_timer_field_says_which_was_meant() {
         ]
     );
 }
+
+/// Setting the same names again moves their timers: a script at its bound can still do that.
+#[test]
+fn a_script_at_its_timer_bound_can_still_move_its_timers() {
+    let (mut host, _) = loaded(
+        r#"
+fn on_text(ev) { for i in 0..1000 { after(1e12, `t${i}`); } }
+fn on_writing(ev) { for i in 0..1000 { every(1e12, `t${i}`); } after(5, "t0"); }
+fn on_bash(ev) { after(5, "one more"); }
+"#,
+    );
+    for (kind, line) in [(EventKind::Text, 1), (EventKind::Writing, 2)] {
+        let (_, diags) = run(&mut host, &ev(kind, line));
+        assert!(diags.is_empty(), "{kind:?}: {diags:?}");
+    }
+    let (_, diags) = run(&mut host, &ev(EventKind::Bash, 3));
+    assert!(
+        diags.len() == 1 && diags[0].contains("after: more than 1000 timers"),
+        "{diags:?}"
+    );
+}

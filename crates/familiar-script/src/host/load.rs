@@ -109,7 +109,7 @@ impl ScriptHost {
             // Timers and per-session state belong to the old version's state.
             let mut state = self.shared.lock();
             state.timers.forget(id);
-            state.session_state.retain(|(script, _), _| *script != id);
+            state.forget_session_state(id);
         }
         let script = &mut self.scripts[index];
         script.compiled = compiled;

@@ -153,6 +153,9 @@ impl ScriptHost {
             state.queue.max = (limits.max_actions, limits.max_string_size);
             state.bounds = crate::actions::KeptBounds {
                 session_state_bytes: limits.max_session_state_bytes,
+                all_session_state_bytes: limits.max_all_session_state_bytes,
+                timers: limits.max_timers,
+                timer_name_bytes: limits.max_timer_name_bytes,
                 once_keys: limits.max_once_keys,
                 once_key_bytes: limits.max_once_key_bytes,
             };
