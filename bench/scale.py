@@ -4,7 +4,7 @@ transcript) each appended at 10 lines/s with real fixture lines, for a fixed tim
 watcher's CPU (share of one core) and peak RSS for each N.
 Usage: python3 bench/scale.py [SECONDS] [BINARY]   (default 20 s, target/release/familiar)
 SESSIONS="200" (space-separated) picks the counts; PERF=FILE records the last count's watcher
-with `perf record -g` into FILE (for `perf report -i FILE`)."""
+with `perf record -g` (or PERF_ARGS, e.g. "--call-graph dwarf") into FILE (for `perf report -i FILE`)."""
 import glob
 import os
 import subprocess
@@ -76,7 +76,7 @@ for sessions in [int(n) for n in os.environ.get("SESSIONS", "1 10 100 200").spli
     time.sleep(1.5)
     perf = None
     if os.environ.get("PERF"):
-        perf = subprocess.Popen(["perf", "record", "-g", "-o", os.environ["PERF"], "-p", str(watch.pid)],
+        perf = subprocess.Popen(["perf", "record"] + os.environ.get("PERF_ARGS", "-g").split() + ["-o", os.environ["PERF"], "-p", str(watch.pid)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     start_cpu, start_wakes, start = cpu_seconds(watch.pid), wakeups(watch.pid), time.monotonic()
     written, i = 0, 0

@@ -43,6 +43,7 @@ pub mod discovery;
 pub mod file;
 pub mod message;
 pub mod opencode;
+mod path_map;
 pub mod status_files;
 pub mod tailer;
 

@@ -73,15 +73,16 @@ impl FileTail {
     /// when `suspect` (the last read found them changed): a longer file is read next, and
     /// every read compares them after it (two hashes of 4 KiB a read were a tenth of a
     /// watcher's time at 1,000 live sessions).
-    /// `Ok(true)` when the first bytes were compared (and matched, or a new generation began).
+    /// `Ok((true, _))` when the first bytes were compared (and matched, or a new generation
+    /// began); with the file's size as the check saw it.
     fn check_truncation(
         &mut self,
         suspect: bool,
         polled: &mut Polled,
         out: &mut Vec<TailMessage>,
-    ) -> Result<bool, FileError> {
+    ) -> Result<(bool, u64), FileError> {
         let Some(open) = self.open.as_mut() else {
-            return Ok(true);
+            return Ok((true, 0));
         };
         let file = open.file()?;
         let size = file.metadata()?.len();
@@ -92,7 +93,7 @@ impl FileTail {
                 // This generation's bytes, as far as a stat can tell.
                 open.seen_size = open.seen_size.max(size);
             }
-            return Ok(compare);
+            return Ok((compare, size));
         }
         let lost = self.splitter.pending_len() + open.seen_size.saturating_sub(open.offset);
         if lost > 0 {
@@ -119,7 +120,7 @@ impl FileTail {
             reason: OpenReason::Truncated { lost_bytes: lost },
             identity: open.identity,
         });
-        Ok(true)
+        Ok((true, size))
     }
 
     /// Read the open descriptor to its end (or until the budget is spent), starting a new
@@ -137,9 +138,9 @@ impl FileTail {
         // A writer that truncates faster than this is read gets the rest on the next poll.
         let mut suspect = false;
         for _ in 0..4 {
-            let compared = self.check_truncation(suspect, polled, out)?;
+            let (compared, size) = self.check_truncation(suspect, polled, out)?;
             let budget = budget.saturating_sub(polled.bytes);
-            if !self.read(scratch, budget, compared, polled, out)? {
+            if !self.read(scratch, budget, compared, size, polled, out)? {
                 return Ok(());
             }
             suspect = true; // the first bytes changed under the last read
@@ -151,11 +152,16 @@ impl FileTail {
     /// Read the open generation to its end (or until the budget is spent). `Ok(true)` when
     /// reading stopped because the first bytes changed under it: the last chunk read may
     /// belong to a new generation, so it was not used.
+    ///
+    /// `size` is the file's size before the first read: a short read that reached it is the
+    /// end, without one more read to find nothing (a read and a syscall per change at 1,000
+    /// live sessions). What is written after it makes another change, so another drain.
     fn read(
         &mut self,
         scratch: &mut [u8],
         budget: u64,
         mut compared: bool,
+        size: u64,
         polled: &mut Polled,
         out: &mut Vec<TailMessage>,
     ) -> Result<bool, FileError> {
@@ -252,6 +258,9 @@ impl FileTail {
             open.seen_size = open.seen_size.max(open.offset);
             spent += read as u64;
             polled.bytes += read as u64;
+            if read < scratch.len() && open.offset >= size {
+                break Ok(false);
+            }
         };
         // The unfinished line (held, or being skipped) is read again by whoever goes on.
         batch.flush_at(ResumePoint {

@@ -17,8 +17,13 @@ use super::{FileError, FileTail, Polled};
 use crate::message::{Line, OpenReason, ResumePoint, TailMessage};
 
 /// Is `path` followed as one whole document (a `.json` file: discovery selects no other)?
+/// Asked on every read: the bytes of the name, not `Path::extension` (which walks the path's
+/// components), with the same answer for a file's path.
 pub(super) fn is_whole(path: &Path) -> bool {
-    path.extension().is_some_and(|ext| ext == "json")
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let name = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
+    // `.json` alone is a hidden file's name, without an extension.
+    name.len() > ".json".len() && name.ends_with(b".json")
 }
 
 impl FileTail {
@@ -113,6 +118,28 @@ impl FileTail {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_whole_document_is_told_by_its_name_as_path_extension_tells_it() {
+        for path in [
+            "/h/.gemini/tmp/p/chats/session-1.json",
+            "/h/.claude/projects/p/s.jsonl",
+            "/h/.json",
+            "/h/a.json.bak",
+            "a.json",
+            "json",
+            "/h/x.JSON",
+            "/h/dir.json/s.jsonl",
+        ] {
+            let path = std::path::Path::new(path);
+            assert_eq!(
+                super::is_whole(path),
+                path.extension().is_some_and(|ext| ext == "json"),
+                "{}",
+                path.display()
+            );
+        }
+    }
+
     use super::super::{FileTail, Start};
     use crate::discovery::describe;
     use crate::message::TailMessage;

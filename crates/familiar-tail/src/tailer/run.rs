@@ -18,6 +18,7 @@ use super::{BATCH_INTERVAL, SEND_WAIT, TailStats, TailerConfig, WatchMode, bump}
 use crate::discovery::{Matcher, WatchRoot};
 use crate::file::{FileTail, Resume, Start};
 use crate::message::TailMessage;
+use crate::path_map::{PathMap, PathSet};
 
 /// Pending roots and vanished roots are looked at least this often.
 pub(super) const HOUSEKEEPING: Duration = Duration::from_secs(1);
@@ -45,7 +46,7 @@ pub(super) const INOTIFY: mio::Token = mio::Token(1);
 #[derive(Debug, Default)]
 pub(super) struct Inbox {
     /// Changed paths; `true` when more than data changed (created, removed, renamed, chmod).
-    pub dirty: HashMap<PathBuf, bool>,
+    pub dirty: PathMap<bool>,
     pub rescan: bool,
     /// Files named at run time ([`super::TailerHandle::follow`]), in order.
     pub follow: Vec<PathBuf>,
@@ -71,27 +72,27 @@ pub(super) struct Tailer {
     pub matcher: Matcher,
     pub roots: Vec<RootState>,
     /// Directories handed to the watcher, and whether recursively.
-    pub watched: HashMap<PathBuf, bool>,
+    pub watched: PathMap<bool>,
     pub watcher: Option<InotifyWatcher>,
     pub inbox: Arc<Mutex<Inbox>>,
     /// Waits on the waker and the inotify descriptor (edge-triggered: the watcher is read
     /// until it is empty every time changes are taken).
     pub poll: mio::Poll,
     pub events: mio::Events,
-    pub files: HashMap<PathBuf, FileTail>,
+    pub files: PathMap<FileTail>,
     /// The last generation of every path followed so far (paths come back).
-    pub generations: HashMap<PathBuf, u32>,
+    pub generations: PathMap<u32>,
     /// Files whose last poll ran out of budget, or not read yet.
-    pub busy: HashSet<PathBuf>,
+    pub busy: PathSet,
     /// Files whose first records do not tell yet whether they are selected: where they
     /// would start, and their size when last looked at.
-    pub undecided: HashMap<PathBuf, (Start, u64)>,
+    pub undecided: PathMap<(Start, u64)>,
     /// Files set aside at start as dormant (`super::dormant`).
-    pub dormant: HashMap<PathBuf, super::dormant::Dormant>,
+    pub dormant: PathMap<super::dormant::Dormant>,
     /// Files last written before this are set aside as dormant; `None` once the start-up
     /// scan is done (a file found later is read).
     pub dormant_before: Option<std::time::SystemTime>,
-    pub rejected: HashSet<PathBuf>,
+    pub rejected: PathSet,
     /// Where the reading of files whose path went away stopped, by device and inode, and
     /// when: a name one of them was renamed to goes on from there ([`RENAME_MEMORY`]).
     pub left: HashMap<(u64, u64), (Resume, Instant)>,
@@ -99,7 +100,7 @@ pub(super) struct Tailer {
     /// at again once the old name is gone.
     pub waiting_names: HashMap<(u64, u64), PathBuf>,
     /// Paths reported as problems (reported once).
-    pub problems: HashSet<PathBuf>,
+    pub problems: PathSet,
     pub outbox: VecDeque<TailMessage>,
     /// The read buffer all files share.
     pub scratch: Vec<u8>,

@@ -21,6 +21,7 @@ use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
 use super::run::Inbox;
 use crate::discovery::scan::MAX_DEPTH;
+use crate::path_map::PathMap;
 
 /// What is asked of the kernel. No `CLOSE_WRITE`: every change of the data (appends,
 /// truncation through `open(O_TRUNC)` or `truncate`) comes as `MODIFY` already, and our own
@@ -53,7 +54,7 @@ pub(super) struct InotifyWatcher {
     /// By watch descriptor number.
     dirs: HashMap<i32, Dir>,
     /// Path to watch descriptor number.
-    by_path: HashMap<PathBuf, i32>,
+    by_path: PathMap<i32>,
     buffer: Vec<u8>,
     /// Directories that could not be watched since last asked ([`Self::take_failures`]).
     failures: Vec<(PathBuf, io::Error)>,
@@ -73,7 +74,7 @@ impl InotifyWatcher {
         Ok(InotifyWatcher {
             inotify: Inotify::init()?,
             dirs: HashMap::new(),
-            by_path: HashMap::new(),
+            by_path: PathMap::default(),
             buffer: vec![0; BUFFER],
             failures: Vec::new(),
         })
@@ -235,7 +236,7 @@ impl InotifyWatcher {
                     }
                 }
                 let data_only = event.mask == EventMask::MODIFY;
-                *inbox.dirty.entry(path).or_insert(false) |= !data_only;
+                *inbox.dirty.get_or_insert_with(path, || false) |= !data_only;
             }
         }
         for path in moved_away {
