@@ -8,7 +8,8 @@ then appends COUNT records of SIZE MB each as Claude Code writes a big tool resu
 record whose `tool_result` content is the text of a file, lines of about 80 characters, so
 its JSON has an escape every line; `--no-escapes` writes one long line of letters instead),
 each followed by a small prompt that says it was read (`--prompt`: a prompt of that size
-instead, whose text the event carries). Prints the RSS before, the peak (the
+instead, whose text the event carries; `--blocks`: that prompt as a text block beside an image,
+as Claude Code writes a prompt with a pasted image). Prints the RSS before, the peak (the
 kernel's high-water mark) and what it is 2 s after the last, and the peak above the level
 before as a multiple of one record's size on disk.
 
@@ -17,7 +18,7 @@ With `--bulk`, the same records go into a file, read by the commands that read a
 high-water mark) above what it peaks at on the file without the big records, as a multiple of
 one record's size.
 
-usage: bench/big-records.py [--size MB] [--count N] [--no-escapes] [--prompt] [--bulk [--first]]
+usage: bench/big-records.py [--size MB] [--count N] [--no-escapes] [--prompt [--blocks]] [--bulk [--first]]
 env:   FAMILIAR_BIN (default target/release/familiar)
 """
 
@@ -47,6 +48,11 @@ def record(kind, text, n, cwd):
     stamp = "2026-11-28T10:00:%02d.000Z" % (n % 60)
     if kind == "prompt":
         message = {"role": "user", "content": text}
+    elif kind == "blocks":
+        message = {"role": "user", "content": [
+            {"type": "text", "text": text},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                         "data": "iVBORw0KGgo="}}]}
     else:
         message = {"role": "user", "content": [
             {"tool_use_id": f"toolu_{n:06d}", "type": "tool_result", "content": text}]}
@@ -71,11 +77,14 @@ def main():
     parser.add_argument("--no-escapes", action="store_true")
     parser.add_argument("--prompt", action="store_true",
                         help="a prompt of that size (its text is the event's) instead")
+    parser.add_argument("--blocks", action="store_true",
+                        help="with --prompt: its text in a text block beside an image")
     parser.add_argument("--bulk", action="store_true",
                         help="the commands that read a file whole, not a live watcher")
     parser.add_argument("--first", action="store_true",
                         help="with --bulk: the first big record is the file's first line")
     args = parser.parse_args()
+    big_kind = ("blocks" if args.blocks else "prompt") if args.prompt else "tool_result"
     binary = os.environ.get("FAMILIAR_BIN", str(ROOT / "target/release/familiar"))
     size = int(args.size * 1e6)
     if args.bulk:
@@ -109,7 +118,7 @@ def main():
                 text = big_text(size, not args.no_escapes)
                 on_disk = 0
                 for n in range(1, args.count + 1):
-                    line = record("prompt" if args.prompt else "tool_result", text, n, str(project))
+                    line = record(big_kind, text, n, str(project))
                     on_disk = len(line)
                     sentinel = f"read-{n}"
                     with open(transcript, "a") as f:
@@ -129,7 +138,7 @@ def main():
                 watcher.terminate()
                 watcher.wait(timeout=10)
     mb = on_disk / 1e6
-    kind = "prompts" if args.prompt else "tool results"
+    kind = {"blocks": "prompts in a text block", "prompt": "prompts"}.get(big_kind, "tool results")
     print(f"{args.count} {kind} of {mb:.1f} MB ({'no escapes' if args.no_escapes else 'an escape a line'}): "
           f"RSS before {before:.1f} MB, peak {peak:.1f} MB "
           f"({(peak - before) / mb:.2f}x a record above it), 2 s after {after:.1f} MB")
@@ -137,7 +146,7 @@ def main():
 
 def bulk(binary, size, args):
     text = big_text(size, not args.no_escapes)
-    kind = "prompt" if args.prompt else "tool_result"
+    kind = ("blocks" if args.blocks else "prompt") if args.prompt else "tool_result"
     with tempfile.TemporaryDirectory(prefix="familiar-big-") as tmp:
         tmp = pathlib.Path(tmp)
         small, big = tmp / "small.jsonl", tmp / "big.jsonl"
@@ -152,7 +161,7 @@ def bulk(binary, size, args):
                 for f in (s, b):
                     f.write(record("prompt", f"read-{n}", 10_000 + n, str(tmp)))
         mb = on_disk / 1e6
-        print(f"{args.count} {kind.replace('_', ' ')}s of {mb:.1f} MB "
+        print(f"{args.count} {dict(blocks='prompts in a text block').get(kind, kind.replace('_', ' ') + 's')} of {mb:.1f} MB "
               f"({'no escapes' if args.no_escapes else 'an escape a line'}), read from a file:")
         script = str(ROOT / "scripts/default.rhai")
         del text  # not held while the commands run

@@ -21,24 +21,30 @@ const MOVE_AT_LEAST: usize = 64 * 1024;
 pub(super) enum Moving {
     #[default]
     Idle,
-    /// The record owns its user text (the `message` or `message.content` string), at these
-    /// addresses.
+    /// The record owns its user text (the `message` or `message.content` string, or the one
+    /// text block of `message.content`), at these addresses.
     Offered { at: usize, len: usize },
-    /// Event `event` of the output shows bytes `start..end` of that text.
+    /// Event `event` of the output shows bytes `start..end` of the text at `at`.
     Claimed {
+        at: usize,
         event: usize,
         start: usize,
         end: usize,
     },
 }
 
-/// The record's user text: its `message` string, or its `message.content` string.
-fn user_text<'r, 'a>(record: &'r mut Record<'a>) -> Option<&'r mut Cow<'a, str>> {
+/// The record's user text that lies at `at`: its `message` string, its `message.content`
+/// string, or a text block's text.
+fn user_text_at<'r, 'a>(record: &'r mut Record<'a>, at: usize) -> Option<&'r mut Cow<'a, str>> {
+    let is_at = |text: &Cow<'_, str>| text.as_ptr() as usize == at;
     match record.message.as_mut()? {
-        TextOr::Text(text) => Some(text),
+        TextOr::Text(text) => Some(text).filter(|text| is_at(text)),
         TextOr::Value(message) => match message.content.as_mut()? {
-            TextOr::Text(text) => Some(text),
-            TextOr::Value(_) => None,
+            TextOr::Text(text) => Some(text).filter(|text| is_at(text)),
+            TextOr::Value(blocks) => blocks
+                .iter_mut()
+                .filter_map(|block| block.text.as_mut())
+                .find(|text| is_at(text)),
         },
     }
 }
@@ -79,18 +85,29 @@ impl Moving {
 
     /// Event `event` of the output shows `part`, given a placeholder by [`Moving::text_for`].
     pub(super) fn claim(&mut self, part: &str, event: usize) {
-        if let Some((start, end)) = self.range_of(part) {
-            *self = Moving::Claimed { event, start, end };
+        if let (Some((start, end)), Moving::Offered { at, .. }) = (self.range_of(part), *self) {
+            *self = Moving::Claimed {
+                at,
+                event,
+                start,
+                end,
+            };
         }
     }
 
     /// After the record: the claimed text moves into its event; what was offered and not
     /// claimed stays where it is. Ready for the next record.
     pub(super) fn finish(&mut self, record: &mut Record<'_>, out: &mut [Event]) {
-        let Moving::Claimed { event, start, end } = std::mem::take(self) else {
+        let Moving::Claimed {
+            at,
+            event,
+            start,
+            end,
+        } = std::mem::take(self)
+        else {
             return;
         };
-        let (Some(text), Some(event)) = (user_text(record), out.get_mut(event)) else {
+        let (Some(text), Some(event)) = (user_text_at(record, at), out.get_mut(event)) else {
             return;
         };
         // Offered only when owned; taking it leaves an empty text in a record done with.
@@ -124,6 +141,23 @@ mod tests {
         .into_bytes()
     }
 
+    /// A user record whose `message.content` holds `texts` as text blocks, after an image
+    /// (as Claude Code writes a prompt with a pasted image).
+    fn blocks_line(texts: &[&str]) -> Vec<u8> {
+        let mut blocks = vec![serde_json::json!({"type": "image", "source": {
+            "type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}})];
+        blocks.extend(
+            texts
+                .iter()
+                .map(|text| serde_json::json!({"type": "text", "text": text})),
+        );
+        let message = serde_json::json!({"role": "user", "content": blocks});
+        format!(
+            r#"{{"type":"user","sessionId":"s","isSidechain":false,"timestamp":"2026-11-28T10:00:00Z","message":{message}}}"#
+        )
+        .into_bytes()
+    }
+
     /// The text of the prompt event `line` gives, and whether it is the buffer the parser
     /// decoded the record's text into (moved, not copied).
     fn prompt_of(line: &[u8]) -> (String, bool) {
@@ -135,7 +169,10 @@ mod tests {
                 crate::record::TextOr::Text(text) => Some(text.as_ptr()),
                 crate::record::TextOr::Value(message) => match message.content.as_ref()? {
                     crate::record::TextOr::Text(text) => Some(text.as_ptr()),
-                    crate::record::TextOr::Value(_) => None,
+                    crate::record::TextOr::Value(blocks) => blocks
+                        .iter()
+                        .find_map(|block| block.text.as_ref())
+                        .map(|text| text.as_ptr()),
                 },
             });
         let mut out = Vec::new();
@@ -159,6 +196,19 @@ mod tests {
             assert_eq!(prompt, text.trim(), "flat: {flat}");
             assert!(moved, "flat {flat}: the event copied the decoded text");
         }
+    }
+
+    #[test]
+    fn a_big_prompt_in_one_text_block_is_moved_and_several_blocks_are_joined() {
+        let body = "line of a pasted file\twith a tab\n".repeat(MOVE_AT_LEAST / 16);
+        let text = format!("  \n{body}é\n\n");
+        let (prompt, moved) = prompt_of(&blocks_line(&[&text]));
+        assert_eq!(prompt, text.trim());
+        assert!(moved, "the event copied the text block's decoded text");
+
+        let (prompt, moved) = prompt_of(&blocks_line(&[&body, "and\tthis"]));
+        assert_eq!(prompt, format!("{body}\nand\tthis").trim());
+        assert!(!moved);
     }
 
     #[test]

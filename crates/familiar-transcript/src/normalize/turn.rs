@@ -33,7 +33,7 @@ impl Normalizer {
                     self.user_text(chain, record, text, origin, out);
                 }
                 Some(TextOr::Value(blocks)) => {
-                    let mut texts: Vec<&str> = Vec::new();
+                    let mut texts: Vec<&Cow<'_, str>> = Vec::new();
                     for block in blocks {
                         match block.kind.as_deref() {
                             Some("tool_result") => {
@@ -49,13 +49,25 @@ impl Normalizer {
                                     );
                                 }
                             }
-                            Some("text") => texts.extend(block.text.as_deref()),
+                            Some("text") => texts.extend(block.text.as_ref()),
                             _ => {}
                         }
                     }
-                    if !texts.is_empty() {
-                        let text = texts.join("\n");
-                        self.user_text(chain, record, &text, origin, out);
+                    match texts.as_slice() {
+                        [] => {}
+                        // One text block (beside images, say): moved like a string's text.
+                        [text] => {
+                            self.claude.moving = Moving::offer(text);
+                            self.user_text(chain, record, text, origin, out);
+                        }
+                        texts => {
+                            let text = texts
+                                .iter()
+                                .map(|text| text.as_ref())
+                                .collect::<Vec<&str>>()
+                                .join("\n");
+                            self.user_text(chain, record, &text, origin, out);
+                        }
                     }
                 }
                 None => {}
