@@ -47,4 +47,54 @@ fn a_big_text_costs_one_copy_of_itself_or_two_when_escaped() {
             "{unit}: {peak:.2} times the line allocated at once above it"
         );
     }
+    a_big_codex_prompt_is_decoded_once_into_its_event();
+}
+
+/// A pasted prompt of about 20 MB in a Codex rollout, as the pinned CLI writes a prompt (its
+/// `item_completed` UserMessage, the fixture's own line with the text replaced): its text is
+/// decoded once, into the buffer the event keeps. Through serde it was a scratch buffer grown
+/// by doubling, its copy, the parts joined and the event's trimmed copy: 3.4 times the line in
+/// `familiar events`. (Called by the test above, not beside it: the counter is process-wide.)
+fn a_big_codex_prompt_is_decoded_once_into_its_event() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/codex-0.171.0/main.jsonl");
+    let rollout = std::fs::read_to_string(&fixture).expect("the pinned Codex fixture");
+    let lines: Vec<&str> = rollout.lines().collect();
+    let prompt_line = lines
+        .iter()
+        .position(|line| line.contains(r#""type":"UserMessage""#))
+        .expect("a prompt in the fixture");
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    for (n, line) in lines[..prompt_line].iter().enumerate() {
+        let _ = normalizer.push_line(line.as_bytes(), n as u64 + 1, &mut events);
+    }
+    for (unit, bound) in [("abcdefghij", 1.05), ("abcd\\nefgh\\\"", 1.05)] {
+        let mut record: serde_json::Value =
+            serde_json::from_str(lines[prompt_line]).expect("the prompt record");
+        let text = unit.repeat(20 * 1024 * 1024 / unit.len());
+        record["payload"]["item"]["content"][0]["text"] = serde_json::Value::Null;
+        let line = serde_json::to_string(&record)
+            .expect("JSON")
+            .replacen("\"text\":null", &format!("\"text\":\"{text}\""), 1)
+            .into_bytes();
+        drop(text);
+        events.clear();
+        let base = familiar_testkit::Counting::reset_peak();
+        normalizer
+            .push_line(&line, 100, &mut events)
+            .expect("a record");
+        let peak =
+            familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
+        let prompt = events
+            .iter()
+            .find(|event| event.kind == familiar_transcript::EventKind::Prompt)
+            .and_then(|event| event.text.as_deref())
+            .expect("the prompt event");
+        assert!(prompt.len() > 5 << 20, "{unit}: the whole text");
+        assert!(
+            peak <= bound,
+            "{unit}: {peak:.2} times the line allocated at once above it"
+        );
+    }
 }

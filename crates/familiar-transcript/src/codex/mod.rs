@@ -93,7 +93,30 @@ pub(crate) struct Rollout {
     compacting: bool,
     /// The last prompt, text or thinking emitted: a transition version writing both the old
     /// and the new event for one message shows it once.
-    last_said: Option<(EventKind, String)>,
+    last_said: Option<Said>,
+}
+
+/// What was said, as far as telling a repeat needs: its kind, length and hash, not the text
+/// (a pasted prompt of 50 MB would be held until the next message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Said {
+    kind: EventKind,
+    len: usize,
+    hash: u64,
+}
+
+impl Said {
+    fn of(kind: EventKind, text: &str) -> Said {
+        use std::hash::{Hash as _, Hasher as _};
+        // Fixed keys: the same text hashes the same in every run.
+        let mut hasher = std::hash::DefaultHasher::new();
+        text.hash(&mut hasher);
+        Said {
+            kind,
+            len: text.len(),
+            hash: hasher.finish(),
+        }
+    }
 }
 
 impl crate::agent::Reader for Rollout {
@@ -315,8 +338,9 @@ impl Rollout {
         }
     }
 
-    fn prompt(&mut self, text: String, cx: &mut Cx<'_, '_>) {
-        if self.repeats(EventKind::Prompt, &text) {
+    fn prompt(&mut self, mut text: String, cx: &mut Cx<'_, '_>) {
+        let said = Said::of(EventKind::Prompt, &text);
+        if self.last_said == Some(said) {
             return;
         }
         cx.metrics.prompts += 1;
@@ -324,19 +348,22 @@ impl Rollout {
         self.turn_over = false;
         self.main.status = Status::Working;
         let mut event = self.event(EventKind::Prompt, cx);
-        event.text = Some(text.trim_end().to_owned());
-        self.last_said = Some((EventKind::Prompt, text));
+        // Trimmed in place: a big prompt's decoded text becomes the event's, not copied.
+        text.truncate(text.trim_end().len());
+        event.text = Some(text);
+        self.last_said = Some(said);
         self.push_event(event, cx);
     }
 
     /// Agent text or thinking (blank text skipped, as for Claude Code).
     fn said(&mut self, kind: EventKind, text: String, cx: &mut Cx<'_, '_>) {
-        if (kind == EventKind::Text && text.trim().is_empty()) || self.repeats(kind, &text) {
+        let said = Said::of(kind, &text);
+        if (kind == EventKind::Text && text.trim().is_empty()) || self.last_said == Some(said) {
             return;
         }
         self.main.status = Status::Working;
         let mut event = self.event(kind, cx);
-        event.text = Some(text.clone());
+        event.text = Some(text);
         event.model = self.main.model.clone();
         if kind == EventKind::Text {
             // Older versions write the item first: a message announced after its item is no
@@ -344,14 +371,8 @@ impl Rollout {
             self.announced = true;
             self.before_summary = None;
         }
-        self.last_said = Some((kind, text));
+        self.last_said = Some(said);
         self.push_event(event, cx);
-    }
-
-    fn repeats(&self, kind: EventKind, text: &str) -> bool {
-        self.last_said
-            .as_ref()
-            .is_some_and(|(last, said)| *last == kind && said == text)
     }
 
     fn tool_call(

@@ -88,7 +88,8 @@ pub(super) struct Item<'a> {
     #[serde(borrow)]
     pub id: Str<'a>,
     /// UserMessage (`text`) and AgentMessage (`Text`) parts.
-    pub content: Vec<Part>,
+    #[serde(borrow)]
+    pub content: Vec<Part<'a>>,
     /// Reasoning.
     pub summary_text: Vec<String>,
     /// CommandExecution.
@@ -105,19 +106,28 @@ pub(super) struct Item<'a> {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub(super) struct Part {
-    pub text: Option<String>,
+pub(super) struct Part<'a> {
+    /// Decoded when used ([`crate::scan::string`]): a pasted prompt can be tens of MB.
+    #[serde(borrow)]
+    pub text: Option<&'a RawValue>,
 }
 
 impl Item<'_> {
-    /// The text parts, joined by newlines.
+    /// The text parts, joined by newlines; one part decoded once (a pasted prompt can be tens
+    /// of MB).
     pub fn text(&self) -> String {
-        let parts: Vec<&str> = self
+        let mut texts = self
             .content
             .iter()
-            .filter_map(|part| part.text.as_deref())
-            .collect();
-        parts.join("\n")
+            .filter_map(|part| part.text.and_then(raw_str));
+        match (texts.next(), texts.next()) {
+            (Some(only), None) => only.into_owned(),
+            (first, second) => {
+                let parts: Vec<Cow<'_, str>> =
+                    first.into_iter().chain(second).chain(texts).collect();
+                parts.join("\n")
+            }
+        }
     }
 }
 
@@ -142,5 +152,5 @@ pub(super) struct TokenUsage {
 
 /// A JSON string value's text (`None` for anything else).
 pub(super) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+    crate::scan::string(raw.get())
 }

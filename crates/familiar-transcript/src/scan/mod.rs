@@ -26,6 +26,8 @@ mod bytes;
 mod cursor;
 mod fields;
 
+use std::borrow::Cow;
+
 use crate::record::Record;
 use crate::tools::ToolInput;
 use cursor::Cursor;
@@ -62,6 +64,18 @@ pub fn tool_input(json: &str) -> Option<ToolInput<'_>> {
     (cursor.pos == cursor.bytes.len()).then_some(input)
 }
 
+/// A JSON string (quotes included, as a `RawValue` holds it) decoded as serde_json decodes
+/// it: borrowed when it has no escapes, else decoded in one allocation of at most its length.
+/// serde_json decodes into a scratch buffer that grows by doubling and then copies it: three
+/// times a 50 MB pasted prompt at once. `None` when it is not one string.
+pub fn string(json: &str) -> Option<Cow<'_, str>> {
+    let mut cursor = Cursor::new(json);
+    cursor.whitespace();
+    let text = cursor.string_value()?;
+    cursor.whitespace();
+    (cursor.pos == cursor.bytes.len()).then_some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::cursor::raw_value;
@@ -75,6 +89,28 @@ mod tests {
             (Some(_), Err(_)) => false,
             (None, _) => true,
         }
+    }
+
+    #[test]
+    fn a_string_reads_as_serde_json_reads_it() {
+        for json in [
+            r#""plain""#,
+            r#" "padded" "#,
+            r#""tab\tquote\"slash\/""#,
+            r#""\u00e9t\u00e9 \ud83d\ude00""#,
+            r#""lone \ud83d""#,
+            r#""bad \x""#,
+            "\"control \u{1}\"",
+            r#""unterminated"#,
+            r#""a" "b""#,
+            "42",
+            "null",
+        ] {
+            let ours = string(json).map(|text| text.into_owned());
+            let serde = serde_json::from_str::<String>(json).ok();
+            assert_eq!(ours, serde, "{json}");
+        }
+        assert!(matches!(string(r#""no escapes""#), Some(Cow::Borrowed(_))));
     }
 
     #[test]
