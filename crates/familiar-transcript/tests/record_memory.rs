@@ -97,4 +97,31 @@ fn a_big_codex_prompt_is_decoded_once_into_its_event() {
             "{unit}: {peak:.2} times the line allocated at once above it"
         );
     }
+
+    // A command's big output, when it succeeded, is not decoded at all: nothing shows it.
+    let command_line = lines
+        .iter()
+        .position(|line| line.contains(r#""type":"CommandExecution""#))
+        .expect("a command in the fixture");
+    for line in &lines[prompt_line + 1..command_line] {
+        let _ = normalizer.push_line(line.as_bytes(), 101, &mut events);
+    }
+    let mut record: serde_json::Value =
+        serde_json::from_str(lines[command_line]).expect("the command record");
+    assert_eq!(
+        record["payload"]["item"]["exit_code"], 0,
+        "a command that succeeded"
+    );
+    record["payload"]["item"]["aggregated_output"] =
+        serde_json::Value::String("line of output\n".repeat(20 * 1024 * 1024 / 15));
+    let line = serde_json::to_vec(&record).expect("JSON");
+    let base = familiar_testkit::Counting::reset_peak();
+    normalizer
+        .push_line(&line, 200, &mut events)
+        .expect("a record");
+    let peak = familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
+    assert!(
+        peak <= 0.05,
+        "a command's output: {peak:.2} times the line allocated at once above it"
+    );
 }

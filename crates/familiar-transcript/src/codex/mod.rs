@@ -277,13 +277,15 @@ impl Rollout {
                 if let (Some(id), Some(code)) = (payload.call_id.as_deref(), payload.exit_code)
                     && code != 0
                 {
-                    let text = failure_text(payload.aggregated_output.as_deref(), code);
+                    let output = payload.aggregated_output.and_then(raw_str);
+                    let text = failure_text(output.as_deref(), code);
                     self.tool_error(id, &text, cx);
                 }
             }
             Some("patch_apply_end") => {
                 if let (Some(id), Some(false)) = (payload.call_id.as_deref(), payload.success) {
-                    let text = payload.stderr.as_deref().unwrap_or("patch failed");
+                    let stderr = payload.stderr.and_then(raw_str);
+                    let text = stderr.as_deref().unwrap_or("patch failed");
                     self.tool_error(id, text, cx);
                 }
             }
@@ -324,13 +326,15 @@ impl Rollout {
                 if let (Some(id), Some(code)) = (item.id.as_deref(), item.exit_code)
                     && code != 0
                 {
-                    let text = failure_text(item.aggregated_output.as_deref(), code);
+                    let output = item.aggregated_output.and_then(raw_str);
+                    let text = failure_text(output.as_deref(), code);
                     self.tool_error(id, &text, cx);
                 }
             }
             Some("FileChange") if item.status.as_deref() == Some("failed") => {
                 if let Some(id) = item.id.as_deref() {
-                    let text = item.stderr.as_deref().unwrap_or("patch failed");
+                    let stderr = item.stderr.and_then(raw_str);
+                    let text = stderr.as_deref().unwrap_or("patch failed");
                     self.tool_error(id, text, cx);
                 }
             }

@@ -70,12 +70,13 @@ pub(super) struct Payload<'a> {
     pub duration_ms: Option<u64>,
     /// Old `exec_command_end`.
     pub exit_code: Option<i64>,
+    /// Decoded only for a failed command ([`raw_str`]): a command's output can be tens of MB.
     #[serde(borrow)]
-    pub aggregated_output: Str<'a>,
+    pub aggregated_output: Option<&'a RawValue>,
     /// Old `patch_apply_end`.
     pub success: Option<bool>,
     #[serde(borrow)]
-    pub stderr: Str<'a>,
+    pub stderr: Option<&'a RawValue>,
 }
 
 /// The `item` of an `item_completed` event.
@@ -94,14 +95,15 @@ pub(super) struct Item<'a> {
     pub summary_text: Vec<String>,
     /// CommandExecution.
     pub exit_code: Option<i64>,
+    /// Decoded only for a failed command ([`raw_str`]): a command's output can be tens of MB.
     #[serde(borrow)]
-    pub aggregated_output: Str<'a>,
+    pub aggregated_output: Option<&'a RawValue>,
     /// CommandExecution and FileChange: `completed`, `failed`.
     #[serde(borrow)]
     pub status: Str<'a>,
     /// FileChange.
     #[serde(borrow)]
-    pub stderr: Str<'a>,
+    pub stderr: Option<&'a RawValue>,
 }
 
 #[derive(Debug, Default, Deserialize)]
