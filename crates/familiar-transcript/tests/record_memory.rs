@@ -48,6 +48,7 @@ fn a_big_text_costs_one_copy_of_itself_or_two_when_escaped() {
         );
     }
     a_big_codex_prompt_is_decoded_once_into_its_event();
+    a_big_copilot_prompt_is_decoded_once_into_its_event();
 }
 
 /// A pasted prompt of about 20 MB in a Codex rollout, as the pinned CLI writes a prompt (its
@@ -123,5 +124,47 @@ fn a_big_codex_prompt_is_decoded_once_into_its_event() {
     assert!(
         peak <= 0.05,
         "a command's output: {peak:.2} times the line allocated at once above it"
+    );
+}
+
+/// A pasted prompt in a Copilot CLI session, as the pinned CLI writes it (`user.message`, with
+/// the text twice: `content` and `transformedContent`): each decoded once at its own length,
+/// the prompt's moved into its event. serde_json's `Value` decoding (a scratch buffer grown by
+/// doubling, then copied) and the event's copy cost 1.7 times the line above it.
+fn a_big_copilot_prompt_is_decoded_once_into_its_event() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/copilot-1.0.102/main.jsonl");
+    let session = std::fs::read_to_string(&fixture).expect("the pinned Copilot fixture");
+    let lines: Vec<&str> = session.lines().collect();
+    let prompt_line = lines
+        .iter()
+        .position(|line| line.contains(r#""type":"user.message""#))
+        .expect("a prompt in the fixture");
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    for (n, line) in lines[..prompt_line].iter().enumerate() {
+        let _ = normalizer.push_line(line.as_bytes(), n as u64 + 1, &mut events);
+    }
+    let mut record: serde_json::Value =
+        serde_json::from_str(lines[prompt_line]).expect("the prompt record");
+    let text = "abcd\nefgh\"".repeat(10 * 1024 * 1024 / 10);
+    record["data"]["content"] = serde_json::Value::String(text.clone());
+    record["data"]["transformedContent"] = serde_json::Value::String(text);
+    let line = serde_json::to_vec(&record).expect("JSON");
+    events.clear();
+    let base = familiar_testkit::Counting::reset_peak();
+    normalizer
+        .push_line(&line, 100, &mut events)
+        .expect("a record");
+    let peak = familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
+    let prompt = events
+        .iter()
+        .find(|event| event.kind == familiar_transcript::EventKind::Prompt)
+        .and_then(|event| event.text.as_deref())
+        .expect("the prompt event");
+    assert!(prompt.len() > 5 << 20, "the whole text");
+    assert!(
+        peak <= 1.05,
+        "{peak:.2} times the line allocated at once above it"
     );
 }

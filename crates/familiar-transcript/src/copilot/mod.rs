@@ -96,10 +96,27 @@ fn str_of<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
     value.get(key).and_then(Value::as_str)
 }
 
+/// The string `key` of `value`, taken out of it (a prompt or a reply can be tens of MB).
+fn take_str(value: &mut Value, key: &str) -> Option<String> {
+    match value.get_mut(key).map(Value::take)? {
+        Value::String(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// `text` without the whitespace at its end, trimmed in place.
+fn trimmed_end(mut text: String) -> String {
+    text.truncate(text.trim_end().len());
+    text
+}
+
 impl Session {
     /// Read one record (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
-        let Ok(record) = serde_json::from_str::<Record>(json) else {
+        // Through `scan::value`: each string decoded once, at its own length.
+        let Some(record) =
+            crate::scan::value(json).and_then(|value| Record::deserialize(value).ok())
+        else {
             metrics.unread("copilot");
             return;
         };
@@ -111,14 +128,18 @@ impl Session {
             metrics,
             out,
         };
-        let data = &record.data;
+        let mut data = record.data;
+        let data = &mut data;
         match record.kind.as_str() {
             "session.start" | "session.resume" => self.start(data, &mut cx),
             "user.message" => self.user(data, &mut cx),
             "assistant.reasoning" => {
-                if let Some(text) = str_of(data, "content").filter(|t| !t.trim().is_empty()) {
+                if let Some(text) = take_str(data, "content").filter(|t| !t.trim().is_empty()) {
                     let mut event = self.event(EventKind::Thinking, &cx);
-                    event.text = Some(text.trim().to_owned());
+                    let start = text.len() - text.trim_start().len();
+                    let mut text = trimmed_end(text);
+                    text.drain(..start);
+                    event.text = Some(text);
                     event.model = self.main.model.clone();
                     cx.out.push(event);
                 }
@@ -162,31 +183,31 @@ impl Session {
         cx.out.push(event);
     }
 
-    fn user(&mut self, data: &Value, cx: &mut Cx<'_, '_>) {
+    fn user(&mut self, data: &mut Value, cx: &mut Cx<'_, '_>) {
         self.main.status = Status::Working;
         // A subagent's task is no prompt (as Claude Code's: the main agent's only).
         if cx.agent.is_some() {
             return;
         }
         self.success_told = false;
-        let text = str_of(data, "content").unwrap_or("");
+        let text = take_str(data, "content").unwrap_or_default();
         if text.trim().is_empty() {
             return;
         }
         cx.metrics.prompts += 1;
         let mut event = self.event(EventKind::Prompt, cx);
-        event.text = Some(text.trim_end().to_owned());
+        event.text = Some(trimmed_end(text));
         cx.out.push(event);
     }
 
-    fn reply(&mut self, data: &Value, cx: &mut Cx<'_, '_>) {
+    fn reply(&mut self, data: &mut Value, cx: &mut Cx<'_, '_>) {
         self.main.status = Status::Working;
         if let Some(model) = str_of(data, "model") {
             self.main.model = Some(model.to_owned());
         }
-        if let Some(text) = str_of(data, "content").filter(|t| !t.trim().is_empty()) {
+        if let Some(text) = take_str(data, "content").filter(|t| !t.trim().is_empty()) {
             let mut event = self.event(EventKind::Text, cx);
-            event.text = Some(text.to_owned());
+            event.text = Some(text);
             event.model = self.main.model.clone();
             cx.out.push(event);
         }

@@ -25,12 +25,14 @@
 mod bytes;
 mod cursor;
 mod fields;
+mod value;
 
 use std::borrow::Cow;
 
 use crate::record::Record;
 use crate::tools::ToolInput;
 use cursor::Cursor;
+pub use value::value;
 
 /// The record of one JSON object, read exactly as `serde_json::from_str::<Record>` reads it;
 /// `None` when the fast path cannot vouch for the line (then parse it with serde).

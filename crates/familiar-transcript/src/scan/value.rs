@@ -1,0 +1,98 @@
+//! A JSON text as a `serde_json::Value`, read by the [`Cursor`]: each string decoded once,
+//! into an allocation of its own length. `serde_json` decodes a string with escapes into a
+//! scratch buffer grown by doubling and then copies it out: a 50 MB text in a record cost
+//! three times itself at once. The readers of records held in a `Value` (Copilot CLI's `data`,
+//! Gemini CLI's `content`, Qwen Code's `parts`) read through this, then move the big texts out
+//! instead of copying them.
+
+use serde_json::{Map, Number, Value};
+
+use super::cursor::Cursor;
+
+impl Cursor<'_> {
+    /// The value at the cursor, as `serde_json::from_str::<Value>` makes it (a key given
+    /// twice keeps its last value; numbers as serde_json reads them).
+    fn build(&mut self) -> Option<Value> {
+        match self.peek()? {
+            b'"' => self
+                .string_value()
+                .map(|text| Value::String(text.into_owned())),
+            b'{' => {
+                let mut map = Map::new();
+                self.items(b'{', b'}', |cursor| {
+                    let key = cursor.string_value()?.into_owned();
+                    cursor.whitespace();
+                    cursor.eat(b':')?;
+                    cursor.whitespace();
+                    let value = cursor.build()?;
+                    map.insert(key, value);
+                    Some(())
+                })?;
+                Some(Value::Object(map))
+            }
+            b'[' => {
+                let mut items = Vec::new();
+                self.items(b'[', b']', |cursor| {
+                    items.push(cursor.build()?);
+                    Some(())
+                })?;
+                Some(Value::Array(items))
+            }
+            b't' => self.literal(b"true").map(|()| Value::Bool(true)),
+            b'f' => self.literal(b"false").map(|()| Value::Bool(false)),
+            b'n' => self.literal(b"null").map(|()| Value::Null),
+            b'-' | b'0'..=b'9' => {
+                let start = self.pos;
+                self.number()?;
+                serde_json::from_str::<Number>(&self.text[start..self.pos])
+                    .ok()
+                    .map(Value::Number)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `json` as a `Value`, or `None` where `serde_json` would refuse it (or nests deeper than
+/// the cursor allows).
+pub fn value(json: &str) -> Option<Value> {
+    let mut cursor = Cursor::new(json);
+    cursor.whitespace();
+    let value = cursor.build()?;
+    cursor.whitespace();
+    (cursor.pos == cursor.bytes.len()).then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value;
+
+    #[test]
+    fn reads_as_serde_json_reads() {
+        for json in [
+            r#"{"type":"user.message","data":{"content":"a\tb \u00e9 \ud83d\ude00","n":[1,-2,3.5,1e3,18446744073709551616,null,true,false]},"k":1,"k":2}"#,
+            r#" [ {} , [] , "" ] "#,
+            r#""just a string""#,
+            "0",
+            "-0.0",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"[1 2]"#,
+            r#"{"a":01}"#,
+            r#""bad \x""#,
+            "\"control \u{1}\"",
+            r#"{"a":1} x"#,
+            "",
+        ] {
+            let ours = value(json);
+            let serde = serde_json::from_str::<serde_json::Value>(json).ok();
+            assert_eq!(ours, serde, "{json}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(value(&deep), None);
+    }
+}
