@@ -49,6 +49,7 @@ fn a_big_text_costs_one_copy_of_itself_or_two_when_escaped() {
     }
     a_big_codex_prompt_is_decoded_once_into_its_event();
     a_big_copilot_prompt_is_decoded_once_into_its_event();
+    a_big_gemini_prompt_is_decoded_once_and_a_big_tool_result_not_at_all();
 }
 
 /// A pasted prompt of about 20 MB in a Codex rollout, as the pinned CLI writes a prompt (its
@@ -130,7 +131,7 @@ fn a_big_codex_prompt_is_decoded_once_into_its_event() {
 /// A pasted prompt in a Copilot CLI session, as the pinned CLI writes it (`user.message`, with
 /// the text twice: `content` and `transformedContent`): each decoded once at its own length,
 /// the prompt's moved into its event. serde_json's `Value` decoding (a scratch buffer grown by
-/// doubling, then copied) and the event's copy cost 1.7 times the line above it.
+/// doubling, then copied) and the event's copy cost 1.5 times the line above it.
 fn a_big_copilot_prompt_is_decoded_once_into_its_event() {
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/copilot-1.0.102/main.jsonl");
@@ -166,5 +167,61 @@ fn a_big_copilot_prompt_is_decoded_once_into_its_event() {
     assert!(
         peak <= 1.05,
         "{peak:.2} times the line allocated at once above it"
+    );
+}
+
+/// Gemini CLI, as the pinned CLI writes a session (the fixture's own lines, texts replaced):
+/// a pasted prompt's text is decoded once into its event (serde's `Value` and the event's copy
+/// cost 3.5 times the line), and a tool's big output that succeeded is not decoded at all.
+fn a_big_gemini_prompt_is_decoded_once_and_a_big_tool_result_not_at_all() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/gemini-0.61.0/main.jsonl");
+    let session = std::fs::read_to_string(&fixture).expect("the pinned Gemini CLI fixture");
+    let lines: Vec<&str> = session.lines().collect();
+    let prompt_line = lines
+        .iter()
+        .position(|line| line.starts_with(r#"{"id""#) && line.contains(r#""type":"user""#))
+        .expect("a prompt in the fixture");
+    let call_line = lines
+        .iter()
+        .position(|line| line.contains(r#""toolCalls":[{"#))
+        .expect("a tool call in the fixture");
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    let text = "abcd\nefgh\"".repeat(20 * 1024 * 1024 / 10);
+    for (n, line) in lines[..call_line].iter().enumerate() {
+        let mut line = line.as_bytes().to_vec();
+        let big = n == prompt_line;
+        if big {
+            let mut record: serde_json::Value = serde_json::from_slice(&line).expect("JSON");
+            record["content"][0]["text"] = serde_json::Value::String(text.clone());
+            line = serde_json::to_vec(&record).expect("JSON");
+        }
+        events.clear();
+        let base = familiar_testkit::Counting::reset_peak();
+        let _ = normalizer.push_line(&line, n as u64 + 1, &mut events);
+        let peak =
+            familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
+        if big {
+            let prompt = events
+                .iter()
+                .find(|event| event.kind == familiar_transcript::EventKind::Prompt)
+                .and_then(|event| event.text.as_deref())
+                .expect("the prompt event");
+            assert!(prompt.len() > 5 << 20, "the whole text");
+            assert!(peak <= 1.05, "a prompt: {peak:.2} times the line above it");
+        }
+    }
+    let mut record: serde_json::Value =
+        serde_json::from_str(lines[call_line]).expect("the tool call record");
+    record["toolCalls"][0]["result"][0]["functionResponse"]["response"]["output"] =
+        serde_json::Value::String(text);
+    let line = serde_json::to_vec(&record).expect("JSON");
+    let base = familiar_testkit::Counting::reset_peak();
+    let _ = normalizer.push_line(&line, 1000, &mut events);
+    let peak = familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
+    assert!(
+        peak <= 0.05,
+        "a tool's output: {peak:.2} times the line above it"
     );
 }

@@ -342,10 +342,11 @@ impl Chat {
             return;
         }
         self.main.status = Status::Working;
-        if is_tool_answer(line.content.as_ref()) {
+        let content = line.content();
+        if is_tool_answer(content.as_ref()) {
             return;
         }
-        let text = content_text(line.content.as_ref());
+        let mut text = content_text(content);
         // A subagent's task is no prompt (as Claude Code's: the main chain's only).
         if text.trim().is_empty() || self.main.subagent.is_some() {
             return;
@@ -358,7 +359,9 @@ impl Chat {
         cx.metrics.prompts += 1;
         self.pending_prompt = Some(id.to_owned());
         let mut event = self.event(EventKind::Prompt, cx);
-        event.text = Some(text.trim_end().to_owned());
+        // Trimmed in place: a pasted prompt's decoded text becomes the event's.
+        text.truncate(text.trim_end().len());
+        event.text = Some(text);
         self.emit(event, cx);
     }
 
@@ -366,10 +369,11 @@ impl Chat {
     fn reply(&mut self, id: &str, line: &Line<'_>, cx: &mut Cx<'_, '_>) {
         let (at, new) = self.told_index(id);
         let told = &self.told[at];
+        let mut text = Some(content_text(line.content()));
         let more = new
             || line.thoughts.len() > told.thoughts
             || (line.tokens.is_some() && !told.tokens)
-            || (!told.text && !content_text(line.content.as_ref()).trim().is_empty())
+            || (!told.text && text.as_deref().is_some_and(|text| !text.trim().is_empty()))
             || line.tool_calls.iter().any(|call| {
                 !told
                     .calls
@@ -410,7 +414,7 @@ impl Chat {
             self.emit(event, cx);
         }
         self.told[at].thoughts = self.told[at].thoughts.max(line.thoughts.len());
-        let text = content_text(line.content.as_ref());
+        let text = text.take().unwrap_or_default();
         if !self.told[at].text && !text.trim().is_empty() {
             self.told[at].text = true;
             let mut event = self.event(EventKind::Text, cx);

@@ -35,8 +35,10 @@ pub(super) struct Line<'a> {
     pub kind: Str<'a>,
     #[serde(borrow)]
     pub timestamp: Str<'a>,
-    /// A string (a model's reply) or a list of parts (`{text}`, `{functionResponse}`, …).
-    pub content: Option<Value>,
+    /// A string (a model's reply) or a list of parts (`{text}`, `{functionResponse}`, …);
+    /// read when used ([`Line::content`]): a pasted prompt can be tens of MB.
+    #[serde(borrow)]
+    pub content: Option<&'a RawValue>,
     #[serde(rename = "toolCalls")]
     pub tool_calls: Vec<ToolCall<'a>>,
     pub thoughts: Vec<Thought>,
@@ -82,14 +84,16 @@ pub(super) struct ToolCall<'a> {
     #[serde(borrow)]
     pub name: Str<'a>,
     pub args: Value,
-    /// The `functionResponse` parts the model was sent.
-    pub result: Option<Value>,
+    /// The `functionResponse` parts the model was sent; read when a failure is looked for
+    /// ([`ToolCall::response`]): a tool's output can be tens of MB.
+    #[serde(borrow)]
+    pub result: Option<&'a RawValue>,
     /// `success`, `error` or `cancelled`.
     #[serde(borrow)]
     pub status: Str<'a>,
     /// What the CLI showed (`"Command exited with code: 3"`, `"File not found."`).
-    #[serde(rename = "resultDisplay")]
-    pub result_display: Option<Value>,
+    #[serde(rename = "resultDisplay", borrow)]
+    pub result_display: Option<&'a RawValue>,
 }
 
 /// A thought of the model, as the CLI parsed it (`**subject** description`).
@@ -115,27 +119,50 @@ pub struct MessageTokens {
     pub total: u64,
 }
 
-impl ToolCall<'_> {
-    /// The first `functionResponse.response` of its result.
-    pub fn response(&self) -> Option<&Value> {
-        self.result
-            .as_ref()?
-            .as_array()?
-            .iter()
-            .find_map(|part| part.get("functionResponse")?.get("response"))
+impl Line<'_> {
+    /// Its `content`, read with each string decoded once ([`crate::scan::value`]).
+    pub fn content(&self) -> Option<Value> {
+        crate::scan::value(self.content?.get())
     }
 }
 
-/// The text of a message's `content`: the string, or its parts' `text` that are not thoughts.
-pub(super) fn content_text(content: Option<&Value>) -> String {
+impl ToolCall<'_> {
+    /// The first `functionResponse.response` of its result.
+    pub fn response(&self) -> Option<Value> {
+        let Value::Array(parts) = crate::scan::value(self.result?.get())? else {
+            return None;
+        };
+        parts.into_iter().find_map(|mut part| {
+            let response = part.get_mut("functionResponse")?.get_mut("response")?;
+            Some(response.take())
+        })
+    }
+
+    /// What the CLI showed, when it is a string.
+    pub fn display(&self) -> Option<String> {
+        crate::scan::string(self.result_display?.get()).map(|text| text.into_owned())
+    }
+}
+
+/// The text of a message's `content`: the string, or its parts' `text` that are not thoughts
+/// (one such part moved out, not copied).
+pub(super) fn content_text(content: Option<Value>) -> String {
     match content {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
+        Some(Value::String(text)) => text,
+        Some(Value::Array(parts)) => {
+            let mut texts = parts
+                .into_iter()
+                .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
+                .filter_map(|mut part| match part.get_mut("text").map(Value::take) {
+                    Some(Value::String(text)) => Some(text),
+                    _ => None,
+                });
+            let first = texts.next().unwrap_or_default();
+            texts.fold(first, |mut all, text| {
+                all.push_str(&text);
+                all
+            })
+        }
         _ => String::new(),
     }
 }

@@ -57,21 +57,22 @@ pub(crate) fn writes(name: &str) -> bool {
 /// - a `run_shell_command` whose command exited non-zero is a `success` for the CLI: its output
 ///   says `Exit Code: N` (the shell tool's own line), which the model reads as the failure.
 pub(super) fn failure(call: &ToolCall<'_>) -> Option<(ErrorKind, String)> {
-    let response = call.response();
-    let said = |key: &str| {
-        response
-            .and_then(|response| response.get(key))
-            .and_then(Value::as_str)
+    // The result is read only where a failure can be: most calls succeed, some with tens of
+    // MB of output.
+    let said = |key: &str| match call.response()?.get_mut(key).map(Value::take)? {
+        Value::String(text) => Some(text),
+        _ => None,
     };
     match call.status.as_deref() {
         Some("error") => {
-            let display = call.result_display.as_ref().and_then(Value::as_str);
-            let text = said("error").or(display).unwrap_or("tool error");
-            Some((ErrorKind::Tool, text.to_owned()))
+            let text = said("error")
+                .or_else(|| call.display())
+                .unwrap_or_else(|| "tool error".to_owned());
+            Some((ErrorKind::Tool, text))
         }
         Some("cancelled") => Some((ErrorKind::Interrupted, "tool call cancelled".to_owned())),
         _ if call.name.as_deref() == Some("run_shell_command") => {
-            shell_failure(said("output")?).map(|text| (ErrorKind::Tool, text))
+            shell_failure(&said("output")?).map(|text| (ErrorKind::Tool, text))
         }
         _ => None,
     }
