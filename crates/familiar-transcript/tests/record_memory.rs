@@ -50,6 +50,7 @@ fn a_big_text_costs_one_copy_of_itself_or_two_when_escaped() {
     a_big_codex_prompt_is_decoded_once_into_its_event();
     a_big_copilot_prompt_is_decoded_once_into_its_event();
     a_big_gemini_prompt_is_decoded_once_and_a_big_tool_result_not_at_all();
+    a_big_qwen_prompt_is_decoded_once_into_its_event();
 }
 
 /// A pasted prompt of about 20 MB in a Codex rollout, as the pinned CLI writes a prompt (its
@@ -223,5 +224,36 @@ fn a_big_gemini_prompt_is_decoded_once_and_a_big_tool_result_not_at_all() {
     assert!(
         peak <= 0.05,
         "a tool's output: {peak:.2} times the line above it"
+    );
+}
+
+/// Qwen Code, as the pinned CLI writes a prompt (the fixture's own first record, its text
+/// replaced): decoded once into its event (serde and the parts' copy cost 3 times the line).
+fn a_big_qwen_prompt_is_decoded_once_into_its_event() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/qwen-0.24.4/main.jsonl");
+    let session = std::fs::read_to_string(&fixture).expect("the pinned Qwen Code fixture");
+    let first = session.lines().next().expect("a record");
+    let mut record: serde_json::Value = serde_json::from_str(first).expect("JSON");
+    assert_eq!(record["type"], "user", "the fixture starts with a prompt");
+    record["message"]["parts"][0]["text"] =
+        serde_json::Value::String("abcd\nefgh\"".repeat(20 * 1024 * 1024 / 10));
+    let line = serde_json::to_vec(&record).expect("JSON");
+    let mut normalizer = Normalizer::new(NormalizerConfig::default());
+    let mut events = Vec::new();
+    let base = familiar_testkit::Counting::reset_peak();
+    normalizer
+        .push_line(&line, 1, &mut events)
+        .expect("a record");
+    let peak = familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
+    let prompt = events
+        .iter()
+        .find(|event| event.kind == familiar_transcript::EventKind::Prompt)
+        .and_then(|event| event.text.as_deref())
+        .expect("the prompt event");
+    assert!(prompt.len() > 5 << 20, "the whole text");
+    assert!(
+        peak <= 1.05,
+        "{peak:.2} times the line allocated at once above it"
     );
 }

@@ -32,6 +32,7 @@ mod tools;
 pub mod usage;
 
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::metrics::Metrics;
@@ -116,11 +117,16 @@ impl Session {
 
     /// Read one record (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
-        let Ok(record) = serde_json::from_str::<Record<'_>>(json) else {
+        // Through `scan::value`: each string decoded once, at its own length (serde's own
+        // decoding of a 50 MB prompt held it three times at once).
+        let Some(mut record) =
+            crate::scan::value(json).and_then(|value| Record::deserialize(value).ok())
+        else {
             metrics.unread("qwen");
             return;
         };
-        let kind = record.kind.as_deref().unwrap_or("");
+        let kind = record.kind.take().unwrap_or_default();
+        let kind = kind.as_ref();
         match record.subtype.as_deref() {
             Some(subtype) => {
                 metrics.count_record(&format!("{kind}/{subtype}"));
@@ -130,7 +136,8 @@ impl Session {
             }
             None => metrics.count_record(kind),
         }
-        if let Some(ts) = record.timestamp.as_deref() {
+        let timestamp = record.timestamp.take();
+        if let Some(ts) = timestamp.as_deref() {
             metrics.see_timestamp(ts);
         }
         if let Some(version) = record.version.as_deref() {
@@ -138,7 +145,7 @@ impl Session {
         }
         let mut cx = Cx {
             meta,
-            ts: record.timestamp.as_deref(),
+            ts: timestamp.as_deref(),
             metrics,
             out,
         };
@@ -155,7 +162,7 @@ impl Session {
             cx.out.push(start);
         }
         match kind {
-            "user" => self.user(&record, &mut cx),
+            "user" => self.user(&mut record, &mut cx),
             "assistant" => self.reply(&record, &mut cx),
             "tool_result" => self.tool_result(&record, &mut cx),
             "system" => self.system(&record, &mut cx),
@@ -167,7 +174,7 @@ impl Session {
         }
     }
 
-    fn user(&mut self, record: &Record<'_>, cx: &mut Cx<'_, '_>) {
+    fn user(&mut self, record: &mut Record<'_>, cx: &mut Cx<'_, '_>) {
         self.flush(cx.out);
         if record.subtype.as_deref() == Some("notification") {
             self.subagent_ended(record, cx);
@@ -187,18 +194,15 @@ impl Session {
             return;
         }
         self.main.status = Status::Working;
-        let text: String = parts(record)
-            .filter_map(|part| match shapes::part(part) {
-                Part::Text(text) => Some(text),
-                _ => None,
-            })
-            .collect();
+        let mut text = take_text(record);
         if text.trim().is_empty() {
             return;
         }
         cx.metrics.prompts += 1;
         let mut event = self.event(EventKind::Prompt, cx);
-        event.text = Some(text.trim_end().to_owned());
+        // Trimmed in place: a pasted prompt's decoded text becomes the event's.
+        text.truncate(text.trim_end().len());
+        event.text = Some(text);
         cx.out.push(event);
     }
 
@@ -426,6 +430,26 @@ fn tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     let start = text.find(&open)? + open.len();
     let end = text[start..].find(&format!("</{name}>"))? + start;
     Some(text[start..end].trim())
+}
+
+/// The text parts of a record's message, taken out of it and joined (one part is moved, not
+/// copied: a pasted prompt can be tens of MB).
+fn take_text(record: &mut Record<'_>) -> String {
+    let parts = record
+        .message
+        .iter_mut()
+        .flat_map(|message| &mut message.parts);
+    let mut texts = parts
+        .filter(|part| matches!(shapes::part(part), Part::Text(_)))
+        .filter_map(|part| match part.get_mut("text").map(Value::take) {
+            Some(Value::String(text)) => Some(text),
+            _ => None,
+        });
+    let first = texts.next().unwrap_or_default();
+    texts.fold(first, |mut all, text| {
+        all.push_str(&text);
+        all
+    })
 }
 
 /// The parts of a record's message.
