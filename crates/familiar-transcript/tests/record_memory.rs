@@ -234,11 +234,18 @@ fn a_big_qwen_prompt_is_decoded_once_into_its_event() {
         .join("../../fixtures/qwen-0.24.4/main.jsonl");
     let session = std::fs::read_to_string(&fixture).expect("the pinned Qwen Code fixture");
     let first = session.lines().next().expect("a record");
-    let mut record: serde_json::Value = serde_json::from_str(first).expect("JSON");
+    let record: serde_json::Value = serde_json::from_str(first).expect("JSON");
     assert_eq!(record["type"], "user", "the fixture starts with a prompt");
-    record["message"]["parts"][0]["text"] =
-        serde_json::Value::String("abcd\nefgh\"".repeat(20 * 1024 * 1024 / 10));
-    let line = serde_json::to_vec(&record).expect("JSON");
+    // Replaced in the line's own text: its keys stay in the CLI's order, by which the record
+    // is told to be Qwen Code's.
+    let typed = serde_json::to_string(&record["message"]["parts"][0]["text"]).expect("JSON");
+    let big =
+        serde_json::to_string("abcd\nefgh\"".repeat(20 * 1024 * 1024 / 10).as_str()).expect("JSON");
+    assert!(
+        first.contains(&typed),
+        "the prompt's text as the line writes it"
+    );
+    let line = first.replacen(&typed, &big, 1).into_bytes();
     let mut normalizer = Normalizer::new(NormalizerConfig::default());
     let mut events = Vec::new();
     let base = familiar_testkit::Counting::reset_peak();
