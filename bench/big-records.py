@@ -36,11 +36,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def status(pid, field):
-    """`field` of /proc/PID/status, in MB."""
+    """`field` of /proc/PID/status, in MB (10^6 bytes, as the records' sizes)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
+                return int(line.split()[1]) * 1024 / 1e6
     return 0.0
 
 
@@ -180,7 +180,7 @@ def measure(argv):
                           stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         sys.exit(f"{' '.join(argv)} failed: {done.stderr[-2000:]}")
-    return int(done.stderr.split()[-1]) / 1024
+    return int(done.stderr.split()[-1]) * 1024 / 1e6
 
 
 if __name__ == "__main__":

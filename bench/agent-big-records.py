@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Every agent's big records (issue 28): each pinned CLI's own fixture with one record's text
+made SIZE MB (an escape a line, as a pasted file has), read by `familiar events`, `run
+scripts/default.rhai` and `stats`: their peak RSS above the same fixture as written, as a
+multiple of the record's size on disk. The records are the CLI's own lines, one string
+replaced in place (their keys keep the CLI's order, by which some agents' records are told):
+
+- Codex: a prompt (`item_completed` UserMessage), a command's output that succeeded
+  (`CommandExecution.aggregated_output`);
+- Gemini CLI: a prompt (`content[0].text`), a tool's result (`functionResponse.response`);
+- Qwen Code: a prompt (`message.parts[0].text`);
+- Copilot CLI: a prompt (`user.message`: `content` and `transformedContent`, SIZE/2 each).
+
+usage: bench/agent-big-records.py [--size MB]
+env:   FAMILIAR_BIN (default target/release/familiar); FAMILIAR_BEFORE: another build,
+       measured beside it
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+# (name, fixture, how to find the record's line, the JSON strings to make big in it)
+CASES = [
+    ("Codex prompt", "codex-0.171.0/main.jsonl", '"type":"UserMessage"',
+     [("payload", "item", "content", 0, "text")]),
+    ("Codex command output", "codex-0.171.0/main.jsonl", '"type":"CommandExecution"',
+     [("payload", "item", "aggregated_output")]),
+    ("Gemini CLI prompt", "gemini-0.61.0/main.jsonl", '"type":"user","content":[{"text":"Work',
+     [("content", 0, "text")]),
+    ("Gemini CLI tool result", "gemini-0.61.0/main.jsonl", '"toolCalls":[{',
+     [("toolCalls", 0, "result", 0, "functionResponse", "response", "output")]),
+    ("Qwen Code prompt", "qwen-0.24.4/main.jsonl", '"type":"user"',
+     [("message", "parts", 0, "text")]),
+    ("Copilot CLI prompt", "copilot-1.0.102/main.jsonl", '"type":"user.message"',
+     [("data", "content"), ("data", "transformedContent")]),
+]
+
+
+def big_text(size):
+    line = "    let value = compute(input, &mut state); // a line of some source file\n"
+    return (line * (size // len(line) + 1))[:size]
+
+
+def at(record, path):
+    for key in path:
+        record = record[key]
+    return record
+
+
+def rewrite(line, paths, size):
+    """`line` with the strings at `paths` replaced by SIZE/len(paths) bytes of text each,
+    replaced in the line's own text."""
+    record = json.loads(line)
+    text = json.dumps(big_text(size // len(paths)))
+    for path in paths:
+        typed = json.dumps(at(record, path), separators=(",", ":"), ensure_ascii=False)
+        if typed not in line:
+            sys.exit(f"{path}: {typed[:60]} is not written as expected")
+        line = line.replace(typed, text, 1)
+    return line
+
+
+def peak_mb(argv):
+    """Peak RSS of `argv` in MB (10^6 bytes), as GNU time reports it."""
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed: {done.stderr[-2000:]}")
+    return int(done.stderr.split()[-1]) * 1024 / 1e6
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=float, default=50.0, help="MB of text per record")
+    args = parser.parse_args()
+    size = int(args.size * 1e6)
+    builds = [("", os.environ.get("FAMILIAR_BIN", str(ROOT / "target/release/familiar")))]
+    if os.environ.get("FAMILIAR_BEFORE"):
+        builds.append((" (before)", os.environ["FAMILIAR_BEFORE"]))
+    script = str(ROOT / "scripts/default.rhai")
+    commands = [("events", ["events"]), ("run", ["run", script, "--input"]),
+                ("stats", ["stats"])]
+    with tempfile.TemporaryDirectory(prefix="familiar-agent-big-") as tmp:
+        tmp = pathlib.Path(tmp)
+        for name, fixture, marker, paths in CASES:
+            lines = (FIXTURES / fixture).read_text().splitlines(keepends=True)
+            index = next(i for i, line in enumerate(lines) if marker in line)
+            big_line = rewrite(lines[index], paths, size)
+            small, big = tmp / "small.jsonl", tmp / "big.jsonl"
+            small.write_text("".join(lines))
+            big.write_text("".join(lines[:index]) + big_line + "".join(lines[index + 1:]))
+            record_mb = len(big_line.encode()) / 1e6
+            figures = []
+            for label, binary in builds:
+                for command, argv in commands:
+                    level = peak_mb([binary, *argv, str(small)])
+                    peak = peak_mb([binary, *argv, str(big)])
+                    figures.append(f"{command}{label} {(peak - level) / record_mb:.2f}x")
+            print(f"{name} ({record_mb:.1f} MB): " + ", ".join(figures))
+
+
+if __name__ == "__main__":
+    main()
