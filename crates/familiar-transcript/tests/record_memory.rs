@@ -53,214 +53,150 @@ fn a_big_text_costs_one_copy_of_itself_or_two_when_escaped() {
     a_big_qwen_prompt_is_decoded_once_into_its_event();
 }
 
-/// A pasted prompt of about 20 MB in a Codex rollout, as the pinned CLI writes a prompt (its
-/// `item_completed` UserMessage, the fixture's own line with the text replaced): its text is
-/// decoded once, into the buffer the event keeps. Through serde it was a scratch buffer grown
-/// by doubling, its copy, the parts joined and the event's trimmed copy: 3.4 times the line in
-/// `familiar events`. (Called by the test above, not beside it: the counter is process-wide.)
-fn a_big_codex_prompt_is_decoded_once_into_its_event() {
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/codex-0.171.0/main.jsonl");
-    let rollout = std::fs::read_to_string(&fixture).expect("the pinned Codex fixture");
-    let lines: Vec<&str> = rollout.lines().collect();
-    let prompt_line = lines
-        .iter()
-        .position(|line| line.contains(r#""type":"UserMessage""#))
-        .expect("a prompt in the fixture");
-    let mut normalizer = Normalizer::new(NormalizerConfig::default());
-    let mut events = Vec::new();
-    for (n, line) in lines[..prompt_line].iter().enumerate() {
-        let _ = normalizer.push_line(line.as_bytes(), n as u64 + 1, &mut events);
+/// A pinned CLI's own fixture, read line by line up to where a big record is given to it.
+struct Fixture {
+    lines: Vec<String>,
+    read: usize,
+    normalizer: Normalizer,
+    events: Vec<familiar_transcript::Event>,
+}
+
+impl Fixture {
+    fn open(name: &str) -> Fixture {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures")
+            .join(name);
+        let text = std::fs::read_to_string(&path).expect("a pinned CLI's fixture");
+        Fixture {
+            lines: text.lines().map(str::to_owned).collect(),
+            read: 0,
+            normalizer: Normalizer::new(NormalizerConfig::default()),
+            events: Vec::new(),
+        }
     }
-    for (unit, bound) in [("abcdefghij", 1.05), ("abcd\\nefgh\\\"", 1.05)] {
-        let mut record: serde_json::Value =
-            serde_json::from_str(lines[prompt_line]).expect("the prompt record");
-        let text = unit.repeat(20 * 1024 * 1024 / unit.len());
-        record["payload"]["item"]["content"][0]["text"] = serde_json::Value::Null;
-        let line = serde_json::to_string(&record)
-            .expect("JSON")
-            .replacen("\"text\":null", &format!("\"text\":\"{text}\""), 1)
-            .into_bytes();
-        drop(text);
-        events.clear();
+
+    /// The first line holding `marker`, after those read; the lines before it are read.
+    fn read_to(&mut self, marker: &str) -> usize {
+        let at = (self.read..self.lines.len())
+            .find(|&n| self.lines[n].contains(marker))
+            .unwrap_or_else(|| panic!("{marker} in the fixture"));
+        for n in self.read..at {
+            let _ =
+                self.normalizer
+                    .push_line(self.lines[n].as_bytes(), n as u64 + 1, &mut self.events);
+        }
+        self.read = at + 1;
+        at
+    }
+
+    /// Line `at` with the string at `pointer` made `text`, replaced in the line's own text:
+    /// its keys keep the CLI's order (Qwen Code's records are told by it).
+    fn with_text(&self, at: usize, pointer: &str, text: &str) -> Vec<u8> {
+        let record: serde_json::Value = serde_json::from_str(&self.lines[at]).expect("JSON");
+        let typed = serde_json::to_string(record.pointer(pointer).expect(pointer)).expect("JSON");
+        assert!(
+            self.lines[at].contains(&typed),
+            "{pointer} as the line writes it"
+        );
+        let text = serde_json::to_string(text).expect("JSON");
+        self.lines[at].replacen(&typed, &text, 1).into_bytes()
+    }
+
+    /// The most allocated at once while `line` is read, above the line, in lines.
+    fn peak_reading(&mut self, line: &[u8]) -> f64 {
+        self.events.clear();
         let base = familiar_testkit::Counting::reset_peak();
-        normalizer
-            .push_line(&line, 100, &mut events)
-            .expect("a record");
-        let peak =
-            familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
-        let prompt = events
+        let _ = self.normalizer.push_line(line, 1000, &mut self.events);
+        familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64
+    }
+
+    /// The text of the prompt the last line read gave, checked whole.
+    fn prompt(&self) -> &str {
+        let prompt = self
+            .events
             .iter()
             .find(|event| event.kind == familiar_transcript::EventKind::Prompt)
             .and_then(|event| event.text.as_deref())
             .expect("the prompt event");
-        assert!(prompt.len() > 5 << 20, "{unit}: the whole text");
-        assert!(
-            peak <= bound,
-            "{unit}: {peak:.2} times the line allocated at once above it"
-        );
+        assert!(prompt.len() > 5 << 20, "the whole text");
+        prompt
     }
+}
 
-    // A command's big output, when it succeeded, is not decoded at all: nothing shows it.
-    let command_line = lines
-        .iter()
-        .position(|line| line.contains(r#""type":"CommandExecution""#))
-        .expect("a command in the fixture");
-    for line in &lines[prompt_line + 1..command_line] {
-        let _ = normalizer.push_line(line.as_bytes(), 101, &mut events);
+/// About 20 MB of text with an escape every 10 bytes (a pasted file's newlines and quotes).
+fn escaped_text() -> String {
+    "abcd\nefgh\"".repeat(2 * 1024 * 1024)
+}
+
+/// Codex, as the pinned CLI writes a prompt (`item_completed` UserMessage): decoded once, into
+/// the buffer the event keeps. Through serde it was a scratch buffer grown by doubling, its
+/// copy, the parts joined and the event's trimmed copy: 3.4 times the line in `familiar
+/// events`. A command's big output that succeeded is not decoded at all: no event shows it.
+/// (Called by the test above, not beside it: the counter is process-wide.)
+fn a_big_codex_prompt_is_decoded_once_into_its_event() {
+    let mut rollout = Fixture::open("codex-0.171.0/main.jsonl");
+    let at = rollout.read_to(r#""type":"UserMessage""#);
+    for text in ["abcdefghij".repeat(2 * 1024 * 1024), escaped_text()] {
+        let line = rollout.with_text(at, "/payload/item/content/0/text", &text);
+        let peak = rollout.peak_reading(&line);
+        rollout.prompt();
+        assert!(peak <= 1.05, "a prompt: {peak:.2} times the line above it");
     }
-    let mut record: serde_json::Value =
-        serde_json::from_str(lines[command_line]).expect("the command record");
-    assert_eq!(
-        record["payload"]["item"]["exit_code"], 0,
+    let at = rollout.read_to(r#""type":"CommandExecution""#);
+    let line = rollout.with_text(at, "/payload/item/aggregated_output", &escaped_text());
+    assert!(
+        rollout.lines[at].contains(r#""exit_code":0"#),
         "a command that succeeded"
     );
-    record["payload"]["item"]["aggregated_output"] =
-        serde_json::Value::String("line of output\n".repeat(20 * 1024 * 1024 / 15));
-    let line = serde_json::to_vec(&record).expect("JSON");
-    let base = familiar_testkit::Counting::reset_peak();
-    normalizer
-        .push_line(&line, 200, &mut events)
-        .expect("a record");
-    let peak = familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
+    let peak = rollout.peak_reading(&line);
     assert!(
         peak <= 0.05,
-        "a command's output: {peak:.2} times the line allocated at once above it"
+        "a command's output: {peak:.2} times the line above it"
     );
 }
 
-/// A pasted prompt in a Copilot CLI session, as the pinned CLI writes it (`user.message`, with
-/// the text twice: `content` and `transformedContent`): each decoded once at its own length,
-/// the prompt's moved into its event. serde_json's `Value` decoding (a scratch buffer grown by
-/// doubling, then copied) and the event's copy cost 1.5 times the line above it.
+/// Copilot CLI, as the pinned CLI writes a prompt (`user.message`, the text twice: `content`
+/// and `transformedContent`): each decoded once at its own length, the prompt's moved into its
+/// event. serde_json's `Value` decoding and the event's copy cost 1.5 times the line above it.
 fn a_big_copilot_prompt_is_decoded_once_into_its_event() {
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/copilot-1.0.102/main.jsonl");
-    let session = std::fs::read_to_string(&fixture).expect("the pinned Copilot fixture");
-    let lines: Vec<&str> = session.lines().collect();
-    let prompt_line = lines
-        .iter()
-        .position(|line| line.contains(r#""type":"user.message""#))
-        .expect("a prompt in the fixture");
-    let mut normalizer = Normalizer::new(NormalizerConfig::default());
-    let mut events = Vec::new();
-    for (n, line) in lines[..prompt_line].iter().enumerate() {
-        let _ = normalizer.push_line(line.as_bytes(), n as u64 + 1, &mut events);
-    }
-    let mut record: serde_json::Value =
-        serde_json::from_str(lines[prompt_line]).expect("the prompt record");
-    let text = "abcd\nefgh\"".repeat(10 * 1024 * 1024 / 10);
-    record["data"]["content"] = serde_json::Value::String(text.clone());
-    record["data"]["transformedContent"] = serde_json::Value::String(text);
-    let line = serde_json::to_vec(&record).expect("JSON");
-    events.clear();
-    let base = familiar_testkit::Counting::reset_peak();
-    normalizer
-        .push_line(&line, 100, &mut events)
-        .expect("a record");
-    let peak = familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
-    let prompt = events
-        .iter()
-        .find(|event| event.kind == familiar_transcript::EventKind::Prompt)
-        .and_then(|event| event.text.as_deref())
-        .expect("the prompt event");
-    assert!(prompt.len() > 5 << 20, "the whole text");
-    assert!(
-        peak <= 1.05,
-        "{peak:.2} times the line allocated at once above it"
-    );
+    let mut session = Fixture::open("copilot-1.0.102/main.jsonl");
+    let at = session.read_to(r#""type":"user.message""#);
+    let half = &escaped_text()[..10 * 1024 * 1024];
+    let line = session.with_text(at, "/data/content", half);
+    session.lines[at] = String::from_utf8(line).expect("UTF-8");
+    let line = session.with_text(at, "/data/transformedContent", half);
+    let peak = session.peak_reading(&line);
+    session.prompt();
+    assert!(peak <= 1.05, "{peak:.2} times the line above it");
 }
 
-/// Gemini CLI, as the pinned CLI writes a session (the fixture's own lines, texts replaced):
-/// a pasted prompt's text is decoded once into its event (serde's `Value` and the event's copy
-/// cost 3.5 times the line), and a tool's big output that succeeded is not decoded at all.
+/// Gemini CLI, as the pinned CLI writes a session: a pasted prompt's text is decoded once into
+/// its event (serde's `Value` and the event's copy cost 2.5 times the line), and a tool's big
+/// output that succeeded is not decoded at all.
 fn a_big_gemini_prompt_is_decoded_once_and_a_big_tool_result_not_at_all() {
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/gemini-0.61.0/main.jsonl");
-    let session = std::fs::read_to_string(&fixture).expect("the pinned Gemini CLI fixture");
-    let lines: Vec<&str> = session.lines().collect();
-    let prompt_line = lines
-        .iter()
-        .position(|line| line.starts_with(r#"{"id""#) && line.contains(r#""type":"user""#))
-        .expect("a prompt in the fixture");
-    let call_line = lines
-        .iter()
-        .position(|line| line.contains(r#""toolCalls":[{"#))
-        .expect("a tool call in the fixture");
-    let mut normalizer = Normalizer::new(NormalizerConfig::default());
-    let mut events = Vec::new();
-    let text = "abcd\nefgh\"".repeat(20 * 1024 * 1024 / 10);
-    for (n, line) in lines[..call_line].iter().enumerate() {
-        let mut line = line.as_bytes().to_vec();
-        let big = n == prompt_line;
-        if big {
-            let mut record: serde_json::Value = serde_json::from_slice(&line).expect("JSON");
-            record["content"][0]["text"] = serde_json::Value::String(text.clone());
-            line = serde_json::to_vec(&record).expect("JSON");
-        }
-        events.clear();
-        let base = familiar_testkit::Counting::reset_peak();
-        let _ = normalizer.push_line(&line, n as u64 + 1, &mut events);
-        let peak =
-            familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
-        if big {
-            let prompt = events
-                .iter()
-                .find(|event| event.kind == familiar_transcript::EventKind::Prompt)
-                .and_then(|event| event.text.as_deref())
-                .expect("the prompt event");
-            assert!(prompt.len() > 5 << 20, "the whole text");
-            assert!(peak <= 1.05, "a prompt: {peak:.2} times the line above it");
-        }
-    }
-    let mut record: serde_json::Value =
-        serde_json::from_str(lines[call_line]).expect("the tool call record");
-    record["toolCalls"][0]["result"][0]["functionResponse"]["response"]["output"] =
-        serde_json::Value::String(text);
-    let line = serde_json::to_vec(&record).expect("JSON");
-    let base = familiar_testkit::Counting::reset_peak();
-    let _ = normalizer.push_line(&line, 1000, &mut events);
-    let peak = familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
+    let mut session = Fixture::open("gemini-0.61.0/main.jsonl");
+    let at = session.read_to(r#""type":"user","content":[{"text":"Work"#);
+    let line = session.with_text(at, "/content/0/text", &escaped_text());
+    let peak = session.peak_reading(&line);
+    session.prompt();
+    assert!(peak <= 1.05, "a prompt: {peak:.2} times the line above it");
+    let at = session.read_to(r#""toolCalls":[{"#);
+    let pointer = "/toolCalls/0/result/0/functionResponse/response/output";
+    let line = session.with_text(at, pointer, &escaped_text());
+    let peak = session.peak_reading(&line);
     assert!(
         peak <= 0.05,
         "a tool's output: {peak:.2} times the line above it"
     );
 }
 
-/// Qwen Code, as the pinned CLI writes a prompt (the fixture's own first record, its text
-/// replaced): decoded once into its event (serde and the parts' copy cost 3 times the line).
+/// Qwen Code, as the pinned CLI writes a prompt: decoded once into its event (serde and the
+/// parts' copy cost 2.5 times the line).
 fn a_big_qwen_prompt_is_decoded_once_into_its_event() {
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/qwen-0.24.4/main.jsonl");
-    let session = std::fs::read_to_string(&fixture).expect("the pinned Qwen Code fixture");
-    let first = session.lines().next().expect("a record");
-    let record: serde_json::Value = serde_json::from_str(first).expect("JSON");
-    assert_eq!(record["type"], "user", "the fixture starts with a prompt");
-    // Replaced in the line's own text: its keys stay in the CLI's order, by which the record
-    // is told to be Qwen Code's.
-    let typed = serde_json::to_string(&record["message"]["parts"][0]["text"]).expect("JSON");
-    let big =
-        serde_json::to_string("abcd\nefgh\"".repeat(20 * 1024 * 1024 / 10).as_str()).expect("JSON");
-    assert!(
-        first.contains(&typed),
-        "the prompt's text as the line writes it"
-    );
-    let line = first.replacen(&typed, &big, 1).into_bytes();
-    let mut normalizer = Normalizer::new(NormalizerConfig::default());
-    let mut events = Vec::new();
-    let base = familiar_testkit::Counting::reset_peak();
-    normalizer
-        .push_line(&line, 1, &mut events)
-        .expect("a record");
-    let peak = familiar_testkit::Counting::peak().saturating_sub(base) as f64 / line.len() as f64;
-    let prompt = events
-        .iter()
-        .find(|event| event.kind == familiar_transcript::EventKind::Prompt)
-        .and_then(|event| event.text.as_deref())
-        .expect("the prompt event");
-    assert!(prompt.len() > 5 << 20, "the whole text");
-    assert!(
-        peak <= 1.05,
-        "{peak:.2} times the line allocated at once above it"
-    );
+    let mut session = Fixture::open("qwen-0.24.4/main.jsonl");
+    let at = session.read_to(r#""type":"user""#);
+    let line = session.with_text(at, "/message/parts/0/text", &escaped_text());
+    let peak = session.peak_reading(&line);
+    session.prompt();
+    assert!(peak <= 1.05, "{peak:.2} times the line above it");
 }

@@ -149,20 +149,11 @@ impl ToolCall<'_> {
 pub(super) fn content_text(content: Option<Value>) -> String {
     match content {
         Some(Value::String(text)) => text,
-        Some(Value::Array(parts)) => {
-            let mut texts = parts
-                .into_iter()
-                .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
-                .filter_map(|mut part| match part.get_mut("text").map(Value::take) {
-                    Some(Value::String(text)) => Some(text),
-                    _ => None,
-                });
-            let first = texts.next().unwrap_or_default();
-            texts.fold(first, |mut all, text| {
-                all.push_str(&text);
-                all
-            })
-        }
+        Some(Value::Array(mut parts)) => crate::scan::take_texts(
+            parts
+                .iter_mut()
+                .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true)),
+        ),
         _ => String::new(),
     }
 }

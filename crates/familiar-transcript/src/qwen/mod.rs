@@ -439,17 +439,7 @@ fn take_text(record: &mut Record<'_>) -> String {
         .message
         .iter_mut()
         .flat_map(|message| &mut message.parts);
-    let mut texts = parts
-        .filter(|part| matches!(shapes::part(part), Part::Text(_)))
-        .filter_map(|part| match part.get_mut("text").map(Value::take) {
-            Some(Value::String(text)) => Some(text),
-            _ => None,
-        });
-    let first = texts.next().unwrap_or_default();
-    texts.fold(first, |mut all, text| {
-        all.push_str(&text);
-        all
-    })
+    crate::scan::take_texts(parts.filter(|part| matches!(shapes::part(part), Part::Text(_))))
 }
 
 /// The parts of a record's message.

@@ -32,6 +32,7 @@ use std::borrow::Cow;
 use crate::record::Record;
 use crate::tools::ToolInput;
 use cursor::Cursor;
+pub(crate) use value::take_texts;
 pub use value::value;
 
 /// The record of one JSON object, read exactly as `serde_json::from_str::<Record>` reads it;

@@ -63,9 +63,35 @@ pub fn value(json: &str) -> Option<Value> {
     (cursor.pos == cursor.bytes.len()).then_some(value)
 }
 
+/// The `text` strings of `parts` (Gemini API content parts), taken out of them and joined
+/// without a separator: one text is moved, not copied (a pasted prompt can be tens of MB).
+pub(crate) fn take_texts<'v>(parts: impl Iterator<Item = &'v mut Value>) -> String {
+    let mut texts = parts.filter_map(|part| match part.get_mut("text").map(Value::take) {
+        Some(Value::String(text)) => Some(text),
+        _ => None,
+    });
+    let first = texts.next().unwrap_or_default();
+    texts.fold(first, |mut all, text| {
+        all.push_str(&text);
+        all
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::value;
+    use super::{take_texts, value};
+
+    #[test]
+    fn one_text_is_moved_and_several_are_joined() {
+        let mut one = serde_json::json!([{"text": "a long text"}, {"other": 1}]);
+        let parts = one.as_array_mut().expect("parts");
+        let at = parts[0]["text"].as_str().expect("text").as_ptr();
+        let text = take_texts(parts.iter_mut());
+        assert_eq!((text.as_str(), text.as_ptr()), ("a long text", at));
+        let mut two = serde_json::json!([{"text": "a"}, {"text": 2}, {"text": "b"}]);
+        let parts = two.as_array_mut().expect("parts");
+        assert_eq!(take_texts(parts.iter_mut()), "ab");
+    }
 
     #[test]
     fn reads_as_serde_json_reads() {
