@@ -9,7 +9,8 @@ replaced in place (their keys keep the CLI's order, by which some agents' record
   (`CommandExecution.aggregated_output`);
 - Gemini CLI: a prompt (`content[0].text`), a tool's result (`functionResponse.response`);
 - Qwen Code: a prompt (`message.parts[0].text`);
-- Copilot CLI: a prompt (`user.message`: `content` and `transformedContent`, SIZE/2 each).
+- Copilot CLI: a prompt (`user.message`: `content` and `transformedContent`, SIZE/2 each);
+- opencode: a prompt's text part, as Familiar reads its row (the row's JSON in `data`).
 
 usage: bench/agent-big-records.py [--size MB]
 env:   FAMILIAR_BIN (default target/release/familiar); FAMILIAR_BEFORE: another build,
@@ -41,6 +42,9 @@ CASES = [
      [("message", "parts", 0, "text")]),
     ("Copilot CLI prompt", "copilot-1.0.102/main.jsonl", '"type":"user.message"',
      [("data", "content"), ("data", "transformedContent")]),
+    # A path starting with "data()" reaches into the JSON text held by the `data` string.
+    ("opencode prompt", "opencode-1.18.33/main.jsonl", '\\"text\\":\\"\\\\\\"Work',
+     [("data()", "text")]),
 ]
 
 
@@ -59,6 +63,13 @@ def rewrite(line, paths, size):
     """`line` with the strings at `paths` replaced by SIZE/len(paths) bytes of text each,
     replaced in the line's own text."""
     record = json.loads(line)
+    if paths[0][0] == "data()":
+        # The row's JSON, as a string in the line: made big inside, then written back.
+        data = json.loads(record["data"])
+        for path in paths:
+            at(data, path[1:-1])[path[-1]] = big_text(size // len(paths))
+        typed = json.dumps(record["data"], ensure_ascii=False)
+        return line.replace(typed, json.dumps(json.dumps(data, separators=(",", ":"))), 1)
     text = json.dumps(big_text(size // len(paths)))
     for path in paths:
         typed = json.dumps(at(record, path), separators=(",", ":"), ensure_ascii=False)

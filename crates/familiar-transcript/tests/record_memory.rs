@@ -51,6 +51,7 @@ fn a_big_text_costs_one_copy_of_itself_or_two_when_escaped() {
     a_big_copilot_prompt_is_decoded_once_into_its_event();
     a_big_gemini_prompt_is_decoded_once_and_a_big_tool_result_not_at_all();
     a_big_qwen_prompt_is_decoded_once_into_its_event();
+    a_big_opencode_prompt_is_decoded_once_per_encoding();
 }
 
 /// A pinned CLI's own fixture, read line by line up to where a big record is given to it.
@@ -199,4 +200,24 @@ fn a_big_qwen_prompt_is_decoded_once_into_its_event() {
     let peak = session.peak_reading(&line);
     session.prompt();
     assert!(peak <= 1.05, "{peak:.2} times the line above it");
+}
+
+/// opencode, a prompt's part row as Familiar reads it from the pinned CLI's database (the
+/// row's JSON in the line's `data` string): the row's text decoded once, then its prompt once
+/// (and the row's text dropped), the prompt moved into its event. serde decoded each with a
+/// buffer grown by doubling and copied both: 2.5 times the line above it. That the row's JSON
+/// is a string in the line still costs one copy more than the other agents.
+fn a_big_opencode_prompt_is_decoded_once_per_encoding() {
+    let mut session = Fixture::open("opencode-1.18.33/main.jsonl");
+    let at = session.read_to(r#"\"type\":\"text\",\"text\":\"\\\"Work"#);
+    let mut record: serde_json::Value =
+        serde_json::from_str(&session.lines[at]).expect("the part row");
+    let mut data: serde_json::Value =
+        serde_json::from_str(record["data"].as_str().expect("data")).expect("the row's JSON");
+    data["text"] = serde_json::Value::String(escaped_text());
+    record["data"] = serde_json::Value::String(data.to_string());
+    let line = serde_json::to_vec(&record).expect("JSON");
+    let peak = session.peak_reading(&line);
+    session.prompt();
+    assert!(peak <= 2.05, "{peak:.2} times the line above it");
 }

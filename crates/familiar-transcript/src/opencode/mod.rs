@@ -138,10 +138,26 @@ fn str_of<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
     value.get(key).and_then(Value::as_str)
 }
 
+/// The string `key` of `value`, taken out of it and trimmed in place (a pasted prompt can be
+/// tens of MB).
+fn take_trimmed(value: &mut Value, key: &str) -> Option<String> {
+    let Value::String(mut text) = value.get_mut(key).map(Value::take)? else {
+        return None;
+    };
+    text.truncate(text.trim_end().len());
+    let start = text.len() - text.trim_start().len();
+    text.drain(..start);
+    Some(text)
+}
+
 impl Session {
     /// Read one line (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
-        let Ok(line) = serde_json::from_str::<Line>(json) else {
+        // Through `scan::value`, as `data` below: each string decoded once, at its own length
+        // (serde's decoding of a 50 MB prompt, twice encoded, held it five times at once).
+        let Some(mut line) =
+            crate::scan::value(json).and_then(|value| Line::deserialize(value).ok())
+        else {
             metrics.unread("opencode");
             return;
         };
@@ -170,8 +186,9 @@ impl Session {
             "opencode.session" => self.start(&line, &mut cx),
             "opencode.message" | "opencode.part" => {
                 let id = line.id.as_deref().unwrap_or("");
-                let data = match line.data.as_deref().map(serde_json::from_str::<Value>) {
-                    Some(Ok(data)) if data.is_object() => data,
+                // The row's own text is dropped once read.
+                let data = match line.data.take().map(|data| crate::scan::value(&data)) {
+                    Some(Some(data)) if data.is_object() => data,
                     _ => {
                         // A row whose JSON cannot be read: counted, and said once.
                         if self.unreadable.insert(id.to_owned()) {
@@ -187,7 +204,8 @@ impl Session {
                     self.message(id, &data, &mut cx);
                 } else {
                     let message = line.message_id.as_deref().unwrap_or("");
-                    self.part(id, message, &data, &mut cx);
+                    let mut data = data;
+                    self.part(id, message, &mut data, &mut cx);
                 }
             }
             other => cx.metrics.count_unknown(format!("opencode/line:{other}")),
@@ -263,7 +281,7 @@ impl Session {
         self.told.insert(id.to_owned(), told);
     }
 
-    fn part(&mut self, id: &str, message: &str, data: &Value, cx: &mut Cx<'_, '_>) {
+    fn part(&mut self, id: &str, message: &str, data: &mut Value, cx: &mut Cx<'_, '_>) {
         let kind = str_of(data, "type").unwrap_or("");
         let (user, summary) = self
             .messages
@@ -271,12 +289,12 @@ impl Session {
             .map_or((false, false), |info| (info.user, info.summary));
         match kind {
             "text" => {
-                let text = str_of(data, "text").unwrap_or("").trim();
                 let synthetic = data.get("synthetic").and_then(Value::as_bool) == Some(true);
                 if user {
+                    let empty = str_of(data, "text").unwrap_or("").trim().is_empty();
                     // A subagent's task, or opencode's own words after a compaction, are no
                     // prompt.
-                    if cx.agent.is_some() || synthetic || text.is_empty() {
+                    if cx.agent.is_some() || synthetic || empty {
                         return;
                     }
                     if self.told(id).start {
@@ -292,10 +310,11 @@ impl Session {
                     self.main.status = Status::Working;
                     cx.metrics.prompts += 1;
                     let mut event = self.event(EventKind::Prompt, cx);
-                    event.text = Some(text.to_owned());
+                    event.text = take_trimmed(data, "text");
                     cx.out.push(event);
                     return;
                 }
+                let text = str_of(data, "text").unwrap_or("").trim();
                 if !summary {
                     self.whole_text(id, EventKind::Text, text, data, cx);
                 }
