@@ -46,7 +46,8 @@ struct Record {
     timestamp: Option<String>,
     #[serde(rename = "agentId", default)]
     agent_id: Option<String>,
-    #[serde(default)]
+    /// Each string decoded once, at its length (a prompt can be tens of MB).
+    #[serde(default, deserialize_with = "crate::scan::exact_value")]
     data: Value,
 }
 
@@ -113,10 +114,7 @@ fn trimmed_end(mut text: String) -> String {
 impl Session {
     /// Read one record (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
-        // Through `scan::value`: each string decoded once, at its own length.
-        let Some(record) =
-            crate::scan::value(json).and_then(|value| Record::deserialize(value).ok())
-        else {
+        let Ok(record) = serde_json::from_str::<Record>(json) else {
             metrics.unread("copilot");
             return;
         };

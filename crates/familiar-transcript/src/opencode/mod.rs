@@ -62,7 +62,8 @@ struct Line {
     timestamp: Option<String>,
     #[serde(default)]
     version: Option<String>,
-    #[serde(default)]
+    /// The row's JSON, decoded once at its length (a prompt can be tens of MB).
+    #[serde(default, deserialize_with = "crate::scan::exact_opt_string")]
     data: Option<String>,
 }
 
@@ -153,11 +154,9 @@ fn take_trimmed(value: &mut Value, key: &str) -> Option<String> {
 impl Session {
     /// Read one line (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
-        // Through `scan::value`, as `data` below: each string decoded once, at its own length
-        // (serde's decoding of a 50 MB prompt, twice encoded, held it five times at once).
-        let Some(mut line) =
-            crate::scan::value(json).and_then(|value| Line::deserialize(value).ok())
-        else {
+        // `data` and the row's JSON in it are read by `scan`: each decoded once, at its own
+        // length (serde's decoding of a 50 MB prompt, twice encoded, held it five times).
+        let Ok(mut line) = serde_json::from_str::<Line>(json) else {
             metrics.unread("opencode");
             return;
         };

@@ -32,7 +32,6 @@ mod tools;
 pub mod usage;
 
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
-use serde::Deserialize as _;
 use serde_json::Value;
 
 use crate::metrics::Metrics;
@@ -117,11 +116,7 @@ impl Session {
 
     /// Read one record (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
-        // Through `scan::value`: each string decoded once, at its own length (serde's own
-        // decoding of a 50 MB prompt held it three times at once).
-        let Some(mut record) =
-            crate::scan::value(json).and_then(|value| Record::deserialize(value).ok())
-        else {
+        let Ok(mut record) = serde_json::from_str::<Record<'_>>(json) else {
             metrics.unread("qwen");
             return;
         };

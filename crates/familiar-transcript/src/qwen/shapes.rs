@@ -58,6 +58,8 @@ pub(super) struct Record<'a> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(super) struct Message {
+    /// Each string decoded once, at its length (a prompt can be tens of MB).
+    #[serde(deserialize_with = "crate::scan::exact_values")]
     pub parts: Vec<Value>,
 }
 

@@ -44,13 +44,27 @@ impl Cursor<'_> {
             b'-' | b'0'..=b'9' => {
                 let start = self.pos;
                 self.number()?;
-                serde_json::from_str::<Number>(&self.text[start..self.pos])
-                    .ok()
-                    .map(Value::Number)
+                number(&self.text[start..self.pos]).map(Value::Number)
             }
             _ => None,
         }
     }
+}
+
+/// A number the cursor validated, as serde_json reads it: an integer that fits as `u64` (or
+/// `i64` when negative), anything else as the nearest `f64` (both parsers round correctly),
+/// and out of `f64`'s range refused.
+fn number(text: &str) -> Option<Number> {
+    if !text.contains(['.', 'e', 'E']) {
+        let integer = match text.strip_prefix('-') {
+            Some(_) => text.parse::<i64>().ok().map(Number::from),
+            None => text.parse::<u64>().ok().map(Number::from),
+        };
+        if integer.is_some() {
+            return integer;
+        }
+    }
+    text.parse::<f64>().ok().and_then(Number::from_f64)
 }
 
 /// `json` as a `Value`, or `None` where `serde_json` would refuse it (or nests deeper than
@@ -75,6 +89,35 @@ pub(crate) fn take_texts<'v>(parts: impl Iterator<Item = &'v mut Value>) -> Stri
         all.push_str(&text);
         all
     })
+}
+
+/// serde's `deserialize_with` for a field read as a `Value` through [`value`]: serde_json
+/// keeps the field's text (a `RawValue`, no decoding), and the cursor reads it once. A struct
+/// of small fields around one big `Value` is read by serde as fast as ever.
+pub(crate) fn exact_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    let raw = <&'de serde_json::value::RawValue as serde::Deserialize>::deserialize(d)?;
+    value(raw.get()).ok_or_else(|| serde::de::Error::custom("not a JSON value serde would read"))
+}
+
+/// [`exact_value`] for a field holding an array.
+pub(crate) fn exact_values<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
+    match exact_value(d)? {
+        Value::Array(items) => Ok(items),
+        _ => Err(serde::de::Error::custom("not an array")),
+    }
+}
+
+/// [`exact_value`] for a string or null, decoded by [`super::string`].
+pub(crate) fn exact_opt_string<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<String>, D::Error> {
+    let raw = <&'de serde_json::value::RawValue as serde::Deserialize>::deserialize(d)?;
+    if raw.get() == "null" {
+        return Ok(None);
+    }
+    super::string(raw.get())
+        .map(|text| Some(text.into_owned()))
+        .ok_or_else(|| serde::de::Error::custom("not a string"))
 }
 
 #[cfg(test)]
@@ -108,6 +151,7 @@ mod tests {
             r#""bad \x""#,
             "\"control \u{1}\"",
             r#"{"a":1} x"#,
+            "[-9223372036854775808, -9223372036854775809, 18446744073709551615, 1e400, -0, 0.1, 2.5e-3, 123456789012345678901234567890]",
             "",
         ] {
             let ours = value(json);
