@@ -108,7 +108,7 @@ struct Said {
 impl Said {
     fn of(kind: EventKind, text: &str) -> Said {
         use std::hash::{Hash as _, Hasher as _};
-        // Fixed keys: the same text hashes the same in every run.
+        // Fixed keys: the same text hashes the same all through a run.
         let mut hasher = std::hash::DefaultHasher::new();
         text.hash(&mut hasher);
         Said {
