@@ -305,7 +305,8 @@ pub fn raw_text(raw: &RawValue) -> Option<String> {
     }
 }
 
-/// A JSON string value, decoded; `None` when the value is not a string.
+/// A JSON string value, decoded ([`crate::scan::string`]); `None` when the value is not a
+/// string.
 pub fn raw_str(raw: &RawValue) -> Option<String> {
-    serde_json::from_str::<String>(raw.get()).ok()
+    crate::scan::string(raw.get()).map(Cow::into_owned)
 }

@@ -342,7 +342,7 @@ impl Rollout {
         }
     }
 
-    fn prompt(&mut self, mut text: String, cx: &mut Cx<'_, '_>) {
+    fn prompt(&mut self, text: String, cx: &mut Cx<'_, '_>) {
         let said = Said::of(EventKind::Prompt, &text);
         if self.last_said == Some(said) {
             return;
@@ -353,8 +353,7 @@ impl Rollout {
         self.main.status = Status::Working;
         let mut event = self.event(EventKind::Prompt, cx);
         // Trimmed in place: a big prompt's decoded text becomes the event's, not copied.
-        text.truncate(text.trim_end().len());
-        event.text = Some(text);
+        event.text = Some(crate::scan::trimmed_end(text));
         self.last_said = Some(said);
         self.push_event(event, cx);
     }

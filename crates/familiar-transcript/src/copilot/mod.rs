@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use crate::metrics::Metrics;
 use crate::normalize::MAX_ERROR_TEXT;
+use crate::scan::{take_string, trimmed, trimmed_end};
 
 /// Is this record (its `type`, and its JSON text) an event of a Copilot CLI session file? Its
 /// types are dotted (`session.start`, `tool.execution_start`: no other CLI's are), and every
@@ -97,20 +98,6 @@ fn str_of<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
     value.get(key).and_then(Value::as_str)
 }
 
-/// The string `key` of `value`, taken out of it (a prompt or a reply can be tens of MB).
-fn take_str(value: &mut Value, key: &str) -> Option<String> {
-    match value.get_mut(key).map(Value::take)? {
-        Value::String(text) => Some(text),
-        _ => None,
-    }
-}
-
-/// `text` without the whitespace at its end, trimmed in place.
-fn trimmed_end(mut text: String) -> String {
-    text.truncate(text.trim_end().len());
-    text
-}
-
 impl Session {
     /// Read one record (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
@@ -132,12 +119,9 @@ impl Session {
             "session.start" | "session.resume" => self.start(data, &mut cx),
             "user.message" => self.user(data, &mut cx),
             "assistant.reasoning" => {
-                if let Some(text) = take_str(data, "content").filter(|t| !t.trim().is_empty()) {
+                if let Some(text) = take_string(data, "content").filter(|t| !t.trim().is_empty()) {
                     let mut event = self.event(EventKind::Thinking, &cx);
-                    let start = text.len() - text.trim_start().len();
-                    let mut text = trimmed_end(text);
-                    text.drain(..start);
-                    event.text = Some(text);
+                    event.text = Some(trimmed(text));
                     event.model = self.main.model.clone();
                     cx.out.push(event);
                 }
@@ -188,7 +172,7 @@ impl Session {
             return;
         }
         self.success_told = false;
-        let text = take_str(data, "content").unwrap_or_default();
+        let text = take_string(data, "content").unwrap_or_default();
         if text.trim().is_empty() {
             return;
         }
@@ -203,7 +187,7 @@ impl Session {
         if let Some(model) = str_of(data, "model") {
             self.main.model = Some(model.to_owned());
         }
-        if let Some(text) = take_str(data, "content").filter(|t| !t.trim().is_empty()) {
+        if let Some(text) = take_string(data, "content").filter(|t| !t.trim().is_empty()) {
             let mut event = self.event(EventKind::Text, cx);
             event.text = Some(text);
             event.model = self.main.model.clone();

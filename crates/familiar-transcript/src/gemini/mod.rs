@@ -346,7 +346,7 @@ impl Chat {
         if is_tool_answer(content.as_ref()) {
             return;
         }
-        let mut text = content_text(content);
+        let text = content_text(content);
         // A subagent's task is no prompt (as Claude Code's: the main chain's only).
         if text.trim().is_empty() || self.main.subagent.is_some() {
             return;
@@ -360,8 +360,7 @@ impl Chat {
         self.pending_prompt = Some(id.to_owned());
         let mut event = self.event(EventKind::Prompt, cx);
         // Trimmed in place: a pasted prompt's decoded text becomes the event's.
-        text.truncate(text.trim_end().len());
-        event.text = Some(text);
+        event.text = Some(crate::scan::trimmed_end(text));
         self.emit(event, cx);
     }
 
@@ -369,11 +368,15 @@ impl Chat {
     fn reply(&mut self, id: &str, line: &Line<'_>, cx: &mut Cx<'_, '_>) {
         let (at, new) = self.told_index(id);
         let told = &self.told[at];
-        let mut text = Some(content_text(line.content()));
+        // Read only while its text is untold: a whole session rewritten is read again and
+        // again, every message of it.
+        let text = (!told.text)
+            .then(|| content_text(line.content()))
+            .filter(|text| !text.trim().is_empty());
         let more = new
             || line.thoughts.len() > told.thoughts
             || (line.tokens.is_some() && !told.tokens)
-            || (!told.text && text.as_deref().is_some_and(|text| !text.trim().is_empty()))
+            || text.is_some()
             || line.tool_calls.iter().any(|call| {
                 !told
                     .calls
@@ -414,8 +417,7 @@ impl Chat {
             self.emit(event, cx);
         }
         self.told[at].thoughts = self.told[at].thoughts.max(line.thoughts.len());
-        let text = text.take().unwrap_or_default();
-        if !self.told[at].text && !text.trim().is_empty() {
+        if let Some(text) = text {
             self.told[at].text = true;
             let mut event = self.event(EventKind::Text, cx);
             event.text = Some(text);

@@ -139,18 +139,6 @@ fn str_of<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
     value.get(key).and_then(Value::as_str)
 }
 
-/// The string `key` of `value`, taken out of it and trimmed in place (a pasted prompt can be
-/// tens of MB).
-fn take_trimmed(value: &mut Value, key: &str) -> Option<String> {
-    let Value::String(mut text) = value.get_mut(key).map(Value::take)? else {
-        return None;
-    };
-    text.truncate(text.trim_end().len());
-    let start = text.len() - text.trim_start().len();
-    text.drain(..start);
-    Some(text)
-}
-
 impl Session {
     /// Read one line (`json`, its text).
     pub fn push(&mut self, json: &str, meta: &Meta, metrics: &mut Metrics, out: &mut Vec<Event>) {
@@ -309,7 +297,7 @@ impl Session {
                     self.main.status = Status::Working;
                     cx.metrics.prompts += 1;
                     let mut event = self.event(EventKind::Prompt, cx);
-                    event.text = take_trimmed(data, "text");
+                    event.text = crate::scan::take_string(data, "text").map(crate::scan::trimmed);
                     cx.out.push(event);
                     return;
                 }

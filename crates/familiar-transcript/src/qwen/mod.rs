@@ -189,15 +189,14 @@ impl Session {
             return;
         }
         self.main.status = Status::Working;
-        let mut text = take_text(record);
+        let text = take_text(record);
         if text.trim().is_empty() {
             return;
         }
         cx.metrics.prompts += 1;
         let mut event = self.event(EventKind::Prompt, cx);
         // Trimmed in place: a pasted prompt's decoded text becomes the event's.
-        text.truncate(text.trim_end().len());
-        event.text = Some(text);
+        event.text = Some(crate::scan::trimmed_end(text));
         cx.out.push(event);
     }
 

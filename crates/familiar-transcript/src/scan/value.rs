@@ -77,13 +77,32 @@ pub fn value(json: &str) -> Option<Value> {
     (cursor.pos == cursor.bytes.len()).then_some(value)
 }
 
+/// The string `key` of `value`, taken out of it (a prompt can be tens of MB).
+pub(crate) fn take_string(value: &mut Value, key: &str) -> Option<String> {
+    match value.get_mut(key).map(Value::take)? {
+        Value::String(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// `text` without the whitespace at its end, trimmed in place (not copied).
+pub(crate) fn trimmed_end(mut text: String) -> String {
+    text.truncate(text.trim_end().len());
+    text
+}
+
+/// `text` without the whitespace at either end, trimmed in place (not copied).
+pub(crate) fn trimmed(text: String) -> String {
+    let mut text = trimmed_end(text);
+    let start = text.len() - text.trim_start().len();
+    text.drain(..start);
+    text
+}
+
 /// The `text` strings of `parts` (Gemini API content parts), taken out of them and joined
 /// without a separator: one text is moved, not copied (a pasted prompt can be tens of MB).
 pub(crate) fn take_texts<'v>(parts: impl Iterator<Item = &'v mut Value>) -> String {
-    let mut texts = parts.filter_map(|part| match part.get_mut("text").map(Value::take) {
-        Some(Value::String(text)) => Some(text),
-        _ => None,
-    });
+    let mut texts = parts.filter_map(|part| take_string(part, "text"));
     let first = texts.next().unwrap_or_default();
     texts.fold(first, |mut all, text| {
         all.push_str(&text);
@@ -122,7 +141,17 @@ pub(crate) fn exact_opt_string<'de, D: serde::Deserializer<'de>>(
 
 #[cfg(test)]
 mod tests {
-    use super::{take_texts, value};
+    use super::{take_texts, trimmed, trimmed_end, value};
+
+    #[test]
+    fn trimming_keeps_the_buffer() {
+        let text = String::from("  \n a text \t\n");
+        let at = text.as_ptr();
+        let text = trimmed_end(text);
+        assert_eq!((text.as_str(), text.as_ptr()), ("  \n a text", at));
+        assert_eq!(trimmed(text), "a text");
+        assert_eq!(trimmed(" \n ".to_owned()), "");
+    }
 
     #[test]
     fn one_text_is_moved_and_several_are_joined() {
