@@ -53,6 +53,6 @@ pub use discovery::{
 };
 pub use message::{Line, OpenReason, ResumePoint, TailMessage};
 pub use tailer::{
-    DORMANT_AFTER, PRIME_BYTES, ResumeFrom, SEND_WAIT, Stopper, TailError, TailStatsSnapshot,
-    TailerConfig, TailerHandle, WatchMode, spawn,
+    DORMANT_AFTER, MAX_AHEAD_BYTES, PRIME_BYTES, ResumeFrom, SEND_WAIT, Stopper, TailError,
+    TailStatsSnapshot, TailerConfig, TailerHandle, WatchMode, spawn,
 };

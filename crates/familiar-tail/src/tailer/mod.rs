@@ -35,9 +35,10 @@
 //! message holds at most 1024 lines or about 256 KiB, one longer line alone). The tailer never
 //! blocks on it for long: messages wait in a small outbox, and each turn of the loop sends
 //! what fits and then waits at most [`SEND_WAIT`] for room before looking at its other work.
-//! While the outbox holds `channel_capacity` messages or more, the tailer stops reading
-//! transcripts: their bytes stay on disk and the offsets stay put, so reading resumes exactly
-//! where it stopped once the consumer catches up. Nothing is dropped and memory stays bounded.
+//! While the outbox holds `channel_capacity` messages or more, or the outbox and the channel
+//! together hold [`MAX_AHEAD_BYTES`] of lines, the tailer stops reading transcripts: their
+//! bytes stay on disk and the offsets stay put, so reading resumes exactly where it stopped
+//! once the consumer catches up. Nothing is dropped and memory stays bounded.
 //! If the receiver is dropped, the tailer ends.
 //!
 //! A backlog (start-up, or a large append) is read a few hundred KiB per file per turn, and
@@ -45,11 +46,14 @@
 //! takes it, so the lines in memory stay about a MiB, not every file's backlog at once.
 
 mod dormant;
+mod outbox;
+
+pub use outbox::MAX_AHEAD_BYTES;
 mod paths;
 mod run;
 mod watch;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -119,8 +123,9 @@ pub struct TailerConfig {
     pub from_start: bool,
     pub mode: WatchMode,
     /// Capacity of the output channel, in messages (see the module docs for the policy when
-    /// full). The default, 64, keeps what is read ahead of a slow consumer to about 35 MB at
-    /// most (the channel and the outbox, each of 64 messages of up to 256 KiB of lines).
+    /// full). What is read ahead of a slow consumer is also bounded in bytes
+    /// ([`MAX_AHEAD_BYTES`]): 64 messages of up to 256 KiB of lines each, in the channel and
+    /// the outbox, were up to 35 MB.
     pub channel_capacity: usize,
     /// Longest line kept; longer ones are skipped in bounded memory ([`TailMessage::TooLong`]).
     pub max_line_bytes: usize,
@@ -191,7 +196,8 @@ pub struct TailStatsSnapshot {
     pub messages: u64,
     /// Times the channel was found full (once per episode, until the outbox drained).
     pub channel_full: u64,
-    /// Times reading was paused because the outbox was full.
+    /// Times reading was paused because the consumer was behind (a full outbox, or
+    /// [`MAX_AHEAD_BYTES`] of lines read ahead).
     pub read_pauses: u64,
     /// Paths followed so far.
     pub files: u64,
@@ -381,7 +387,7 @@ pub fn spawn(config: TailerConfig) -> Result<TailerHandle, TailError> {
         left: HashMap::new(),
         waiting_names: HashMap::new(),
         problems: Default::default(),
-        outbox: VecDeque::new(),
+        outbox: Default::default(),
         scratch: Vec::new(),
         last_batch: now,
         changed_paths: 0,

@@ -117,7 +117,7 @@ impl Tailer {
                 self.scan(&root.path, false, Found::AtStart);
             }
         }
-        if self.files.values().any(FileTail::in_backlog) {
+        if self.files.values().any(|tail| tail.in_backlog()) {
             self.catching_up = true;
         }
     }
@@ -374,7 +374,7 @@ impl Tailer {
         tracing::debug!("following {} ({start:?})", path.display());
         let last_generation = self.generations.get(&path).copied().unwrap_or(0);
         let tail = FileTail::new(info, start, last_generation, self.config.max_line_bytes);
-        self.files.insert(path.clone(), tail);
+        self.files.insert(path.clone(), Box::new(tail));
         bump(&self.stats.files, 1);
         if found == Found::AtStart {
             // Read in the loop: `spawn` returns as soon as every file is registered.
@@ -389,8 +389,7 @@ impl Tailer {
     }
 
     fn poll_file_checking(&mut self, path: &Path, check_path: bool) {
-        if self.outbox.len() >= self.config.channel_capacity.max(1) && self.files.contains_key(path)
-        {
+        if self.behind() && self.files.contains_key(path) {
             // The consumer is behind: this file is read once it catches up (what was written
             // waits on disk, not in memory: thousands of sessions changing at once would
             // otherwise each put a read's worth here in one pass).
@@ -469,7 +468,7 @@ impl Tailer {
             // Once more, now that descriptors are free (not again: no loop on a full table).
             self.starved.insert(path.to_path_buf());
             self.poll_file_checking(path, check_path);
-            if self.files.get(path).is_some_and(FileTail::is_open) {
+            if self.files.get(path).is_some_and(|tail| tail.is_open()) {
                 self.starved.remove(path);
             }
         } else {
