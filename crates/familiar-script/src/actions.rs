@@ -8,6 +8,7 @@
 //! took from its [`crate::Clock`] for the current event.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use familiar_model::{ActionKind, Urgency};
@@ -87,7 +88,7 @@ impl ActionQueue {
     }
 
     /// Whether an action of `bytes` of text would fit, said before its text is copied (a
-    /// refused 16 MiB `say` must not cost a 16 MiB copy first).
+    /// refused `say` of the longest string must not cost a copy of it first).
     pub fn fits(&self, name: &str, bytes: usize) -> Result<(), String> {
         self.room_for(name, bytes).map(|_| ())
     }
@@ -151,13 +152,28 @@ fn json_bytes((key, value): (&String, &serde_json::Value)) -> usize {
     16 + key.len() + value_bytes(value)
 }
 
+/// A `once_per` key as 128 bits of a hash keyed once per process: a key kept costs the same
+/// whatever its length (10,000 keys of 1 KiB kept 10 MB as strings), and no two keys a script
+/// could be made to use share one but by a chance of one in 2^128.
+fn once_key(key: &str) -> u128 {
+    static KEYING: std::sync::LazyLock<std::collections::hash_map::RandomState> =
+        std::sync::LazyLock::new(std::collections::hash_map::RandomState::new);
+    let half = |tag: u8| {
+        let mut hasher = KEYING.build_hasher();
+        tag.hash(&mut hasher);
+        key.hash(&mut hasher);
+        hasher.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(1))
+}
+
 /// What the action functions write and the host reads, behind one mutex.
 #[derive(Debug, Default)]
 pub(crate) struct HostState {
     pub queue: ActionQueue,
     pub refusals: Vec<Refusal>,
-    /// Last time each key passed `once_per`, by script id.
-    pub once: HashMap<usize, HashMap<String, f64>>,
+    /// Last time each key passed `once_per` (by [`once_key`]), by script id.
+    pub once: HashMap<usize, HashMap<u128, f64>>,
     /// The script whose handler is running (keys of `once_per` are per script).
     pub script_id: usize,
     /// The time of the event being handled.
@@ -429,7 +445,8 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
         let script = state.script_id;
         let kept = state.once.entry(script).or_default();
         let full = kept.len() >= bounds.once_keys;
-        match kept.get_mut(key.as_str()) {
+        let key = once_key(&key);
+        match kept.get_mut(&key) {
             Some(last) if now - *last < seconds => Ok(false),
             Some(last) => {
                 *last = now;
@@ -441,7 +458,7 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
                 bounds.once_keys
             ))),
             None => {
-                kept.insert(key.to_string(), now);
+                kept.insert(key, now);
                 Ok(true)
             }
         }

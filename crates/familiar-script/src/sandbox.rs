@@ -32,7 +32,7 @@ pub struct Limits {
     pub max_modules: usize,
     /// Wall-clock time of one call; a call doing too much work per event stops here, so the
     /// pipeline never stalls for long. Checked between operations, so one slow built-in call
-    /// (a search through 16 MiB) can overrun it by its own duration.
+    /// (a search through the longest string) can overrun it by its own duration.
     pub max_call_time: Duration,
     /// Nesting of arrays and maps kept in state or emitted (`a = [a]` in a loop): deeper data
     /// would overflow the stack of whatever walks it next (dropping it, printing it as JSON).
@@ -68,9 +68,10 @@ impl Default for Limits {
             max_call_levels: 48,
             max_expr_depth: 64,
             max_fn_expr_depth: 48,
-            // Transcript text (tool output, a pasted file) can be large; runaway string
-            // building doubles quickly and hits this well before memory matters.
-            max_string_size: 16 * 1024 * 1024,
+            // Runaway string building doubles quickly and stops here. Longer transcript text (a
+            // tool's output, a pasted file) reaches scripts cut to it (`ev.text`): a mapping
+            // needs its start, and a watcher with a hostile script stays under 50 MB.
+            max_string_size: 1024 * 1024,
             max_array_size: 100_000,
             max_map_size: 100_000,
             max_modules: 32,
@@ -81,11 +82,12 @@ impl Default for Limits {
             max_script_bytes: 256 * 1024,
             max_functions: 1000,
             max_actions: 1000,
-            max_state_bytes: 16 * 1024 * 1024,
+            // Counters, names and small maps; a text kept per event fills it (and is told).
+            max_state_bytes: 4 * 1024 * 1024,
             // As the store, which is saved.
             max_session_state_bytes: 1024 * 1024,
             // As a script's state variables.
-            max_all_session_state_bytes: 16 * 1024 * 1024,
+            max_all_session_state_bytes: 4 * 1024 * 1024,
             max_timers: 1000,
             max_timer_name_bytes: 1024,
             max_once_keys: 10_000,

@@ -47,7 +47,7 @@ impl ScriptEvent {
     /// reads as its beginning, cut there (at a character boundary), so that reading a huge
     /// prompt or tool output never fails; `ev.raw` over the limits fails with a size error.
     /// The copy of `event` it holds has those fields cut already, so a 64 MiB prompt costs
-    /// 16 MiB per event, not 64.
+    /// the string limit per event (1 MiB), not 64.
     pub fn with_limits(event: &Event, limits: &Limits) -> ScriptEvent {
         let max = limits.max_string_size;
         let cut = |field: &Option<String>| field.as_deref().map(|t| cut(t, max).to_owned());

@@ -46,7 +46,7 @@ fn every_runaway_is_stopped_reported_and_the_next_event_proceeds() {
         (
             EventKind::Bash,
             "test.rhai:8:4: error in on_bash (event bash from line 4): Length of string too \
-             large (limit 16777216 bytes)\n  |\n8 | fn on_bash(ev) { let s = \"ab\"; loop { s += \
+             large (limit 1048576 bytes)\n  |\n8 | fn on_bash(ev) { let s = \"ab\"; loop { s += \
              s; } }\n  |    ^",
         ),
         (
@@ -160,7 +160,7 @@ fn a_runaway_body_or_init_fails_the_load_instead_of_hanging() {
     assert_eq!(
         err.as_deref(),
         Some(
-            "body.rhai:2:16: error in <top level>: Length of string too large (limit 16777216 \
+            "body.rhai:2:16: error in <top level>: Length of string too large (limit 1048576 \
              bytes)\n  |\n2 | while true { s += s; }\n  |                ^"
         )
     );
@@ -426,6 +426,6 @@ fn a_text_over_the_string_limit_reads_as_its_beginning() {
     let text = "€".repeat(20 * 1024 * 1024 / 3);
     let (actions, diags) = run(&mut host, &prompt_with_text(1, text));
     assert_eq!(diags, Vec::<String>::new());
-    let limit = 16 * 1024 * 1024;
+    let limit = familiar_script::Limits::default().max_string_size;
     assert_eq!(support::logs(&actions), vec![format!("{} €€€", limit / 3)]);
 }

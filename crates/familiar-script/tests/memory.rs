@@ -28,7 +28,7 @@ fn one_call_never_holds_more_than_100_mb_on_input_up_to_64_mib() {
     let spaced = "a ".repeat(8 * MIB);
     let json = format!("[{}0]", "0,".repeat(8 * MIB - 1));
     let cases = [
-        // A prompt of 64 MiB, the longest line accepted: scripts see its first 16 MiB.
+        // A prompt of 64 MiB, the longest line accepted: scripts see its first MiB.
         (
             "split(\"\")",
             EventKind::Prompt,

@@ -1,5 +1,5 @@
 //! Memory stays bounded over a whole run, not only per value (issue 28): what a call queues
-//! (`say`, `notify`, `emit`, `print` of a 16 MiB string in a loop), what `replace` and
+//! (`say`, `notify`, `emit`, `print` of the longest string in a loop), what `replace` and
 //! `to_json` build, and what scripts keep between calls (`once_per` keys, state variables,
 //! `ev.state`) all have bounds with a clear error. Measured with a counting allocator, exact
 //! and independent of timing; the cases run one after the other in one test (the counter is
@@ -17,16 +17,23 @@ const MIB: usize = 1024 * 1024;
 const MB: usize = 1_000_000;
 
 const HOSTILE: &str = r#"
-let all = [];
+let k0 = ""; let k1 = ""; let k2 = ""; let k3 = ""; let k4 = ""; let k5 = ""; let k6 = ""; let k7 = "";
 fn on_prompt(ev) { let s = ev.text; loop { say(s); } }
 fn on_text(ev) { let s = ev.text; loop { notify(s, s); } }
 fn on_bash(ev) { let s = ev.text; loop { emit("big", #{ s: s }); } }
 fn on_reading(ev) { let s = ev.text; for i in 0..100 { print(s); } }
 fn on_writing(ev) { let s = ev.text; s.replace("a", "aaaaaaaaaa"); }
 fn on_tool(ev) { let m = #{}; for i in 0..100 { m[`${i}`] = ev.text; } let j = m.to_json(); }
-fn on_thinking(ev) { for i in 0..20000 { once_per(`${ev.line}-${i}`, 60); } }
+fn on_thinking(ev) { for i in 0..20000 { once_per(`${i}-${ev.text}`, 60); } }
 fn on_error(ev) { once_per(ev.text, 60); }
-fn on_success(ev) { all.push(ev.text); }
+fn on_success(ev) {
+    // One value holds at most the longest string (Rhai counts the strings inside an array):
+    // eight of them together pass the state's bound.
+    switch ev.line % 8 {
+        0 => k0 = ev.text, 1 => k1 = ev.text, 2 => k2 = ev.text, 3 => k3 = ev.text,
+        4 => k4 = ev.text, 5 => k5 = ev.text, 6 => k6 = ev.text, _ => k7 = ev.text,
+    }
+}
 fn on_subagent_start(ev) { ev.state.big = ev.text; }
 "#;
 
@@ -49,45 +56,45 @@ fn call(
 
 #[test]
 fn actions_string_results_and_kept_state_stay_bounded_over_a_run() {
+    let limits = familiar_script::Limits::default();
+    let longest = limits.max_string_size;
     let (mut host, _) = loaded(HOSTILE);
-    let start = familiar_testkit::Counting::current();
+    // A 16 MiB text: scripts see its first `longest` bytes.
     let big = "a".repeat(16 * MIB);
+    let start = familiar_testkit::Counting::current();
     let cases = [
         (
             EventKind::Prompt,
-            "say: the actions of one call would hold more than 16777216",
+            format!("say: the actions of one call would hold more than {longest}"),
         ),
         (
             EventKind::Text,
-            "notify: the actions of one call would hold more than 16777216",
+            format!("notify: the actions of one call would hold more than {longest}"),
         ),
         (
             EventKind::Bash,
-            "emit: the actions of one call would hold more than 16777216",
+            format!("emit: the actions of one call would hold more than {longest}"),
         ),
         (
             EventKind::Reading,
-            "print/debug line(s) dropped: the actions of one call may hold",
+            "print/debug line(s) dropped: the actions of one call may hold".to_owned(),
         ),
-        (EventKind::Writing, "Length of string too large"),
+        (EventKind::Writing, "Length of string too large".to_owned()),
         (
             EventKind::Error,
-            "once_per: a key of 16777216 bytes, longer than the 1024",
+            format!("once_per: a key of {longest} bytes, longer than the 1024"),
         ),
     ];
     for (line, (kind, expected)) in (1..).zip(cases) {
         let (diags, peak) = call(&mut host, kind, line, big.clone());
         assert!(
-            diags.len() == 1 && diags[0].contains(expected),
+            diags.len() == 1 && diags[0].contains(&expected),
             "{kind:?}: {diags:?}"
         );
-        assert!(peak < 100 * MB, "{kind:?}: peak {} MB", peak / MB);
         // A text action that does not fit is refused before its text is copied: a call that
-        // says 16 MiB holds that one copy, not one more for the refused `say` or `notify`
-        // (67 MB before, 50 now: the event's text and the one `say` among them).
-        if matches!(kind, EventKind::Prompt | EventKind::Text) {
-            assert!(peak < 55 * MB, "{kind:?}: peak {} MB", peak / MB);
-        }
+        // says the longest string holds that one copy and the event's, not one more for the
+        // refused `say` or `notify`. (With strings of 16 MiB, these calls peaked at 50 MB.)
+        assert!(peak < 4 * longest, "{kind:?}: peak {} MB", peak / MB);
     }
 
     // to_json of a map holding one 1 MiB string a hundred times: 100 MiB if built.
@@ -96,24 +103,31 @@ fn actions_string_results_and_kept_state_stay_bounded_over_a_run() {
         diags.len() == 1 && diags[0].contains("Length of string too large"),
         "{diags:?}"
     );
-    assert!(peak < 40 * MB, "to_json: peak {} MB", peak / MB);
+    assert!(peak < 4 * longest, "to_json: peak {} MB", peak / MB);
 
-    let (diags, _) = call(&mut host, EventKind::Thinking, 8, String::new());
+    // Keys of 1 KiB, as many as may be kept: a key is kept as a hash, whatever its length
+    // (kept as strings, these were 10 MB).
+    let before = familiar_testkit::Counting::current();
+    let (diags, _) = call(&mut host, EventKind::Thinking, 8, "k".repeat(1000));
     assert!(
         diags.len() == 1
             && diags[0].contains("once_per: more than 10000 distinct keys kept by one script"),
         "{diags:?}"
     );
+    let keys = familiar_testkit::Counting::current().saturating_sub(before);
+    assert!(keys < MB, "10,000 once_per keys kept {} KB", keys / 1000);
 
-    // A state variable kept growing by 1 MiB an event is reset past 16 MiB, once said.
+    // A state variable kept growing by 1 MiB an event is reset past its bound, once said.
     let mut said = Vec::new();
     for line in 10..60 {
         let (diags, _) = call(&mut host, EventKind::Success, line, "b".repeat(MIB));
         said.extend(diags);
     }
     assert!(
-        said.iter()
-            .any(|d| d.contains("state variable `all` grew past the 16777216 bytes")),
+        said.iter().any(|d| d.contains(&format!(
+            "grew past the {} bytes a script's state may hold",
+            limits.max_state_bytes
+        ))),
         "{said:?}"
     );
 
@@ -127,7 +141,11 @@ fn actions_string_results_and_kept_state_stay_bounded_over_a_run() {
     // What the run keeps: the state bound and the once_per keys, far from the gigabyte a
     // hostile script used to keep.
     let kept = familiar_testkit::Counting::current().saturating_sub(start);
-    assert!(kept < 40 * MB, "kept {} MB", kept / MB);
+    assert!(
+        kept < limits.max_state_bytes + 2 * longest + MB,
+        "kept {} MB",
+        kept / MB
+    );
 
     // After it, not beside it: the counter is process-wide.
     session_states_and_timers_stay_bounded_over_a_run();
@@ -137,6 +155,7 @@ fn actions_string_results_and_kept_state_stay_bounded_over_a_run() {
 /// session's `ev.state` is bounded, and so are all of them together (sessions keep coming for as
 /// long as the watcher runs), the number of timers pending and the length of their names.
 fn session_states_and_timers_stay_bounded_over_a_run() {
+    let limits = familiar_script::Limits::default();
     let (mut host, _) = loaded(
         r#"
 fn on_prompt(ev) { ev.state.big = ev.text; }
@@ -165,14 +184,19 @@ fn on_reading(ev) { ev.state = #{}; }
     // (A repeated error is said once; what is kept shows how many were refused.)
     assert!(
         said.len() == 1
-            && said[0].contains(
+            && said[0].contains(&format!(
                 "state: the sessions' states of this script together would hold more than the \
-                 16777216 bytes"
-            ),
+                 {} bytes",
+                limits.max_all_session_state_bytes
+            )),
         "{said:?}"
     );
     let kept = familiar_testkit::Counting::current().saturating_sub(start);
-    assert!(kept < 30 * MB, "ev.state kept {} MB", kept / MB);
+    assert!(
+        kept < limits.max_all_session_state_bytes + 2 * MB,
+        "ev.state kept {} MB",
+        kept / MB
+    );
 
     // A session that empties its state makes room for another.
     let (_, diags) = run(
@@ -214,5 +238,9 @@ fn on_reading(ev) { ev.state = #{}; }
         "{diags:?}"
     );
     let kept = familiar_testkit::Counting::current().saturating_sub(start);
-    assert!(kept < 32 * MB, "ev.state and timers kept {} MB", kept / MB);
+    assert!(
+        kept < limits.max_all_session_state_bytes + 4 * MB,
+        "ev.state and timers kept {} MB",
+        kept / MB
+    );
 }

@@ -15,7 +15,7 @@ fn host(clock: &ManualClock) -> ScriptHost {
     let mut host = ScriptHost::new(HostConfig {
         clock: Arc::new(clock.clone()),
         // These tests are about content, not speed: a debug build on a busy machine can take
-        // a good part of the default 0.5 s copying 16 MiB texts around (a release build ~20 ms).
+        // a good part of the default 0.5 s copying 64 MiB texts around (a release build ~20 ms).
         limits: Limits {
             max_call_time: std::time::Duration::from_secs(10),
             ..Limits::default()
@@ -134,17 +134,18 @@ proptest! {
     }
 }
 
-/// Texts at the size limits: just past the 16 MiB string limit (one line, or nothing but line
+/// Texts at the size limits: just past the string limit (one line, or nothing but line
 /// breaks), a multi-byte character across the cut, and a 64 MiB line (the longest the
 /// normalizer accepts) of short lines.
 fn texts_at_the_limits() -> Vec<(&'static str, String)> {
     const MIB: usize = 1024 * 1024;
+    let limit = Limits::default().max_string_size;
     vec![
-        ("one line past 16 MiB", "x".repeat(16 * MIB + 1)),
-        ("line breaks past 16 MiB", "\n".repeat(16 * MIB + 1)),
+        ("one line past the limit", "x".repeat(limit + 1)),
+        ("line breaks past the limit", "\n".repeat(limit + 1)),
         (
-            "a multi-byte char across 16 MiB",
-            "€".repeat(16 * MIB / 3 + 1),
+            "a multi-byte char across the limit",
+            "€".repeat(limit / 3 + 1),
         ),
         ("64 MiB of short lines", "git push\n".repeat(64 * MIB / 9)),
     ]
@@ -152,7 +153,7 @@ fn texts_at_the_limits() -> Vec<(&'static str, String)> {
 
 #[test]
 fn shipped_scripts_never_fail_on_texts_at_the_size_limits() {
-    // default.rhai failed on a prompt over 16 MiB ("Length of string too large") and the whole
+    // default.rhai failed on a prompt over the limit ("Length of string too large") and the whole
     // run exited 1.
     let clock = ManualClock::new();
     let mut host = host(&clock);
