@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Hostile soak (issue 28's "done when"; not run by CI): `familiar watch --headless --events`
 # follows SESSIONS transcripts of one project (default 5,000) under the common soft limit of
-# 1,024 open files, with a hostile script loaded (it keeps every text it sees, asks `once_per`
-# for a new key per event, says and emits 16 MiB strings, and replaces and serializes without
-# end) and hostile stores (a FIFO and a symlink to /dev/zero where stores are read), while a
-# writer appends real fixture lines to random sessions at RATE MB/s (default 100) for SECONDS
+# 1,024 open files, with a hostile script loaded (it keeps every text it sees, in its
+# variables and in each session's state, asks `once_per` for a new key per event, says and
+# emits the longest string a script may build, and replaces and serializes without end) and
+# hostile stores (a FIFO and a symlink to /dev/zero where stores are read), while a writer
+# appends real fixture lines to random sessions at RATE MB/s (default 100) for SECONDS
 # (default 20). Then one sentinel per session: every one must be printed (no session lost),
 # and Ctrl-C must end the watcher within 1 s. Prints the watcher's RSS over time (VmRSS) and
 # its peak (VmHWM), the bytes written and the sentinels seen.
@@ -64,13 +65,19 @@ for n in range(sessions):
 # The hostile script, and hostile stores where the stores are read.
 script = tmp / "hostile.rhai"
 script.write_text(r'''
-let kept = [];
+let k0 = ""; let k1 = ""; let k2 = ""; let k3 = ""; let k4 = ""; let k5 = ""; let k6 = ""; let k7 = "";
 fn on_event(ev) {
     let text = ev.text ?? "";
-    kept.push(text);
-    once_per(`${ev.line}-${ev.session}-${kept.len()}`, 3600);
+    // Every text kept, in eight variables (one value holds at most the longest string) and in
+    // each session's state: both bounds filled.
+    switch ev.line % 8 {
+        0 => k0 += text, 1 => k1 += text, 2 => k2 += text, 3 => k3 += text,
+        4 => k4 += text, 5 => k5 += text, 6 => k6 += text, _ => k7 += text,
+    }
+    ev.state.kept = (ev.state.kept ?? "") + text;
+    once_per(`${ev.line}-${ev.session}-${text.len()}`, 3600);
     let big = "x";
-    for i in 0..24 { big += big; }
+    for i in 0..20 { big += big; }
     say(big);
     emit("big", #{ a: big });
     let r = text; r.replace("a", "aaaaaaaaaaaaaaaa");
@@ -126,7 +133,7 @@ deadline = time.time() + 60
 while not any("listening for Claude Code hooks" in e for e in errors) and time.time() < deadline:
     time.sleep(0.1)
 time.sleep(2)
-print(f"started: RSS {status('VmRSS'):.1f} MB", flush=True)
+print(f"started: RSS {status('VmRSS'):.1f} MiB", flush=True)
 
 written, start, samples = 0, time.time(), []
 cursor = [0] * sessions
@@ -148,7 +155,7 @@ while time.time() - start < seconds:
         next_sample += 2
 elapsed = time.time() - start
 print(f"wrote {written / 1e6:.0f} MB in {elapsed:.1f} s ({written / 1e6 / elapsed:.0f} MB/s)")
-print("RSS every 2 s (MB): " + " ".join(f"{s:.0f}" for s in samples))
+print("RSS every 2 s (MiB): " + " ".join(f"{s:.0f}" for s in samples))
 
 for n, path in enumerate(paths):
     record = json.dumps({"type": "user", "message": {"role": "user", "content": f"sentinel-{n}"},
@@ -160,7 +167,9 @@ deadline = time.time() + 120
 while len(seen) < sessions and time.time() < deadline:
     time.sleep(0.2)
 print(f"sentinels seen: {len(seen)} of {sessions} ({lines_out[0]} lines printed)")
-print(f"RSS now {status('VmRSS'):.1f} MB, peak {status('VmHWM'):.1f} MB")
+print(f"RSS now {status('VmRSS'):.1f} MiB (anonymous {status('RssAnon'):.1f}, files "
+      f"{status('RssFile'):.1f}), peak {status('VmHWM'):.1f} MiB = "
+      f"{status('VmHWM') * 1.048576:.1f} MB")
 asked = time.time()
 watcher.send_signal(signal.SIGINT)
 try:
