@@ -10,7 +10,9 @@ replaced in place (their keys keep the CLI's order, by which some agents' record
 - Gemini CLI: a prompt (`content[0].text`), a tool's result (`functionResponse.response`);
 - Qwen Code: a prompt (`message.parts[0].text`);
 - Copilot CLI: a prompt (`user.message`: `content` and `transformedContent`, SIZE/2 each);
-- opencode: a prompt's text part, as Familiar reads its row (the row's JSON in `data`).
+- opencode: a prompt's text part, as Familiar's source writes its row (the row's JSON itself
+  in `data`), and as it wrote it before 2026-11-28 (a string of the row's JSON; the pinned
+  fixture's lines).
 
 usage: bench/agent-big-records.py [--size MB]
 env:   FAMILIAR_BIN (default target/release/familiar); FAMILIAR_BEFORE: another build,
@@ -42,9 +44,12 @@ CASES = [
      [("message", "parts", 0, "text")]),
     ("Copilot CLI prompt", "copilot-1.0.102/main.jsonl", '"type":"user.message"',
      [("data", "content"), ("data", "transformedContent")]),
-    # A path starting with "data()" reaches into the JSON text held by the `data` string.
+    # A path starting with "data()" reaches into the JSON text held by the `data` string; the
+    # record is written back with the row's JSON itself in `data` ("data{}") or a string of it.
     ("opencode prompt", "opencode-1.18.33/main.jsonl", '\\"text\\":\\"\\\\\\"Work',
-     [("data()", "text")]),
+     [("data{}", "text")]),
+    ("opencode prompt, a line from before 2026-11-28", "opencode-1.18.33/main.jsonl",
+     '\\"text\\":\\"\\\\\\"Work', [("data()", "text")]),
 ]
 
 
@@ -63,13 +68,14 @@ def rewrite(line, paths, size):
     """`line` with the strings at `paths` replaced by SIZE/len(paths) bytes of text each,
     replaced in the line's own text."""
     record = json.loads(line)
-    if paths[0][0] == "data()":
-        # The row's JSON, as a string in the line: made big inside, then written back.
+    if paths[0][0] in ("data()", "data{}"):
+        # The row's JSON, a string in the line: made big inside, then written back.
         data = json.loads(record["data"])
         for path in paths:
             at(data, path[1:-1])[path[-1]] = big_text(size // len(paths))
         typed = json.dumps(record["data"], ensure_ascii=False)
-        return line.replace(typed, json.dumps(json.dumps(data, separators=(",", ":"))), 1)
+        row = json.dumps(data, separators=(",", ":"))
+        return line.replace(typed, row if paths[0][0] == "data{}" else json.dumps(row), 1)
     text = json.dumps(big_text(size // len(paths)))
     for path in paths:
         typed = json.dumps(at(record, path), separators=(",", ":"), ensure_ascii=False)

@@ -1,7 +1,7 @@
 //! opencode's sessions, which are rows of a SQLite database and not lines of a file: the one
 //! source of Familiar that is not JSONL. The seam is small: each row read becomes one line
-//! of Familiar's own shape (the row's ids, its time, its `data` exactly as stored), and every
-//! session is addressed as a path, `<database>#<session id>`, so the session model, the
+//! of Familiar's own shape (the row's ids, its time, its `data` as stored: [`row_line`]), and
+//! every session is addressed as a path, `<database>#<session id>`, so the session model, the
 //! reader (`familiar_transcript::opencode`), the scripts and the sinks see it as they see a
 //! transcript file.
 //!
@@ -97,14 +97,16 @@ pub fn session_line(row: &SessionRow, root: &str) -> Vec<u8> {
     line.to_string().into_bytes()
 }
 
-/// The line of a message or part row, read under the root session `root`.
+/// The line of a message or part row, read under the root session `root`. Its `data` is the
+/// row's JSON itself when that is one object on one line (as opencode writes it), else a
+/// string of it: a prompt's text is then encoded once in the line, and read once (a 50 MB
+/// prompt peaked at three times itself as a string of a string).
 pub fn row_line(row: &Row, root: &str) -> Vec<u8> {
     let mut line = json!({
         "type": if row.part { "opencode.part" } else { "opencode.message" },
         "sessionId": root,
         "id": row.id,
         "timestamp": iso(row.updated),
-        "data": row.data,
     });
     if row.session != root {
         line["agentId"] = json!(row.session);
@@ -112,7 +114,26 @@ pub fn row_line(row: &Row, root: &str) -> Vec<u8> {
     if let Some(message) = &row.message {
         line["messageId"] = json!(message);
     }
-    line.to_string().into_bytes()
+    if !is_one_line_object(&row.data) {
+        line["data"] = json!(row.data);
+        return line.to_string().into_bytes();
+    }
+    let head = line.to_string();
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    let mut bytes = Vec::with_capacity(head.len() + row.data.len() + 9);
+    bytes.extend_from_slice(head.as_bytes());
+    bytes.extend_from_slice(b",\"data\":");
+    bytes.extend_from_slice(row.data.as_bytes());
+    bytes.push(b'}');
+    bytes
+}
+
+/// Can this text go into a line as it is: one JSON object, with no line break in it (one
+/// outside its strings would end the line; one inside a string is an escape, not a break)?
+fn is_one_line_object(text: &str) -> bool {
+    text.trim_start().starts_with('{')
+        && memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none()
+        && serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok()
 }
 
 fn iso(unix_ms: i64) -> String {

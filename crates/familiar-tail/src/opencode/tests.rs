@@ -162,3 +162,42 @@ fn only_the_selected_sessions_rows_are_read_and_sent() {
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert!(sent[0].contains("msg_3"), "{sent:?}");
 }
+
+#[test]
+fn a_rows_json_goes_into_its_line_as_it_is_when_it_is_one_line_of_an_object() {
+    let row = |data: &str| Row {
+        part: true,
+        id: "prt_1".into(),
+        session: "ses_b".into(),
+        message: Some("msg_1".into()),
+        created: 1000,
+        updated: 1001,
+        data: data.into(),
+    };
+    let parsed = |data: &str| -> serde_json::Value {
+        serde_json::from_slice(&row_line(&row(data), "ses_a")).expect("a JSON line")
+    };
+    // As opencode writes it: the object itself, its text encoded once.
+    let object = r#"{"type":"text","text":"a \"quoted\"\nline"}"#;
+    let line = String::from_utf8(row_line(&row(object), "ses_a")).expect("UTF-8");
+    assert!(line.ends_with(&format!(r#","data":{object}}}"#)), "{line}");
+    assert!(!line.contains('\n'));
+    let line = parsed(object);
+    assert_eq!(line["data"]["text"], "a \"quoted\"\nline");
+    assert_eq!(line["agentId"], "ses_b");
+    assert_eq!(line["messageId"], "msg_1");
+    assert_eq!(line["type"], "opencode.part");
+    // Anything else is a string of it, as before: a line break between its tokens would end
+    // the line, and text that is not JSON (or not an object) is the reader's to refuse.
+    for data in [
+        "{\"type\":\n\"text\"}",
+        "{\"type\":\"text\"}\r",
+        "{\"type\": \"text\"",
+        "[1, 2]",
+        "not JSON",
+    ] {
+        let line = String::from_utf8(row_line(&row(data), "ses_a")).expect("UTF-8");
+        assert!(!line.contains('\n') && !line.contains('\r'), "{line}");
+        assert_eq!(parsed(data)["data"], data, "{data:?}");
+    }
+}

@@ -2,7 +2,9 @@
 //! (1.18.33) keeps its sessions in SQLite (`~/.local/share/opencode/opencode.db`: tables
 //! `session`, `message` and `part`, each row's `data` a JSON text); Familiar's source
 //! (`familiar_tail::opencode`) hands each row it reads over as one line of its own shape, the
-//! row's `data` exactly as stored, and [`crate::Normalizer`] hands every line of that shape
+//! row's `data` as stored (the JSON object itself; a string of it from Familiar before
+//! 2026-11-28, or for a row whose JSON is not one line: both read, [`row_json`]), and
+//! [`crate::Normalizer`] hands every line of that shape
 //! ([`is_record`]) to a [`Session`], which keeps the session state and emits events tagged
 //! `agent_kind: opencode`.
 //!
@@ -34,6 +36,7 @@ use std::collections::{HashMap, HashSet};
 use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::metrics::Metrics;
 use crate::normalize::MAX_ERROR_TEXT;
@@ -47,7 +50,7 @@ pub fn is_record(kind: Option<&str>) -> bool {
 pub(crate) type Meta = crate::agent::LineMeta;
 
 #[derive(Deserialize)]
-struct Line {
+struct Line<'a> {
     #[serde(rename = "type", default)]
     kind: String,
     #[serde(rename = "sessionId", default)]
@@ -62,9 +65,22 @@ struct Line {
     timestamp: Option<String>,
     #[serde(default)]
     version: Option<String>,
-    /// The row's JSON, decoded once at its length (a prompt can be tens of MB).
-    #[serde(default, deserialize_with = "crate::scan::exact_opt_string")]
-    data: Option<String>,
+    /// The row's JSON, as the line holds it ([`row_json`]); decoded once, by `scan`, at its
+    /// length (a prompt can be tens of MB).
+    #[serde(default, borrow)]
+    data: Option<&'a RawValue>,
+}
+
+/// A row's JSON as a line holds it in `data`: the object itself, or a string of it (lines
+/// written by Familiar before 2026-11-28, and rows whose JSON is not one line). Held as the
+/// object, a prompt's text is decoded once, not twice, and its line holds it once.
+pub(crate) fn row_json(data: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
+    let raw = data.get();
+    if raw.starts_with('"') {
+        crate::scan::string(raw)
+    } else {
+        Some(std::borrow::Cow::Borrowed(raw))
+    }
 }
 
 /// Message ids and part ids remembered (for the roles of parts, and what was told of each).
@@ -174,7 +190,8 @@ impl Session {
             "opencode.message" | "opencode.part" => {
                 let id = line.id.as_deref().unwrap_or("");
                 // The row's own text is dropped once read.
-                let data = match line.data.take().map(|data| crate::scan::value(&data)) {
+                let read = |data: &RawValue| crate::scan::value(&row_json(data)?);
+                let data = match line.data.take().map(read) {
                     Some(Some(data)) if data.is_object() => data,
                     _ => {
                         // A row whose JSON cannot be read: counted, and said once.
@@ -199,7 +216,7 @@ impl Session {
         }
     }
 
-    fn start(&mut self, line: &Line, cx: &mut Cx<'_, '_>) {
+    fn start(&mut self, line: &Line<'_>, cx: &mut Cx<'_, '_>) {
         if let Some(version) = line.version.as_deref() {
             cx.metrics.see_version(version);
         }

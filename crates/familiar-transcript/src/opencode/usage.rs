@@ -25,7 +25,7 @@ struct Line<'a> {
     #[serde(rename = "agentId", borrow, default)]
     agent_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    data: Option<Cow<'a, str>>,
+    data: Option<&'a serde_json::value::RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -91,7 +91,7 @@ pub fn scan(json: &str) -> Option<UsageEntry<'static>> {
     if line.kind.as_deref() != Some("opencode.message") {
         return None;
     }
-    let message: Message = serde_json::from_str(line.data.as_deref()?).ok()?;
+    let message: Message = serde_json::from_str(&super::row_json(line.data?)?).ok()?;
     if message.role.as_deref() != Some("assistant") {
         return None;
     }

@@ -33,9 +33,7 @@ use crate::record::Record;
 use crate::tools::ToolInput;
 use cursor::Cursor;
 pub use value::value;
-pub(crate) use value::{
-    exact_opt_string, exact_value, exact_values, take_string, take_texts, trimmed, trimmed_end,
-};
+pub(crate) use value::{exact_value, exact_values, take_string, take_texts, trimmed, trimmed_end};
 
 /// The record of one JSON object, read exactly as `serde_json::from_str::<Record>` reads it;
 /// `None` when the fast path cannot vouch for the line (then parse it with serde).

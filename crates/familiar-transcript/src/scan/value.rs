@@ -126,19 +126,6 @@ pub(crate) fn exact_values<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec
     }
 }
 
-/// [`exact_value`] for a string or null, decoded by [`super::string`].
-pub(crate) fn exact_opt_string<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<String>, D::Error> {
-    let raw = <&'de serde_json::value::RawValue as serde::Deserialize>::deserialize(d)?;
-    if raw.get() == "null" {
-        return Ok(None);
-    }
-    super::string(raw.get())
-        .map(|text| Some(text.into_owned()))
-        .ok_or_else(|| serde::de::Error::custom("not a string"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::{take_texts, trimmed, trimmed_end, value};
