@@ -70,7 +70,7 @@ impl Default for Limits {
             max_fn_expr_depth: 48,
             // Runaway string building doubles quickly and stops here. Longer transcript text (a
             // tool's output, a pasted file) reaches scripts cut to it (`ev.text`): a mapping
-            // needs its start, and a watcher with a hostile script stays under 50 MB.
+            // needs its start, and each string a hostile script builds costs a watcher this.
             max_string_size: 1024 * 1024,
             max_array_size: 100_000,
             max_map_size: 100_000,

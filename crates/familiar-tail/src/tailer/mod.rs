@@ -47,11 +47,11 @@
 
 mod dormant;
 mod outbox;
-
-pub use outbox::MAX_AHEAD_BYTES;
 mod paths;
 mod run;
 mod watch;
+
+pub use outbox::MAX_AHEAD_BYTES;
 
 use std::collections::{HashMap, HashSet};
 use std::io;
