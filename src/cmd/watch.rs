@@ -86,6 +86,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    crate::free_memory_at_once();
     let config_dir = familiar_tail::config_dir().context("finding the Claude Code config dir")?;
     if let Some(dir) = args.file.iter().find(|path| path.is_dir()) {
         anyhow::bail!(
