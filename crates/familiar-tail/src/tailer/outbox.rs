@@ -20,7 +20,7 @@ use crate::message::TailMessage;
 pub const MAX_AHEAD_BYTES: usize = 4 * 1024 * 1024;
 
 /// The bytes of lines a message holds (their buffers' capacities: what they keep).
-pub(crate) fn line_bytes(message: &TailMessage) -> usize {
+fn line_bytes(message: &TailMessage) -> usize {
     match message {
         TailMessage::Lines { lines, .. } => lines.iter().map(|line| line.bytes.capacity()).sum(),
         _ => 0,
@@ -29,7 +29,8 @@ pub(crate) fn line_bytes(message: &TailMessage) -> usize {
 
 #[derive(Debug, Default)]
 pub(crate) struct Outbox {
-    queue: VecDeque<TailMessage>,
+    /// Each message with its [`line_bytes`], counted once as it comes in.
+    queue: VecDeque<(TailMessage, usize)>,
     queued_bytes: usize,
     /// The sizes of the messages sent lately, newest last (as many as the channel can hold).
     sent: VecDeque<usize>,
@@ -41,20 +42,22 @@ impl Outbox {
     }
 
     pub fn push_back(&mut self, message: TailMessage) {
-        self.queued_bytes += line_bytes(&message);
-        self.queue.push_back(message);
+        let bytes = line_bytes(&message);
+        self.queued_bytes += bytes;
+        self.queue.push_back((message, bytes));
     }
 
     /// A message taken with [`Outbox::pop_front`] that the channel had no room for.
-    pub fn push_front(&mut self, message: TailMessage) {
-        self.queued_bytes += line_bytes(&message);
-        self.queue.push_front(message);
+    pub fn push_front(&mut self, message: TailMessage, bytes: usize) {
+        self.queued_bytes += bytes;
+        self.queue.push_front((message, bytes));
     }
 
-    pub fn pop_front(&mut self) -> Option<TailMessage> {
-        let message = self.queue.pop_front()?;
-        self.queued_bytes -= line_bytes(&message);
-        Some(message)
+    /// The oldest message and its bytes of lines.
+    pub fn pop_front(&mut self) -> Option<(TailMessage, usize)> {
+        let (message, bytes) = self.queue.pop_front()?;
+        self.queued_bytes -= bytes;
+        Some((message, bytes))
     }
 
     pub fn extend(&mut self, messages: impl IntoIterator<Item = TailMessage>) {
@@ -113,15 +116,16 @@ mod tests {
         assert_eq!(outbox.bytes_ahead(0), 35);
 
         // The first goes into a channel of two, which the consumer has not read from yet.
-        let first = outbox.pop_front().expect("a message");
-        outbox.sent(line_bytes(&first), 2);
+        let (_, bytes) = outbox.pop_front().expect("a message");
+        assert_eq!(bytes, 30);
+        outbox.sent(bytes, 2);
         assert_eq!(outbox.bytes_ahead(1), 35);
         // It was taken: only what waits counts.
         assert_eq!(outbox.bytes_ahead(0), 5);
 
         // Refused for want of room, it goes back and counts again.
-        let second = outbox.pop_front().expect("a message");
-        outbox.push_front(second);
+        let (second, bytes) = outbox.pop_front().expect("a message");
+        outbox.push_front(second, bytes);
         assert_eq!(outbox.len(), 2);
         assert_eq!(outbox.bytes_ahead(0), 5);
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
 
-use super::outbox::{MAX_AHEAD_BYTES, line_bytes};
+use super::outbox::MAX_AHEAD_BYTES;
 use super::watch::InotifyWatcher;
 use super::{BATCH_INTERVAL, SEND_WAIT, TailStats, TailerConfig, WatchMode, bump};
 use crate::discovery::{Matcher, WatchRoot};
@@ -230,8 +230,7 @@ impl Tailer {
                 timeout.min(BACKLOG_WAIT)
             };
         }
-        if let Some(message) = self.outbox.pop_front() {
-            let bytes = line_bytes(&message);
+        if let Some((message, bytes)) = self.outbox.pop_front() {
             return match self.sender.send_timeout(message, timeout.min(SEND_WAIT)) {
                 Ok(()) => {
                     self.outbox.sent(bytes, self.config.channel_capacity);
@@ -239,7 +238,7 @@ impl Tailer {
                     true
                 }
                 Err(SendTimeoutError::Timeout(message)) => {
-                    self.outbox.push_front(message);
+                    self.outbox.push_front(message, bytes);
                     true
                 }
                 Err(SendTimeoutError::Disconnected(_)) => false,
@@ -294,15 +293,14 @@ impl Tailer {
 
     /// Hand the outbox to the channel as far as it has room; `false` when disconnected.
     fn flush(&mut self) -> bool {
-        while let Some(message) = self.outbox.pop_front() {
-            let bytes = line_bytes(&message);
+        while let Some((message, bytes)) = self.outbox.pop_front() {
             match self.sender.try_send(message) {
                 Ok(()) => {
                     self.outbox.sent(bytes, self.config.channel_capacity);
                     bump(&self.stats.messages, 1);
                 }
                 Err(TrySendError::Full(message)) => {
-                    self.outbox.push_front(message);
+                    self.outbox.push_front(message, bytes);
                     if !self.full {
                         self.full = true;
                         bump(&self.stats.channel_full, 1);
