@@ -103,6 +103,12 @@ impl Fixture {
         self.lines[at].replacen(&typed, &text, 1).into_bytes()
     }
 
+    /// [`Fixture::peak_reading`] of line `at` with the string at `pointer` made `text`.
+    fn peak_with_text(&mut self, at: usize, pointer: &str, text: &str) -> f64 {
+        let line = self.with_text(at, pointer, text);
+        self.peak_reading(&line)
+    }
+
     /// The most allocated at once while `line` is read, above the line, in lines.
     fn peak_reading(&mut self, line: &[u8]) -> f64 {
         self.events.clear();
@@ -138,18 +144,16 @@ fn a_big_codex_prompt_is_decoded_once_into_its_event() {
     let mut rollout = Fixture::open("codex-0.171.0/main.jsonl");
     let at = rollout.read_to(r#""type":"UserMessage""#);
     for text in ["abcdefghij".repeat(2 * 1024 * 1024), escaped_text()] {
-        let line = rollout.with_text(at, "/payload/item/content/0/text", &text);
-        let peak = rollout.peak_reading(&line);
+        let peak = rollout.peak_with_text(at, "/payload/item/content/0/text", &text);
         rollout.prompt();
         assert!(peak <= 1.05, "a prompt: {peak:.2} times the line above it");
     }
     let at = rollout.read_to(r#""type":"CommandExecution""#);
-    let line = rollout.with_text(at, "/payload/item/aggregated_output", &escaped_text());
     assert!(
         rollout.lines[at].contains(r#""exit_code":0"#),
         "a command that succeeded"
     );
-    let peak = rollout.peak_reading(&line);
+    let peak = rollout.peak_with_text(at, "/payload/item/aggregated_output", &escaped_text());
     assert!(
         peak <= 0.05,
         "a command's output: {peak:.2} times the line above it"
@@ -177,14 +181,12 @@ fn a_big_copilot_prompt_is_decoded_once_into_its_event() {
 fn a_big_gemini_prompt_is_decoded_once_and_a_big_tool_result_not_at_all() {
     let mut session = Fixture::open("gemini-0.61.0/main.jsonl");
     let at = session.read_to(r#""type":"user","content":[{"text":"Work"#);
-    let line = session.with_text(at, "/content/0/text", &escaped_text());
-    let peak = session.peak_reading(&line);
+    let peak = session.peak_with_text(at, "/content/0/text", &escaped_text());
     session.prompt();
     assert!(peak <= 1.05, "a prompt: {peak:.2} times the line above it");
     let at = session.read_to(r#""toolCalls":[{"#);
     let pointer = "/toolCalls/0/result/0/functionResponse/response/output";
-    let line = session.with_text(at, pointer, &escaped_text());
-    let peak = session.peak_reading(&line);
+    let peak = session.peak_with_text(at, pointer, &escaped_text());
     assert!(
         peak <= 0.05,
         "a tool's output: {peak:.2} times the line above it"
@@ -196,8 +198,7 @@ fn a_big_gemini_prompt_is_decoded_once_and_a_big_tool_result_not_at_all() {
 fn a_big_qwen_prompt_is_decoded_once_into_its_event() {
     let mut session = Fixture::open("qwen-0.24.4/main.jsonl");
     let at = session.read_to(r#""type":"user""#);
-    let line = session.with_text(at, "/message/parts/0/text", &escaped_text());
-    let peak = session.peak_reading(&line);
+    let peak = session.peak_with_text(at, "/message/parts/0/text", &escaped_text());
     session.prompt();
     assert!(peak <= 1.05, "{peak:.2} times the line above it");
 }
