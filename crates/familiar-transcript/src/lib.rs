@@ -17,7 +17,7 @@
 //! - [`normalize`]: records → events and session state.
 //! - [`tools`]: tool names → event kinds and targets.
 //! - [`links`]: what a record says beyond its events (subagent links, `cwd`, branch).
-//! - [`metrics`]: counts, and tokens per file.
+//! - [`metrics`]: counts, and tokens per file ([`counts`]: a count per name).
 //! - [`usage`]: tokens of API messages, each counted once across files.
 //! - [`pricing`]: model prices and the cost of a message.
 //! - [`models`]: context windows of models, and which source of one wins.
@@ -38,6 +38,7 @@ pub mod agent;
 mod bulk;
 pub mod codex;
 pub mod copilot;
+pub mod counts;
 pub mod error_message;
 pub mod gemini;
 pub mod head;

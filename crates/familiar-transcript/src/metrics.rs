@@ -10,6 +10,7 @@ use familiar_model::{ErrorKind, EventKind};
 use serde::{Deserialize, Serialize};
 
 use crate::Normalizer;
+use crate::counts::Counts;
 pub use crate::pricing::{Price, PriceTable, Tokens};
 
 /// What `familiar stats` reports for one input.
@@ -17,7 +18,7 @@ pub use crate::pricing::{Price, PriceTable, Tokens};
 pub struct Metrics {
     pub events: BTreeMap<EventKind, u64>,
     pub errors: BTreeMap<ErrorKind, u64>,
-    pub tool_calls: BTreeMap<String, u64>,
+    pub tool_calls: Counts,
     pub prompts: u64,
     pub compactions: u64,
     pub files_modified: BTreeSet<String>,
@@ -25,13 +26,13 @@ pub struct Metrics {
     pub last_ts: Option<String>,
     /// Records by `type` (and `type/subtype` for system records) that produced no event
     /// (snapshots, queue operations, progress, tool results, ...): explained, not lost.
-    pub records: BTreeMap<String, u64>,
+    pub records: Counts,
     /// Lines skipped with a diagnostic.
     pub skipped_lines: u64,
     /// What the CLI wrote that Familiar does not know (a record type, `system/subtype`,
     /// `attachment/type`; Codex: `codex/...`), counted: reported once, never skipped in
     /// silence (`normalize::known`).
-    pub unknown: BTreeMap<String, u64>,
+    pub unknown: Counts,
     /// The version of the CLI that wrote the input (its records' `version`; Codex:
     /// `session_meta.cli_version`), the latest seen.
     pub cli_version: Option<String>,
@@ -63,11 +64,7 @@ impl Metrics {
 
     /// A call of the tool `name`, which wrote the file `modified` (every agent's calls).
     pub fn count_call(&mut self, name: &str, modified: Option<&str>) {
-        if let Some(count) = self.tool_calls.get_mut(name) {
-            *count += 1;
-        } else {
-            self.tool_calls.insert(name.to_owned(), 1);
-        }
+        self.tool_calls.add(name, 1);
         if let Some(path) = modified
             && !self.files_modified.contains(path)
         {
@@ -80,21 +77,13 @@ impl Metrics {
     }
 
     pub(crate) fn count_record(&mut self, kind: &str) {
-        if let Some(count) = self.records.get_mut(kind) {
-            *count += 1;
-        } else {
-            self.records.insert(kind.to_owned(), 1);
-        }
+        self.records.add(kind, 1);
     }
 
     /// Count something unknown; the first time it is met it is also news, to report.
     pub(crate) fn count_unknown(&mut self, what: String) {
-        match self.unknown.get_mut(&what) {
-            Some(count) => *count += 1,
-            None => {
-                self.unknown_news.push(what.clone());
-                self.unknown.insert(what, 1);
-            }
+        if self.unknown.add(&what, 1) {
+            self.unknown_news.push(what);
         }
     }
 
@@ -189,7 +178,7 @@ impl Summary {
                 .iter()
                 .map(|(kind, count)| (kind.as_str().to_owned(), *count))
                 .collect(),
-            tool_calls: metrics.tool_calls.clone(),
+            tool_calls: metrics.tool_calls.to_map(),
             prompts: metrics.prompts,
             compactions: metrics.compactions,
             context_used: normalizer.context_used(),
@@ -198,11 +187,11 @@ impl Summary {
             files_modified: metrics.files_modified.iter().cloned().collect(),
             tokens,
             cost_usd: round_cost(cost_usd),
-            records: metrics.records.clone(),
+            records: metrics.records.to_map(),
             skipped_lines: metrics.skipped_lines,
             cli_cost_usd: metrics.cli_cost_usd.map(round_cost),
             cli_version: metrics.cli_version.clone(),
-            unknown: metrics.unknown.clone(),
+            unknown: metrics.unknown.to_map(),
         }
     }
 

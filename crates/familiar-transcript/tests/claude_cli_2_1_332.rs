@@ -235,7 +235,7 @@ fn record_types_never_seen_were_skipped_in_silence() {
     // Each said once, every one counted.
     assert_eq!(news, ["hologram", "system/weather", "attachment/smell"]);
     let unknown = &normalizer.metrics().unknown;
-    assert_eq!(unknown.get("hologram"), Some(&2));
+    assert_eq!(unknown.get("hologram"), Some(2));
     assert_eq!(unknown.len(), 3);
     assert_eq!(normalizer.metrics().cli_version.as_deref(), Some("9.9.9"));
 }

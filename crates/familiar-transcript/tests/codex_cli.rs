@@ -132,7 +132,7 @@ fn nothing_any_recorded_codex_wrote_is_unknown() {
     assert_eq!(normalizer.take_unknown_news(), ["codex/event_msg/teleport"]);
     assert_eq!(
         normalizer.metrics().unknown.get("codex/event_msg/teleport"),
-        Some(&2)
+        Some(2)
     );
 }
 
@@ -316,8 +316,8 @@ fn a_rollouts_metrics_count_its_tools_files_and_compactions() {
         let metrics = normalizer.metrics();
         assert_eq!(metrics.prompts, 2);
         assert_eq!(metrics.compactions, 1);
-        assert_eq!(metrics.tool_calls.get("exec_command"), Some(&2));
-        assert_eq!(metrics.tool_calls.get("apply_patch"), Some(&1));
+        assert_eq!(metrics.tool_calls.get("exec_command"), Some(2));
+        assert_eq!(metrics.tool_calls.get("apply_patch"), Some(1));
         let files: Vec<&str> = metrics.files_modified.iter().map(String::as_str).collect();
         assert_eq!(files, ["a.txt", "b.txt"]);
     }

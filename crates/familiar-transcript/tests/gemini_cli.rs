@@ -255,12 +255,7 @@ fn what_gemini_cli_writes_that_familiar_does_not_know_is_counted_and_said() {
             .push_line(line.as_bytes(), at as u64 + 1, &mut out)
             .expect("a JSON line");
     }
-    let unknown: Vec<&str> = normalizer
-        .metrics()
-        .unknown
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let unknown: Vec<&str> = normalizer.metrics().unknown.names().collect();
     assert_eq!(
         unknown,
         [

@@ -343,7 +343,7 @@ fn unknown_record_types_and_fields_are_counted_not_errors() {
     assert_eq!(kinds(&events), ["session_start", "prompt"]);
     assert_eq!(
         normalizer.metrics().records.get("brand-new-record"),
-        Some(&1)
+        Some(1)
     );
 }
 

@@ -158,7 +158,7 @@ pub(super) fn check_known(what: &'static str, paths: &[PathBuf]) -> Check {
         }
         let metrics = normalizer.metrics();
         for (name, count) in &metrics.unknown {
-            *unknown.entry(name.clone()).or_default() += count;
+            *unknown.entry(name.to_owned()).or_default() += count;
         }
         if !metrics.unknown.is_empty() {
             versions.extend(metrics.cli_version.clone());

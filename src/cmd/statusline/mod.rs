@@ -272,8 +272,8 @@ fn render(args: &Args, said: &Said, tail: Option<&Tail>) -> String {
     };
     line.push_str(" · ");
     line.push_str(familiar_model::words::status(tail.status));
-    let mut tools: Vec<(&String, &u64)> = tail.normalizer.metrics().tool_calls.iter().collect();
-    tools.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut tools: Vec<(&str, u64)> = tail.normalizer.metrics().tool_calls.iter().collect();
+    tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     if !tools.is_empty() {
         line.push_str(" · ");
         if tail.cut {
@@ -285,7 +285,7 @@ fn render(args: &Args, said: &Said, tail: Option<&Tail>) -> String {
             .map(|(name, count)| format!("{} {count}", printable_line(name)))
             .collect();
         line.push_str(&shown.join(" "));
-        let rest: u64 = tools.iter().skip(TOOLS_SHOWN).map(|(_, n)| **n).sum();
+        let rest: u64 = tools.iter().skip(TOOLS_SHOWN).map(|(_, n)| n).sum();
         if rest > 0 {
             line.push_str(&format!(" +{rest}"));
         }

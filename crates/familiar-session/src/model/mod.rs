@@ -565,7 +565,7 @@ impl SessionModel {
             last_record: main.normalizer.metrics().last_ts.clone(),
             last_activity_ms: SessionSnapshot::last_activity(main.last_activity),
             line: main.last_line,
-            tools: main.normalizer.metrics().tool_calls.clone(),
+            tools: main.normalizer.metrics().tool_calls.to_map(),
             transcript: Some(PathBuf::from(&**main_path)),
             subagents,
             plan: session.plan.items(),

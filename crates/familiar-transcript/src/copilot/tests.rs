@@ -108,7 +108,7 @@ fn the_normalizer_says_which_session_and_what_it_counted() {
     let metrics = normalizer.metrics();
     assert_eq!(metrics.prompts, 1);
     assert_eq!(metrics.cli_version.as_deref(), Some("1.0.102"));
-    assert_eq!(metrics.tool_calls.get("view"), Some(&3));
+    assert_eq!(metrics.tool_calls.get("view"), Some(3));
     assert_eq!(metrics.files_modified.len(), 2);
     assert!(metrics.unknown.is_empty(), "{:?}", metrics.unknown);
 }
@@ -204,7 +204,7 @@ fn an_event_type_the_schema_does_not_know_is_counted_and_said_once() {
             .metrics()
             .unknown
             .get("copilot/session.something_new"),
-        Some(&2)
+        Some(2)
     );
 }
 

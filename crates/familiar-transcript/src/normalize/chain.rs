@@ -71,11 +71,50 @@ impl Chain {
 
     /// The Task/Agent call `id`, still waiting for its subagent to finish.
     pub(super) fn take_subagent(&mut self, id: &str) -> Option<PendingTool> {
+        self.take_pending(id, |tool| tool.subagent.is_some())
+    }
+
+    /// The tool use `id` waiting for its result (and `also` true of it), no longer pending.
+    pub(super) fn take_pending(
+        &mut self,
+        id: &str,
+        also: impl Fn(&PendingTool) -> bool,
+    ) -> Option<PendingTool> {
         let hash = id_hash(id);
         let index = self
             .pending
             .iter()
-            .position(|tool| tool.id_hash == hash && tool.id == id && tool.subagent.is_some())?;
-        self.pending.remove(index)
+            .position(|tool| tool.id_hash == hash && tool.id == id && also(tool))?;
+        let tool = self.pending.remove(index);
+        self.release_pending();
+        tool
+    }
+
+    /// A tool use waiting for its result; past [`super::MAX_PENDING_TOOLS`] the oldest is
+    /// forgotten.
+    pub(super) fn push_pending(&mut self, tool: PendingTool) {
+        if self.pending.len() == super::MAX_PENDING_TOOLS {
+            self.pending.pop_front();
+        }
+        if self.pending.capacity() == 0 {
+            // One tool at a time is the common case: room for one, not the four a first
+            // push makes (a watcher keeps this for every session it follows).
+            self.pending.reserve_exact(1);
+        }
+        self.pending.push_back(tool);
+    }
+
+    /// A turn ended: only subagents still run.
+    pub(super) fn keep_pending_subagents(&mut self) {
+        self.pending.retain(|tool| tool.subagent.is_some());
+        self.release_pending();
+    }
+
+    /// Nothing pending: its room goes back (most files spend most of their time so, and a
+    /// queue that once held several kept room for them: 400 bytes a session, at thousands).
+    fn release_pending(&mut self) {
+        if self.pending.is_empty() && self.pending.capacity() > 0 {
+            self.pending = std::collections::VecDeque::new();
+        }
     }
 }

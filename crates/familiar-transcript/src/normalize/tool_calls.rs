@@ -6,7 +6,7 @@ use familiar_model::{ErrorKind, Event, EventKind, Status};
 use serde_json::value::RawValue;
 
 use super::parse::cap_text;
-use super::{MAX_PENDING_TOOLS, Normalizer, Origin, PendingTool, id_hash};
+use super::{Normalizer, Origin, PendingTool, id_hash};
 use crate::record;
 use crate::tools::{self, ToolInput};
 
@@ -39,10 +39,7 @@ impl Normalizer {
         };
         if let Some(id) = id {
             let state = &mut self.claude.chains[chain].1;
-            if state.pending.len() == MAX_PENDING_TOOLS {
-                state.pending.pop_front();
-            }
-            state.pending.push_back(PendingTool {
+            state.push_pending(PendingTool {
                 id_hash: id_hash(id),
                 id: id.to_owned(),
                 name: name.to_owned(),
@@ -75,12 +72,7 @@ impl Normalizer {
         out: &mut Vec<Event>,
     ) {
         let state = &mut self.claude.chains[chain].1;
-        let hash = id_hash(id);
-        let tool = state
-            .pending
-            .iter()
-            .position(|tool| tool.id_hash == hash && tool.id == id)
-            .and_then(|index| state.pending.remove(index));
+        let tool = state.take_pending(id, |_| true);
         let denied_by_rules = match state.denied.iter().position(|denied| denied == id) {
             Some(index) => {
                 state.denied.swap_remove(index);
@@ -99,7 +91,7 @@ impl Normalizer {
             // A background agent (2.1.3xx): the result only says it was launched; it ends at
             // its `<task-notification>`.
             Some(tool) if tool.subagent.is_some() && result.async_launch => {
-                state.pending.push_back(tool);
+                state.push_pending(tool);
                 return;
             }
             Some(tool) if tool.subagent.is_some() => {

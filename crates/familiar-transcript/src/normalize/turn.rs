@@ -91,7 +91,7 @@ impl Normalizer {
         let trimmed = text.trim_start();
         if trimmed.starts_with("[Request interrupted by user") {
             let state = &mut self.claude.chains[chain].1;
-            state.pending.retain(|tool| tool.subagent.is_some());
+            state.keep_pending_subagents();
             state.turn_over = true;
             state.status = Status::WaitingForInput;
             let mut event = self.event(chain, EventKind::Error, origin);
@@ -150,7 +150,7 @@ impl Normalizer {
         state.turn_over = false;
         state.api_error_ended_turn = false;
         state.command_turn = command.is_some() && starts_work;
-        state.pending.retain(|tool| tool.subagent.is_some());
+        state.keep_pending_subagents();
         if starts_work {
             state.status = Status::Working;
         }

@@ -90,7 +90,7 @@ fn an_unknown_record_type_is_counted_once_and_the_rest_goes_on() {
     assert_eq!(normalizer.agent_kind(), AgentKind::Qwen);
     assert_eq!(
         normalizer.metrics().unknown.get("qwen/type/hologram"),
-        Some(&2)
+        Some(2)
     );
     assert_eq!(normalizer.take_unknown_news(), ["qwen/type/hologram"]);
     assert!(
