@@ -16,8 +16,10 @@ use crate::message::TailMessage;
 
 /// Bytes of lines read ahead of the consumer (outbox and channel together) past which the
 /// tailer stops reading until it catches up; what is written meanwhile waits on disk. A
-/// consumer that keeps up takes far less per turn, so this only bounds one that does not.
-pub const MAX_AHEAD_BYTES: usize = 4 * 1024 * 1024;
+/// consumer that keeps up takes far less per turn, so this only bounds one that does not:
+/// a 100 MB burst appended to a followed file reaches `watch --events`'s output as fast with
+/// 1 MiB as with 4 (0.55-0.73 s against 0.72-0.74 s), and the watcher peaks 2.5 MiB lower.
+pub const MAX_AHEAD_BYTES: usize = 1024 * 1024;
 
 /// The bytes of lines a message holds (their buffers' capacities: what they keep).
 fn line_bytes(message: &TailMessage) -> usize {
