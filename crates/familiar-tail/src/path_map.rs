@@ -9,7 +9,8 @@
 
 use std::fmt;
 use std::hash::BuildHasher as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use hashbrown::DefaultHashBuilder;
 use hashbrown::hash_table::{Entry, HashTable};
@@ -18,10 +19,11 @@ fn bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
 
-/// A map from paths to `V`.
+/// A map from paths to `V`. A path is kept as an `Arc`: the tables of one followed file share
+/// its one copy (a file's tail holds it, and so do its entries in the tailer's tables).
 #[derive(Clone)]
 pub(crate) struct PathMap<V> {
-    table: HashTable<(PathBuf, V)>,
+    table: HashTable<(Arc<Path>, V)>,
     hasher: DefaultHashBuilder,
 }
 
@@ -67,7 +69,8 @@ impl<V> PathMap<V> {
     }
 
     /// Set `path`'s value; the value it had, if any.
-    pub fn insert(&mut self, path: PathBuf, value: V) -> Option<V> {
+    pub fn insert(&mut self, path: impl Into<Arc<Path>>, value: V) -> Option<V> {
+        let path = path.into();
         let hash = self.hash(&path);
         let hasher = &self.hasher;
         match self.table.entry(
@@ -84,7 +87,12 @@ impl<V> PathMap<V> {
     }
 
     /// `path`'s value, set to `default()` first if it has none.
-    pub fn get_or_insert_with(&mut self, path: PathBuf, default: impl FnOnce() -> V) -> &mut V {
+    pub fn get_or_insert_with(
+        &mut self,
+        path: impl Into<Arc<Path>>,
+        default: impl FnOnce() -> V,
+    ) -> &mut V {
+        let path = path.into();
         let hash = self.hash(&path);
         let hasher = &self.hasher;
         let entry = self.table.entry(
@@ -108,11 +116,19 @@ impl<V> PathMap<V> {
         self.table.retain(|(k, v)| keep(k, v));
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&PathBuf, &V)> {
+    /// The path as kept here, for another table to share.
+    pub fn key(&self, path: &Path) -> Option<&Arc<Path>> {
+        let key = bytes(path);
+        self.table
+            .find(self.hash(path), |(k, _)| bytes(k) == key)
+            .map(|(k, _)| k)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&Arc<Path>, &V)> {
         self.table.iter().map(|(k, v)| (k, v))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &PathBuf> {
+    pub fn keys(&self) -> impl Iterator<Item = &Arc<Path>> {
         self.table.iter().map(|(k, _)| k)
     }
 
@@ -120,7 +136,7 @@ impl<V> PathMap<V> {
         self.table.iter().map(|(_, v)| v)
     }
 
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&PathBuf, &mut V)> {
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&Arc<Path>, &mut V)> {
         self.table.iter_mut().map(|(k, v)| (&*k, v))
     }
 
@@ -130,8 +146,8 @@ impl<V> PathMap<V> {
 }
 
 impl<V> IntoIterator for PathMap<V> {
-    type Item = (PathBuf, V);
-    type IntoIter = hashbrown::hash_table::IntoIter<(PathBuf, V)>;
+    type Item = (Arc<Path>, V);
+    type IntoIter = hashbrown::hash_table::IntoIter<(Arc<Path>, V)>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.table.into_iter()
@@ -158,7 +174,7 @@ impl PathSet {
     }
 
     /// `true` when `path` was not in the set.
-    pub fn insert(&mut self, path: PathBuf) -> bool {
+    pub fn insert(&mut self, path: impl Into<Arc<Path>>) -> bool {
         self.0.insert(path, ()).is_none()
     }
 
@@ -171,7 +187,7 @@ impl PathSet {
         self.0.retain(|path, ()| keep(path));
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &PathBuf> {
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Path>> {
         self.0.keys()
     }
 
@@ -190,6 +206,7 @@ impl fmt::Debug for PathSet {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+    use std::path::PathBuf;
 
     /// Against `HashMap` on the same operations: the same answers.
     #[test]
@@ -215,7 +232,10 @@ mod tests {
         for (path, value) in &std_map {
             assert_eq!(ours.get(path), Some(value));
         }
-        let mut all: Vec<_> = ours.into_iter().collect();
+        let mut all: Vec<_> = ours
+            .into_iter()
+            .map(|(path, value)| (path.to_path_buf(), value))
+            .collect();
         all.sort();
         let mut expected: Vec<_> = std_map.into_iter().collect();
         expected.sort();
@@ -225,8 +245,8 @@ mod tests {
     #[test]
     fn a_set_says_what_changed() {
         let mut set = PathSet::default();
-        assert!(set.insert("/a".into()));
-        assert!(!set.insert("/a".into()));
+        assert!(set.insert(Path::new("/a")));
+        assert!(!set.insert(Path::new("/a")));
         assert!(set.contains(Path::new("/a")));
         assert!(set.remove(Path::new("/a")));
         assert!(!set.remove(Path::new("/a")));

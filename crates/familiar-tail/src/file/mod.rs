@@ -164,10 +164,21 @@ impl Open {
     }
 }
 
+/// `described` with its path: [`FileTail::info`], for a caller holding another field mutably.
+fn info_of(path: &Path, described: &TranscriptInfo) -> TranscriptInfo {
+    TranscriptInfo {
+        path: path.to_path_buf(),
+        ..described.clone()
+    }
+}
+
 /// One followed path.
 #[derive(Debug)]
 pub struct FileTail {
-    pub info: TranscriptInfo,
+    /// What discovery knows of the file ([`FileTail::info`]), less its path: that is kept
+    /// once, in `path`, which the tailer's tables and every message share (a watcher of
+    /// thousands of sessions held each path six times).
+    pub(crate) described: TranscriptInfo,
     pub path: Arc<Path>,
     start: Option<Start>,
     generation: u32,
@@ -190,9 +201,11 @@ impl FileTail {
         last_generation: u32,
         max_line_bytes: usize,
     ) -> FileTail {
+        let mut described = info;
+        let path = Arc::from(std::mem::take(&mut described.path));
         FileTail {
-            path: Arc::from(info.path.as_path()),
-            info,
+            path,
+            described,
             start: Some(start),
             generation: last_generation,
             open: None,
@@ -201,6 +214,11 @@ impl FileTail {
             left_at: None,
             whole_sent: None,
         }
+    }
+
+    /// What discovery knows of the file, its path included.
+    pub fn info(&self) -> TranscriptInfo {
+        info_of(&self.path, &self.described)
     }
 
     /// The device and inode of the open generation.
@@ -510,7 +528,7 @@ impl FileTail {
         }
         out.push(TailMessage::Opened {
             path: Arc::clone(&self.path),
-            info: self.info.clone(),
+            info: self.info(),
             generation: self.generation,
             reason,
             identity: identity(&meta),
@@ -547,7 +565,7 @@ impl FileTail {
         );
         out.push(TailMessage::Opened {
             path: Arc::clone(&self.path),
-            info: self.info.clone(),
+            info: self.info(),
             generation: self.generation,
             reason,
             identity: resume.identity,

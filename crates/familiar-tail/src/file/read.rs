@@ -115,7 +115,7 @@ impl FileTail {
         polled.lost_bytes += lost;
         out.push(TailMessage::Opened {
             path: Arc::clone(&self.path),
-            info: self.info.clone(),
+            info: super::info_of(&self.path, &self.described),
             generation: self.generation,
             reason: OpenReason::Truncated { lost_bytes: lost },
             identity: open.identity,

@@ -86,7 +86,7 @@ impl FileTail {
             polled.generations += 1;
             out.push(TailMessage::Opened {
                 path: Arc::clone(&self.path),
-                info: self.info.clone(),
+                info: super::info_of(&self.path, &self.described),
                 generation: self.generation,
                 reason: OpenReason::Truncated { lost_bytes: 0 },
                 identity: open.identity,

@@ -13,7 +13,7 @@
 
 use std::fs;
 use std::os::unix::fs::MetadataExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
@@ -137,10 +137,10 @@ impl Tailer {
     pub(super) fn wake_named(&mut self, path: &Path) -> bool {
         // Claude Code keeps a session's subagents under `<session>/subagents/`.
         let own_dir = path.with_extension("");
-        let named: Vec<PathBuf> = self
+        let named: Vec<Arc<Path>> = self
             .dormant
             .keys()
-            .filter(|dormant| dormant.as_path() == path || dormant.starts_with(&own_dir))
+            .filter(|dormant| &***dormant == path || dormant.starts_with(&own_dir))
             .cloned()
             .collect();
         for dormant in &named {

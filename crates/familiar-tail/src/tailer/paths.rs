@@ -62,7 +62,7 @@ impl Tailer {
             }
             Err(_) => {
                 // A directory went away: its files notice on their own poll.
-                let gone: Vec<PathBuf> = self
+                let gone: Vec<Arc<Path>> = self
                     .files
                     .keys()
                     .filter(|file| file.starts_with(path))
@@ -130,8 +130,8 @@ impl Tailer {
             return;
         };
         let agent_type = read_agent_type(meta);
-        if agent_type != tail.info.agent_type {
-            tail.info.agent_type.clone_from(&agent_type);
+        if agent_type != tail.described.agent_type {
+            tail.described.agent_type.clone_from(&agent_type);
             // Before the first open, `Opened` carries it.
             if tail.is_open() {
                 self.outbox.push_back(TailMessage::Meta {
@@ -370,11 +370,11 @@ impl Tailer {
     }
 
     fn follow(&mut self, info: TranscriptInfo, start: Start, found: Found) {
-        let path = info.path.clone();
-        tracing::debug!("following {} ({start:?})", path.display());
-        let last_generation = self.generations.get(&path).copied().unwrap_or(0);
+        tracing::debug!("following {} ({start:?})", info.path.display());
+        let last_generation = self.generations.get(&info.path).copied().unwrap_or(0);
         let tail = FileTail::new(info, start, last_generation, self.config.max_line_bytes);
-        self.files.insert(path.clone(), Box::new(tail));
+        let path = Arc::clone(&tail.path);
+        self.files.insert(Arc::clone(&path), Box::new(tail));
         bump(&self.stats.files, 1);
         if found == Found::AtStart {
             // Read in the loop: `spawn` returns as soon as every file is registered.
@@ -389,11 +389,13 @@ impl Tailer {
     }
 
     fn poll_file_checking(&mut self, path: &Path, check_path: bool) {
-        if self.behind() && self.files.contains_key(path) {
+        if self.behind()
+            && let Some(path) = self.files.key(path)
+        {
             // The consumer is behind: this file is read once it catches up (what was written
             // waits on disk, not in memory: thousands of sessions changing at once would
             // otherwise each put a read's worth here in one pass).
-            self.busy.insert(path.to_path_buf());
+            self.busy.insert(Arc::clone(path));
             return;
         }
         let Some(tail) = self.files.get_mut(path) else {
@@ -405,7 +407,7 @@ impl Tailer {
         let generation = tail.generation();
         // Looked up first: most polls read lines of a generation already noted.
         if generation > 0 && self.generations.get(path) != Some(&generation) {
-            self.generations.insert(path.to_path_buf(), generation);
+            self.generations.insert(Arc::clone(&tail.path), generation);
         }
         self.outbox.extend(out);
         match result {
@@ -427,8 +429,10 @@ impl Tailer {
                     tracing::debug!("{} was removed", path.display());
                     self.files.remove(path);
                     self.busy.remove(path);
-                } else if polled.more {
-                    self.busy.insert(path.to_path_buf());
+                } else if polled.more
+                    && let Some(path) = self.files.key(path)
+                {
+                    self.busy.insert(Arc::clone(path));
                 } else if self.parking
                     && let Some(tail) = self.files.get_mut(path)
                 {
@@ -481,7 +485,7 @@ impl Tailer {
     fn park_idle(&mut self, except: &Path) -> usize {
         self.files
             .iter_mut()
-            .filter(|(path, _)| path.as_path() != except)
+            .filter(|(path, _)| &***path != except)
             .map(|(_, tail)| tail.park())
             .filter(|closed| *closed)
             .count()
@@ -502,7 +506,7 @@ impl Tailer {
         let Some(old) = self
             .files
             .iter()
-            .find(|(other, tail)| tail.identity() == Some(identity) && other.as_path() != path)
+            .find(|(other, tail)| tail.identity() == Some(identity) && &***other != path)
             .map(|(other, _)| other.clone())
         else {
             return Some(None);
@@ -550,7 +554,7 @@ impl Tailer {
     /// The poll loop's turn (and the answer to an inotify queue overflow): every followed
     /// file, then every watched directory for new files.
     pub(super) fn poll_everything(&mut self) {
-        let known: Vec<PathBuf> = self.files.keys().cloned().collect();
+        let known: Vec<Arc<Path>> = self.files.keys().cloned().collect();
         for path in known {
             self.poll_file(&path);
         }

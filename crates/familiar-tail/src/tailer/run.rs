@@ -6,7 +6,7 @@
 //! `STREAM_INTERVAL` (3 ms), not once per write; one file alone within [`BATCH_INTERVAL`].
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -332,7 +332,7 @@ impl Tailer {
 
     /// Read on from the files with more to read (or not read yet) while there is room.
     fn poll_busy(&mut self) {
-        let busy: Vec<PathBuf> = self.busy.iter().cloned().collect();
+        let busy: Vec<Arc<Path>> = self.busy.iter().cloned().collect();
         for path in busy {
             if !self.backlog_room() {
                 break;

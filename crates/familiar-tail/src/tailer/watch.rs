@@ -16,6 +16,7 @@ use std::fs;
 use std::io;
 use std::os::fd::AsRawFd as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
@@ -97,7 +98,7 @@ impl InotifyWatcher {
 
     /// Stop watching `dir` and everything watched below it.
     pub(super) fn unwatch(&mut self, dir: &Path) {
-        let gone: Vec<PathBuf> = self
+        let gone: Vec<Arc<Path>> = self
             .by_path
             .keys()
             .filter(|path| path.starts_with(dir))
