@@ -30,7 +30,7 @@ use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde_json::Value;
 
 use crate::metrics::Metrics;
-use crate::normalize::MAX_ERROR_TEXT;
+use crate::normalize::cap_text;
 use shapes::{Item, Payload, raw_str};
 
 /// Tool calls remembered (for their errors) before the oldest is forgotten.
@@ -558,11 +558,4 @@ fn failure_text(output: Option<&str>, code: i64) -> String {
         Some(output) => output.to_owned(),
         None => format!("exit code {code}"),
     }
-}
-
-fn cap_text(text: &str) -> String {
-    if text.len() <= MAX_ERROR_TEXT {
-        return text.to_owned();
-    }
-    format!("{}…", &text[..text.floor_char_boundary(MAX_ERROR_TEXT)])
 }

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::metrics::Metrics;
-use crate::normalize::MAX_ERROR_TEXT;
+use crate::normalize::cap_text;
 use crate::scan::{take_string, trimmed, trimmed_end};
 
 /// Is this record (its `type`, and its JSON text) an event of a Copilot CLI session file? Its
@@ -395,13 +395,6 @@ impl Session {
         event.raw = cx.meta.raw.clone();
         event
     }
-}
-
-fn cap_text(text: &str) -> String {
-    if text.len() <= MAX_ERROR_TEXT {
-        return text.to_owned();
-    }
-    format!("{}…", &text[..text.floor_char_boundary(MAX_ERROR_TEXT)])
 }
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde_json::value::RawValue;
 
 use crate::metrics::Metrics;
-use crate::normalize::MAX_ERROR_TEXT;
+use crate::normalize::cap_text;
 use shapes::{Line, Listed, content_text, is_tool_answer};
 
 pub use shapes::MessageTokens;
@@ -527,11 +527,4 @@ fn push_event(out: &mut Vec<Event>, event: Event) {
     let status = (event.kind == EventKind::Success).then(|| event.status_after());
     out.push(event);
     out.extend(status);
-}
-
-fn cap_text(text: &str) -> String {
-    if text.len() <= MAX_ERROR_TEXT {
-        return text.to_owned();
-    }
-    format!("{}…", &text[..text.floor_char_boundary(MAX_ERROR_TEXT)])
 }

@@ -30,6 +30,7 @@ use chain::{Chain, ChainKey, PendingTool, id_hash};
 
 pub use context::{DEFAULT_CONTEXT_LIMIT, LARGE_CONTEXT_LIMIT};
 use parse::Records;
+pub(crate) use parse::cap_text;
 pub use parse::{ParsedLine, parse_line, think_level};
 
 use std::borrow::Cow;

@@ -182,15 +182,13 @@ pub(super) fn first_text<'a>(content: Option<&'a Content<'_>>) -> Option<&'a str
     }
 }
 
-pub(super) fn cap_text(text: &str) -> String {
+/// `text`, cut at [`MAX_ERROR_TEXT`] bytes (on a character's boundary) with an ellipsis: every
+/// agent's error and reply texts.
+pub(crate) fn cap_text(text: &str) -> String {
     if text.len() <= MAX_ERROR_TEXT {
         return text.to_owned();
     }
-    let mut end = MAX_ERROR_TEXT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    format!("{}…", &text[..text.floor_char_boundary(MAX_ERROR_TEXT)])
 }
 
 /// What an `attachment` record says that is read: its `type`, and the model a `model`
@@ -239,7 +237,18 @@ pub(super) fn params_model(raw: &RawValue) -> Option<Cow<'_, str>> {
 
 #[cfg(test)]
 mod tests {
-    use super::think_level;
+    use super::{MAX_ERROR_TEXT, cap_text, think_level};
+
+    #[test]
+    fn a_long_text_is_cut_on_a_character_boundary_with_an_ellipsis() {
+        assert_eq!(cap_text("short"), "short");
+        let exact = "a".repeat(MAX_ERROR_TEXT);
+        assert_eq!(cap_text(&exact), exact);
+        // A two-byte character straddles the limit: the cut falls before it.
+        let long = format!("{}é and more", "a".repeat(MAX_ERROR_TEXT - 1));
+        let cut = cap_text(&long);
+        assert_eq!(cut, format!("{}…", "a".repeat(MAX_ERROR_TEXT - 1)));
+    }
 
     #[test]
     fn think_levels_by_keyword_in_any_case() {

@@ -39,7 +39,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::metrics::Metrics;
-use crate::normalize::MAX_ERROR_TEXT;
+use crate::normalize::cap_text;
 
 /// Is this record (its `type`) a line of Familiar's opencode source?
 pub fn is_record(kind: Option<&str>) -> bool {
@@ -431,7 +431,7 @@ impl Session {
                 end.tool_use_id = call.map(str::to_owned);
                 end.agent_type = str_of(input, "subagent_type").map(str::to_owned);
                 end.description = str_of(input, "description").map(str::to_owned);
-                end.text = str_of(state, "error").map(cap_text);
+                end.text = str_of(state, "error").map(|error| cap_text(error.trim()));
                 if first_sight_done && cx.agent.is_none() {
                     self.pending_end = Some((id.to_owned(), end));
                 } else {
@@ -440,7 +440,7 @@ impl Session {
             } else if let Some((error, text)) = tools::failure(state) {
                 let mut event = self.event(EventKind::Error, cx);
                 event.error = Some(error);
-                event.text = Some(cap_text(&text));
+                event.text = Some(cap_text(text.trim()));
                 event.tool = Some(name.to_owned());
                 event.target = target;
                 event.tool_use_id = call.map(str::to_owned);
@@ -526,14 +526,6 @@ impl Session {
         event.raw = cx.meta.raw.clone();
         event
     }
-}
-
-fn cap_text(text: &str) -> String {
-    let text = text.trim();
-    if text.len() <= MAX_ERROR_TEXT {
-        return text.to_owned();
-    }
-    format!("{}…", &text[..text.floor_char_boundary(MAX_ERROR_TEXT)])
 }
 
 #[cfg(test)]

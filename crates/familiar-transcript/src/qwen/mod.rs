@@ -35,7 +35,7 @@ use familiar_model::{AgentKind, ErrorKind, Event, EventKind, Status};
 use serde_json::Value;
 
 use crate::metrics::Metrics;
-use crate::normalize::MAX_ERROR_TEXT;
+use crate::normalize::cap_text;
 use shapes::{Part, Record};
 
 pub use shapes::UsageMetadata;
@@ -447,13 +447,6 @@ struct Cx<'m, 'o> {
     ts: Option<&'o str>,
     metrics: &'o mut Metrics,
     out: &'o mut Vec<Event>,
-}
-
-fn cap_text(text: &str) -> String {
-    if text.len() <= MAX_ERROR_TEXT {
-        return text.to_owned();
-    }
-    format!("{}…", &text[..text.floor_char_boundary(MAX_ERROR_TEXT)])
 }
 
 #[cfg(test)]
