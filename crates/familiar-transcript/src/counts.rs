@@ -129,11 +129,6 @@ impl Counts {
         )
     }
 
-    /// The names counted, in order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.iter().map(|(name, _)| name)
-    }
-
     /// The counts, in name order.
     pub fn values(&self) -> impl Iterator<Item = u64> {
         self.iter().map(|(_, count)| count)
@@ -170,15 +165,6 @@ impl Eq for Counts {}
 impl fmt::Debug for Counts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
-    }
-}
-
-impl<'a> IntoIterator for &'a Counts {
-    type Item = (&'a str, u64);
-    type IntoIter = Box<dyn Iterator<Item = (&'a str, u64)> + 'a>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
     }
 }
 
@@ -237,7 +223,7 @@ mod tests {
         other.add("b", 1);
         assert_eq!(one, other);
         assert_eq!(format!("{one:?}"), r#"{"a": 1, "b": 2}"#);
-        assert_eq!((&one).into_iter().collect::<Vec<_>>(), [("a", 1), ("b", 2)]);
+        assert_eq!(one.iter().collect::<Vec<_>>(), [("a", 1), ("b", 2)]);
         assert_eq!(one.values().sum::<u64>(), 3);
     }
 }

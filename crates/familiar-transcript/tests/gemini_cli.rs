@@ -255,7 +255,12 @@ fn what_gemini_cli_writes_that_familiar_does_not_know_is_counted_and_said() {
             .push_line(line.as_bytes(), at as u64 + 1, &mut out)
             .expect("a JSON line");
     }
-    let unknown: Vec<&str> = normalizer.metrics().unknown.names().collect();
+    let unknown: Vec<&str> = normalizer
+        .metrics()
+        .unknown
+        .iter()
+        .map(|(name, _)| name)
+        .collect();
     assert_eq!(
         unknown,
         [

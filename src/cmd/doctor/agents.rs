@@ -157,7 +157,7 @@ pub(super) fn check_known(what: &'static str, paths: &[PathBuf]) -> Check {
             continue;
         }
         let metrics = normalizer.metrics();
-        for (name, count) in &metrics.unknown {
+        for (name, count) in metrics.unknown.iter() {
             *unknown.entry(name.to_owned()).or_default() += count;
         }
         if !metrics.unknown.is_empty() {
