@@ -2,7 +2,9 @@
 """Every agent's big records (issue 28): each pinned CLI's own fixture with one record's text
 made SIZE MB (an escape a line, as a pasted file has), read by `familiar events`, `run
 scripts/default.rhai` and `stats`: their peak RSS above the same fixture as written, as a
-multiple of the record's size on disk. The records are the CLI's own lines, one string
+multiple of the record's size on disk; and (`ordinary`) above the fixture followed by as many
+bytes of its own lines again, which separates what the record costs from what reading that
+many bytes costs any input (read buffers, an output buffer). The records are the CLI's own lines, one string
 replaced in place (their keys keep the CLI's order, by which some agents' records are told):
 
 - Codex: a prompt (`item_completed` UserMessage), a command's output that succeeded
@@ -112,15 +114,25 @@ def main():
             index = next(i for i, line in enumerate(lines) if marker in line)
             big_line = rewrite(lines[index], paths, size)
             small, big = tmp / "small.jsonl", tmp / "big.jsonl"
+            ordinary = tmp / "ordinary.jsonl"
             small.write_text("".join(lines))
             big.write_text("".join(lines[:index]) + big_line + "".join(lines[index + 1:]))
-            record_mb = len(big_line.encode()) / 1e6
+            record_bytes = len(big_line.encode())
+            # The fixture, then its own lines again until as many bytes as the record.
+            fixture = "".join(lines).encode()
+            with open(ordinary, "wb") as f:
+                f.write(fixture)
+                f.write((fixture * (record_bytes // len(fixture) + 1))[:record_bytes]
+                        .rsplit(b"\n", 1)[0] + b"\n")
+            record_mb = record_bytes / 1e6
             figures = []
             for label, binary in builds:
                 for command, argv in commands:
                     level = peak_mb([binary, *argv, str(small)])
+                    control = peak_mb([binary, *argv, str(ordinary)])
                     peak = peak_mb([binary, *argv, str(big)])
-                    figures.append(f"{command}{label} {(peak - level) / record_mb:.2f}x")
+                    figures.append(f"{command}{label} {(peak - level) / record_mb:.2f}x "
+                                   f"(ordinary {(peak - control) / record_mb:.2f}x)")
             print(f"{name} ({record_mb:.1f} MB): " + ", ".join(figures))
 
 

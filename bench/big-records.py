@@ -11,12 +11,14 @@ each followed by a small prompt that says it was read (`--prompt`: a prompt of t
 instead, whose text the event carries; `--blocks`: that prompt as a text block beside an image,
 as Claude Code writes a prompt with a pasted image). Prints the RSS before, the peak (the
 kernel's high-water mark) and what it is 2 s after the last, and the peak above the level
-before as a multiple of one record's size on disk.
+before as a multiple of one record's size on disk; and above its peak while it read as many
+bytes of ordinary lines (1 KB prompts) appended first, which separates what a big record
+costs from what reading that many bytes costs any input.
 
 With `--bulk`, the same records go into a file, read by the commands that read a file whole
 (`familiar events`, `run scripts/default.rhai`, `stats`): each one's peak RSS (its own
-high-water mark) above what it peaks at on the file without the big records, as a multiple of
-one record's size.
+high-water mark) above what it peaks at on the file without the big records, and on the file
+with as many bytes of ordinary lines in their place, as a multiple of one record's size.
 
 usage: bench/big-records.py [--size MB] [--count N] [--no-escapes] [--prompt [--blocks]] [--bulk [--first]]
 env:   FAMILIAR_BIN (default target/release/familiar)
@@ -116,7 +118,24 @@ def main():
                 time.sleep(1.0)
                 before = status(watcher.pid, "VmRSS")
                 text = big_text(size, not args.no_escapes)
-                on_disk = 0
+                # As many bytes of ordinary lines first (prompts of about 1 KB): what reading
+                # that much costs any input (read buffers), apart from what a big record costs.
+                on_disk = len(record(big_kind, text, 1, str(project)))
+                ordinary, n = [], 0
+                while sum(map(len, ordinary)) < on_disk:
+                    n += 1
+                    ordinary.append(record("prompt", f"ordinary {n} " + "y" * 1000, n, str(project)))
+                with open(transcript, "a") as f:
+                    f.writelines(ordinary)
+                    f.write(record("prompt", "read-ordinary", 9_999, str(project)))
+                del ordinary
+                deadline = time.time() + 120
+                while b"read-ordinary" not in out_path.read_bytes()[-4096:]:
+                    if time.time() > deadline or watcher.poll() is not None:
+                        sys.exit("the ordinary lines were not read")
+                    time.sleep(0.02)
+                time.sleep(1.0)
+                control = status(watcher.pid, "VmHWM")
                 for n in range(1, args.count + 1):
                     line = record(big_kind, text, n, str(project))
                     on_disk = len(line)
@@ -141,7 +160,9 @@ def main():
     kind = {"blocks": "prompts in a text block", "prompt": "prompts"}.get(big_kind, "tool results")
     print(f"{args.count} {kind} of {mb:.1f} MB ({'no escapes' if args.no_escapes else 'an escape a line'}): "
           f"RSS before {before:.1f} MB, peak {peak:.1f} MB "
-          f"({(peak - before) / mb:.2f}x a record above it), 2 s after {after:.1f} MB")
+          f"({(peak - before) / mb:.2f}x a record above it; {(peak - control) / mb:.2f}x above "
+          f"its peak of {control:.1f} MB while it read as many bytes of ordinary lines), "
+          f"2 s after {after:.1f} MB")
 
 
 def bulk(binary, size, args):
@@ -150,15 +171,22 @@ def bulk(binary, size, args):
     with tempfile.TemporaryDirectory(prefix="familiar-big-") as tmp:
         tmp = pathlib.Path(tmp)
         small, big = tmp / "small.jsonl", tmp / "big.jsonl"
+        ordinary = tmp / "ordinary.jsonl"
         on_disk = 0
-        with open(small, "w") as s, open(big, "w") as b:
-            for f in (s,) if args.first else (s, b):
+        with open(small, "w") as s, open(big, "w") as b, open(ordinary, "w") as o:
+            for f in (s, o) if args.first else (s, b, o):
                 f.write(record("prompt", "start", 0, str(tmp)))
             for n in range(1, args.count + 1):
                 line = record(kind, text, n, str(tmp))
                 on_disk = len(line)
                 b.write(line)
-                for f in (s, b):
+                # As many bytes of ordinary lines (1 KB prompts) in the control file.
+                written = 0
+                while written < on_disk:
+                    filler = record("prompt", f"ordinary {n} {written} " + "y" * 1000, n, str(tmp))
+                    o.write(filler)
+                    written += len(filler)
+                for f in (s, b, o):
                     f.write(record("prompt", f"read-{n}", 10_000 + n, str(tmp)))
         mb = on_disk / 1e6
         print(f"{args.count} {dict(blocks='prompts in a text block').get(kind, kind.replace('_', ' ') + 's')} of {mb:.1f} MB "
@@ -168,9 +196,11 @@ def bulk(binary, size, args):
         for name, argv in [("events", ["events"]), ("run default.rhai", ["run", script, "--input"]),
                            ("stats", ["stats"])]:
             level = measure([binary, *argv, str(small)])
+            control = measure([binary, *argv, str(ordinary)])
             peak = measure([binary, *argv, str(big)])
-            print(f"  {name}: {level:.1f} MB without them, peak {peak:.1f} MB "
-                  f"({(peak - level) / mb:.2f}x a record above it)")
+            print(f"  {name}: {level:.1f} MB without them, {control:.1f} MB with as many bytes "
+                  f"of ordinary lines instead, peak {peak:.1f} MB ({(peak - level) / mb:.2f}x a "
+                  f"record above the first, {(peak - control) / mb:.2f}x above the second)")
 
 
 def measure(argv):
