@@ -189,8 +189,12 @@ impl Session {
             "opencode.session" => self.start(&line, &mut cx),
             "opencode.message" | "opencode.part" => {
                 let id = line.id.as_deref().unwrap_or("");
-                // The row's own text is dropped once read.
-                let read = |data: &RawValue| crate::scan::value(&row_json(data)?);
+                // The row's own text is dropped once read; a row decoded out of a string (the
+                // old shape) gives its buffer to its text.
+                let read = |data: &RawValue| match row_json(data)? {
+                    std::borrow::Cow::Owned(row) => crate::scan::value_in_place(row, "text"),
+                    std::borrow::Cow::Borrowed(row) => crate::scan::value(row),
+                };
                 let data = match line.data.take().map(read) {
                     Some(Some(data)) if data.is_object() => data,
                     _ => {

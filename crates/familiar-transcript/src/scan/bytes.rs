@@ -86,35 +86,7 @@ pub(super) fn unescape(raw: &str) -> Option<String> {
     let mut rest = raw;
     while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
         out.push_str(&rest[..at]);
-        let (decoded, len) = match rest.as_bytes().get(at + 1)? {
-            b'"' => ('"', 2),
-            b'\\' => ('\\', 2),
-            b'/' => ('/', 2),
-            b'b' => ('\u{8}', 2),
-            b'f' => ('\u{c}', 2),
-            b'n' => ('\n', 2),
-            b'r' => ('\r', 2),
-            b't' => ('\t', 2),
-            b'u' => {
-                let high = hex4(rest.get(at + 2..at + 6)?)?;
-                match high {
-                    0xD800..=0xDBFF => {
-                        if rest.get(at + 6..at + 8)? != "\\u" {
-                            return None;
-                        }
-                        let low = hex4(rest.get(at + 8..at + 12)?)?;
-                        if !(0xDC00..=0xDFFF).contains(&low) {
-                            return None;
-                        }
-                        let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
-                        (char::from_u32(code)?, 12)
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    _ => (char::from_u32(high)?, 6),
-                }
-            }
-            _ => return None,
-        };
+        let (decoded, len) = escape(rest.as_bytes().get(at..)?)?;
         out.push(decoded);
         rest = rest.get(at + len..)?;
     }
@@ -122,8 +94,65 @@ pub(super) fn unescape(raw: &str) -> Option<String> {
     Some(out)
 }
 
+/// [`unescape`] of the contents `buffer[start..end]` (valid UTF-8, validated as a string by
+/// the cursor), decoded in place at the buffer's start, which then becomes the decoded text:
+/// no second allocation. A decoded escape is never longer than its text, so what is written
+/// never overtakes what is still to read.
+pub(super) fn unescape_in_place(mut buffer: Vec<u8>, start: usize, end: usize) -> Option<String> {
+    let (mut read, mut written) = (start, 0);
+    while let Some(at) = memchr::memchr(b'\\', buffer.get(read..end)?) {
+        buffer.copy_within(read..read + at, written);
+        written += at;
+        read += at;
+        let (decoded, len) = escape(buffer.get(read..end)?)?;
+        let mut utf8 = [0; 4];
+        let utf8 = decoded.encode_utf8(&mut utf8).as_bytes();
+        buffer[written..written + utf8.len()].copy_from_slice(utf8);
+        written += utf8.len();
+        read += len;
+    }
+    buffer.copy_within(read..end, written);
+    buffer.truncate(written + end - read);
+    String::from_utf8(buffer).ok()
+}
+
+/// The escape at the start of `text` (its backslash first): the character it stands for and
+/// its length. `None` where serde_json refuses it (a lone surrogate).
+fn escape(text: &[u8]) -> Option<(char, usize)> {
+    Some(match text.get(1)? {
+        b'"' => ('"', 2),
+        b'\\' => ('\\', 2),
+        b'/' => ('/', 2),
+        b'b' => ('\u{8}', 2),
+        b'f' => ('\u{c}', 2),
+        b'n' => ('\n', 2),
+        b'r' => ('\r', 2),
+        b't' => ('\t', 2),
+        b'u' => {
+            let high = hex4(text.get(2..6)?)?;
+            match high {
+                0xD800..=0xDBFF => {
+                    if text.get(6..8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(text.get(8..12)?)?;
+                    if !(0xDC00..=0xDFFF).contains(&low) {
+                        return None;
+                    }
+                    let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                    (char::from_u32(code)?, 12)
+                }
+                0xDC00..=0xDFFF => return None,
+                _ => (char::from_u32(high)?, 6),
+            }
+        }
+        _ => return None,
+    })
+}
+
 /// Four hex digits.
-fn hex4(digits: &str) -> Option<u32> {
+fn hex4(digits: &[u8]) -> Option<u32> {
+    let digits = std::str::from_utf8(digits).ok()?;
     if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
@@ -132,8 +161,15 @@ fn hex4(digits: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod unescape_tests {
-    use super::unescape;
+    use super::{unescape, unescape_in_place};
     use proptest::strategy::Strategy as _;
+
+    /// [`unescape_in_place`] of `raw` set between other bytes, as a string's contents lie in
+    /// its record: the same as [`unescape`].
+    fn in_place(raw: &str) -> Option<String> {
+        let buffer = format!("{{\"key\":\"{raw}\",\"after\":1}}").into_bytes();
+        unescape_in_place(buffer, 8, 8 + raw.len())
+    }
 
     /// serde_json's reading of the JSON string whose contents are `raw`.
     fn serde(raw: &str) -> Option<String> {
@@ -154,6 +190,7 @@ mod unescape_tests {
             r#"end\\"#,
         ] {
             assert_eq!(unescape(raw), serde(raw), "{raw}");
+            assert_eq!(in_place(raw), serde(raw), "in place: {raw}");
         }
     }
 
@@ -176,9 +213,11 @@ mod unescape_tests {
         ) {
             let written = serde_json::to_string(&text).expect("a string writes");
             let raw = &written[1..written.len() - 1];
-            proptest::prop_assert_eq!(unescape(raw), Some(text));
+            proptest::prop_assert_eq!(unescape(raw), Some(text.clone()));
+            proptest::prop_assert_eq!(in_place(raw), Some(text));
             let raw = pieces.concat();
             proptest::prop_assert_eq!(unescape(&raw), serde(&raw), "{}", raw);
+            proptest::prop_assert_eq!(in_place(&raw), serde(&raw), "in place: {}", raw);
         }
     }
 }

@@ -33,7 +33,9 @@ use crate::record::Record;
 use crate::tools::ToolInput;
 use cursor::Cursor;
 pub use value::value;
-pub(crate) use value::{exact_value, exact_values, take_string, take_texts, trimmed, trimmed_end};
+pub(crate) use value::{
+    exact_value, exact_values, take_string, take_texts, trimmed, trimmed_end, value_in_place,
+};
 
 /// The record of one JSON object, read exactly as `serde_json::from_str::<Record>` reads it;
 /// `None` when the fast path cannot vouch for the line (then parse it with serde).

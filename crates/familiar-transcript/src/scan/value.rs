@@ -77,6 +77,62 @@ pub fn value(json: &str) -> Option<Value> {
     (cursor.pos == cursor.bytes.len()).then_some(value)
 }
 
+/// Strings shorter than this are decoded on their own even by [`value_in_place`]: reusing the
+/// buffer saves nothing worth it.
+const IN_PLACE_AT_LEAST: usize = 64 * 1024;
+
+/// [`value`] of `json`, a JSON text held in a `String` of its own (one decoded out of
+/// another string, as opencode rows were written before 2026-11-28), whose string `key` of the
+/// top-level object, when long, becomes that buffer: decoded in place once everything else is
+/// read, instead of into an allocation of its own. A 50 MB prompt then costs its line and one
+/// copy, not its line and two.
+pub(crate) fn value_in_place(json: String, key: &str) -> Option<Value> {
+    let (mut value, span) = {
+        let mut cursor = Cursor::new(&json);
+        cursor.whitespace();
+        let mut span = None;
+        let value = if cursor.peek()? == b'{' {
+            let mut map = Map::new();
+            cursor.items(b'{', b'}', |cursor| {
+                let name = cursor.string_value()?.into_owned();
+                cursor.whitespace();
+                cursor.eat(b':')?;
+                cursor.whitespace();
+                let value = if name != key {
+                    cursor.build()?
+                } else {
+                    // A key given twice keeps its last value.
+                    span = None;
+                    match cursor.peek() {
+                        Some(b'"') => match cursor.string()? {
+                            (raw, _) if raw.len() >= IN_PLACE_AT_LEAST => {
+                                let start = raw.as_ptr() as usize - json.as_ptr() as usize;
+                                span = Some((start, start + raw.len()));
+                                Value::Null
+                            }
+                            (raw, true) => Value::String(super::bytes::unescape(raw)?),
+                            (raw, false) => Value::String(raw.to_owned()),
+                        },
+                        _ => cursor.build()?,
+                    }
+                };
+                map.insert(name, value);
+                Some(())
+            })?;
+            Value::Object(map)
+        } else {
+            cursor.build()?
+        };
+        cursor.whitespace();
+        (cursor.pos == cursor.bytes.len()).then_some((value, span))?
+    };
+    if let (Some((start, end)), Value::Object(map)) = (span, &mut value) {
+        let text = super::bytes::unescape_in_place(json.into_bytes(), start, end)?;
+        map.insert(key.to_owned(), Value::String(text));
+    }
+    Some(value)
+}
+
 /// The string `key` of `value`, taken out of it (a prompt can be tens of MB).
 pub(crate) fn take_string(value: &mut Value, key: &str) -> Option<String> {
     match value.get_mut(key).map(Value::take)? {
@@ -128,7 +184,7 @@ pub(crate) fn exact_values<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec
 
 #[cfg(test)]
 mod tests {
-    use super::{take_texts, trimmed, trimmed_end, value};
+    use super::{IN_PLACE_AT_LEAST, take_texts, trimmed, trimmed_end, value, value_in_place};
 
     #[test]
     fn trimming_keeps_the_buffer() {
@@ -173,6 +229,45 @@ mod tests {
             let ours = value(json);
             let serde = serde_json::from_str::<serde_json::Value>(json).ok();
             assert_eq!(ours, serde, "{json}");
+            assert_eq!(
+                value_in_place(json.to_owned(), "k"),
+                serde,
+                "in place: {json}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_long_text_is_decoded_in_its_own_json_buffer() {
+        let long = r#"a line\twith \"escapes\" \u00e9\n"#.repeat(IN_PLACE_AT_LEAST / 16);
+        let plain = "x".repeat(IN_PLACE_AT_LEAST);
+        for json in [
+            format!(r#"{{"type":"text","text":"{long}","time":{{"end":1}}}}"#),
+            format!(r#"{{"text":"{plain}"}}"#),
+            // A key given twice keeps its last value, long or not.
+            format!(r#"{{"text":"{long}","text":"short"}}"#),
+            format!(r#"{{"text":"{long}","text":null}}"#),
+            format!(r#"{{"text":"short","text":"{long}"}}"#),
+            // Only the top level's `text`.
+            format!(r#"{{"part":{{"text":"{long}"}},"text":1}}"#),
+            format!(r#"[{{"text":"{long}"}}]"#),
+            format!(r#"{{"text":"{long}"}} x"#),
+            format!(r#"{{"text":"{long}\ud800"}}"#),
+        ] {
+            let serde = serde_json::from_str::<serde_json::Value>(&json).ok();
+            let held = json.clone();
+            let at = held.as_ptr();
+            let ours = value_in_place(held, "text");
+            assert_eq!(ours, serde, "{}", &json[..40]);
+            let text = ours.as_ref().and_then(|value| value.get("text")?.as_str());
+            if text.is_some_and(|text| text.len() >= IN_PLACE_AT_LEAST) {
+                assert_eq!(
+                    text.map(str::as_ptr),
+                    Some(at),
+                    "{}: not moved",
+                    &json[..40]
+                );
+            }
         }
     }
 
