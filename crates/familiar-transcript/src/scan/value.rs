@@ -19,11 +19,7 @@ impl Cursor<'_> {
                 .map(|text| Value::String(text.into_owned())),
             b'{' => {
                 let mut map = Map::new();
-                self.items(b'{', b'}', |cursor| {
-                    let key = cursor.string_value()?.into_owned();
-                    cursor.whitespace();
-                    cursor.eat(b':')?;
-                    cursor.whitespace();
+                self.members(|cursor, key| {
                     let value = cursor.build()?;
                     map.insert(key, value);
                     Some(())
@@ -48,6 +44,23 @@ impl Cursor<'_> {
             }
             _ => None,
         }
+    }
+}
+
+impl Cursor<'_> {
+    /// The members of an object at the cursor: `on_member` gets each key, decoded, with the
+    /// cursor on its value, and must move past the value.
+    fn members(
+        &mut self,
+        mut on_member: impl FnMut(&mut Self, String) -> Option<()>,
+    ) -> Option<()> {
+        self.items(b'{', b'}', |cursor| {
+            let key = cursor.string_value()?.into_owned();
+            cursor.whitespace();
+            cursor.eat(b':')?;
+            cursor.whitespace();
+            on_member(cursor, key)
+        })
     }
 }
 
@@ -93,11 +106,7 @@ pub(crate) fn value_in_place(json: String, key: &str) -> Option<Value> {
         let mut span = None;
         let value = if cursor.peek()? == b'{' {
             let mut map = Map::new();
-            cursor.items(b'{', b'}', |cursor| {
-                let name = cursor.string_value()?.into_owned();
-                cursor.whitespace();
-                cursor.eat(b':')?;
-                cursor.whitespace();
+            cursor.members(|cursor, name| {
                 let value = if name != key {
                     cursor.build()?
                 } else {
