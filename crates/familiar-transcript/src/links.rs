@@ -68,17 +68,25 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
         LazyLock::new(|| memmem::Finder::new(b"\"agentId\""));
     static TOOL_CALL_RESULT: LazyLock<memmem::Finder<'static>> =
         LazyLock::new(|| memmem::Finder::new(b"\"toolCallResult\""));
+    static SUBAGENT_STARTED: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"subagent.started\""));
+    static INVOKE_AGENT: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"invoke_agent\""));
+    static AGENT_PROGRESS: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"agent_progress\""));
+    static TOOL_USE_RESULT: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"toolUseResult\""));
     if AGENT_ID.find(line).is_none() {
         // Qwen Code names no `agentId` in the parent's records: its `agent` call's result does.
         return TOOL_CALL_RESULT.find(line).and_then(|_| qwen_link(line));
     }
-    if memmem::find(line, b"\"subagent.started\"").is_some() {
+    if SUBAGENT_STARTED.find(line).is_some() {
         return copilot_link(line);
     }
-    if memmem::find(line, b"\"invoke_agent\"").is_some() {
+    if INVOKE_AGENT.find(line).is_some() {
         return gemini_link(line);
     }
-    if memmem::find(line, b"\"agent_progress\"").is_some() {
+    if AGENT_PROGRESS.find(line).is_some() {
         let record: Progress = serde_json::from_slice(line).ok()?;
         let data = record.data?;
         if record.is_sidechain == Some(true) || data.kind.as_deref() != Some("agent_progress") {
@@ -89,7 +97,7 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
             tool_use_id: record.parent_tool_use_id?,
         });
     }
-    memmem::find(line, b"\"toolUseResult\"")?;
+    TOOL_USE_RESULT.find(line)?;
     let record: ToolResult = serde_json::from_slice(line).ok()?;
     if record.is_sidechain == Some(true) {
         return None;
