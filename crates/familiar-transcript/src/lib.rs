@@ -34,6 +34,22 @@
 
 use std::io::Read as _;
 
+/// Does `$haystack` (bytes) hold `$needle` (a literal)? Its SIMD searcher is built once per
+/// call site, the first time it runs: building one per line cost more than the search (2 % of
+/// `familiar run`, 0.8 % of `familiar stats`). For the substring tests that decide, before any
+/// parse, whether a line is worth one.
+#[macro_export]
+macro_rules! contains {
+    ($haystack:expr, $needle:expr) => {{
+        static FINDER: std::sync::LazyLock<$crate::__memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| $crate::__memmem::Finder::new($needle));
+        FINDER.find($haystack).is_some()
+    }};
+}
+
+#[doc(hidden)]
+pub use memchr::memmem as __memmem;
+
 pub mod agent;
 mod bulk;
 pub mod codex;

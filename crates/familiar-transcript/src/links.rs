@@ -4,9 +4,6 @@
 //! (`familiar-session`) reads it per line (and where the session runs from [`crate::head`]);
 //! it lives here because it parses the record format, which only this crate knows.
 
-use std::sync::LazyLock;
-
-use memchr::memmem;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -62,31 +59,20 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
         kind: Option<String>,
         tool_use_id: Option<String>,
     }
-    // Built once: every line of every session is looked at here (a searcher built per call
-    // was 2 % of `familiar run`).
-    static AGENT_ID: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b"\"agentId\""));
-    static TOOL_CALL_RESULT: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b"\"toolCallResult\""));
-    static SUBAGENT_STARTED: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b"\"subagent.started\""));
-    static INVOKE_AGENT: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b"\"invoke_agent\""));
-    static AGENT_PROGRESS: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b"\"agent_progress\""));
-    static TOOL_USE_RESULT: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b"\"toolUseResult\""));
-    if AGENT_ID.find(line).is_none() {
+    // Every line of every session is looked at here.
+    if !crate::contains!(line, b"\"agentId\"") {
         // Qwen Code names no `agentId` in the parent's records: its `agent` call's result does.
-        return TOOL_CALL_RESULT.find(line).and_then(|_| qwen_link(line));
+        return crate::contains!(line, b"\"toolCallResult\"")
+            .then(|| qwen_link(line))
+            .flatten();
     }
-    if SUBAGENT_STARTED.find(line).is_some() {
+    if crate::contains!(line, b"\"subagent.started\"") {
         return copilot_link(line);
     }
-    if INVOKE_AGENT.find(line).is_some() {
+    if crate::contains!(line, b"\"invoke_agent\"") {
         return gemini_link(line);
     }
-    if AGENT_PROGRESS.find(line).is_some() {
+    if crate::contains!(line, b"\"agent_progress\"") {
         let record: Progress = serde_json::from_slice(line).ok()?;
         let data = record.data?;
         if record.is_sidechain == Some(true) || data.kind.as_deref() != Some("agent_progress") {
@@ -97,7 +83,9 @@ pub fn subagent_link(line: &[u8]) -> Option<SubagentLink> {
             tool_use_id: record.parent_tool_use_id?,
         });
     }
-    TOOL_USE_RESULT.find(line)?;
+    if !crate::contains!(line, b"\"toolUseResult\"") {
+        return None;
+    }
     let record: ToolResult = serde_json::from_slice(line).ok()?;
     if record.is_sidechain == Some(true) {
         return None;

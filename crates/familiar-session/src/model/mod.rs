@@ -227,11 +227,8 @@ impl SessionModel {
         if file.identity.is_none() && file.identity_tries < IDENTITY_TRIES {
             file.identity_tries += 1;
             // Most lines are rejected by one substring search; only candidates are parsed.
-            static CWD: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-                std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"cwd\""));
-            file.identity = CWD
-                .find(bytes)
-                .map(|_| head::fields(bytes))
+            file.identity = familiar_transcript::contains!(bytes, b"\"cwd\"")
+                .then(|| head::fields(bytes))
                 .filter(|fields| fields.cwd.as_deref().is_some_and(|cwd| !cwd.is_empty()));
         }
         if file.info.kind == FileKind::Session

@@ -52,12 +52,8 @@ struct Usage {
 /// `true` for a line that may be a usage record or a compaction's (`"session.usage_record"`
 /// or `"compactionTokensUsed"` in it).
 pub fn may_matter(line: &[u8]) -> bool {
-    use memchr::memmem::Finder;
-    static USAGE: std::sync::LazyLock<Finder<'static>> =
-        std::sync::LazyLock::new(|| Finder::new(b"\"session.usage_record\""));
-    static COMPACTION: std::sync::LazyLock<Finder<'static>> =
-        std::sync::LazyLock::new(|| Finder::new(b"\"compactionTokensUsed\""));
-    USAGE.find(line).is_some() || COMPACTION.find(line).is_some()
+    crate::contains!(line, b"\"session.usage_record\"")
+        || crate::contains!(line, b"\"compactionTokensUsed\"")
 }
 
 /// The usage entry of one Copilot CLI line, if it is a usage record.

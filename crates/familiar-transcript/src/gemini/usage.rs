@@ -35,9 +35,7 @@ struct Line<'a> {
 /// `true` for a line that may be a model's message (`"type":"gemini"` near its start, after its
 /// `id` and `timestamp`).
 pub fn may_matter(line: &[u8]) -> bool {
-    static NEEDLE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"type\":\"gemini\""));
-    NEEDLE.find(&line[..line.len().min(160)]).is_some()
+    crate::contains!(&line[..line.len().min(160)], b"\"type\":\"gemini\"")
 }
 
 /// `true` for a whole session document (the versions before 0.39: pretty-printed, so `{` and

@@ -398,9 +398,9 @@ fn resolved_model(raw: &RawValue) -> Option<String> {
         resolved_model: Option<Cow<'a, str>>,
     }
     // Most results are tool outputs (file contents): skip them without a parse.
-    static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"resolvedModel\""));
-    KEY.find(raw.get().as_bytes())?;
+    if !crate::contains!(raw.get().as_bytes(), b"\"resolvedModel\"") {
+        return None;
+    }
     let result: AgentResult = serde_json::from_str(raw.get()).ok()?;
     result.resolved_model.map(Cow::into_owned)
 }

@@ -79,10 +79,7 @@ impl MessageTokens {
 
 /// `true` for a line that may be a message row (`"opencode.message"` in it).
 pub fn may_matter(line: &[u8]) -> bool {
-    use memchr::memmem::Finder;
-    static MESSAGE: std::sync::LazyLock<Finder<'static>> =
-        std::sync::LazyLock::new(|| Finder::new(b"\"opencode.message\""));
-    MESSAGE.find(line).is_some()
+    crate::contains!(line, b"\"opencode.message\"")
 }
 
 /// The usage entry of one opencode line, if it is a completed assistant message with tokens.

@@ -49,19 +49,13 @@ pub use shapes::UsageMetadata;
 /// ones (tool results, pastes): the needles are found with SIMD (`memchr::memmem`), built once;
 /// `str::contains` was a sixth of `familiar stats`' time.
 pub fn is_record(kind: Option<&str>, json: &str) -> bool {
-    use memchr::memmem::Finder;
-    use std::sync::LazyLock;
-    static TOOL_RESULT: LazyLock<Finder<'static>> =
-        LazyLock::new(|| Finder::new("\"toolCallResult\""));
-    static USER: LazyLock<Finder<'static>> =
-        LazyLock::new(|| Finder::new("\"message\":{\"role\":\"user\",\"parts\":"));
-    static MODEL: LazyLock<Finder<'static>> =
-        LazyLock::new(|| Finder::new("\"message\":{\"role\":\"model\",\"parts\":"));
-    let has = |finder: &Finder<'_>| finder.find(json.as_bytes()).is_some();
+    let json_bytes = json.as_bytes();
     match kind {
-        Some("tool_result") => has(&TOOL_RESULT),
-        Some("user") => has(&USER),
-        Some("assistant") => has(&MODEL),
+        Some("tool_result") => crate::contains!(json_bytes, "\"toolCallResult\""),
+        Some("user") => crate::contains!(json_bytes, "\"message\":{\"role\":\"user\",\"parts\":"),
+        Some("assistant") => {
+            crate::contains!(json_bytes, "\"message\":{\"role\":\"model\",\"parts\":")
+        }
         Some("system") => json.contains("\"systemPayload\":") && json.contains("\"uuid\":"),
         _ => false,
     }

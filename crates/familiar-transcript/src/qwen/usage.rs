@@ -30,9 +30,7 @@ struct Line<'a> {
 
 /// `true` for a line that may be a reply with usage (`"usageMetadata":{` in it).
 pub fn may_matter(line: &[u8]) -> bool {
-    static NEEDLE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"usageMetadata\":{"));
-    NEEDLE.find(line).is_some()
+    crate::contains!(line, b"\"usageMetadata\":{")
 }
 
 /// The usage entry of one Qwen Code line, if it is a reply with usage.

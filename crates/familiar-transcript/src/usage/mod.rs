@@ -19,9 +19,6 @@
 //! same entries. The normalizer's per-file [`crate::Metrics`] use the same [`Ledger`].
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
-
-use memchr::memmem;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -169,7 +166,7 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
         }
         return;
     }
-    if USAGE_KEY.find(line).is_none() {
+    if !crate::contains!(line, b"\"usage\"") {
         return;
     }
     let Ok(text) = simdutf8::basic::from_utf8(line) else {
@@ -189,10 +186,6 @@ pub fn scan_line(line: &[u8], ledger: &mut Ledger) {
     }
 }
 
-/// One finder for the whole run: building one per line cost more than the search itself.
-static USAGE_KEY: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new(b"\"usage\""));
-
 /// The usage entry of a record the normalizer parsed: what [`record_usage`] reads from the
 /// record's JSON text, without parsing it again. `progress` records keep their subagent's
 /// message as raw JSON (`data`), decoded here only when it mentions `"usage"`.
@@ -211,7 +204,9 @@ pub fn parsed_record_usage<'r>(record: &'r Record<'_>) -> Option<UsageEntry<'r>>
     }
     let data = record.data?.get();
     // A value without the key cannot hold usage: no need to decode it.
-    USAGE_KEY.find(data.as_bytes())?;
+    if !crate::contains!(data.as_bytes(), b"\"usage\"") {
+        return None;
+    }
     let Ok(Some(TextOr::Value(DataView {
         message: Some(TextOr::Value(nested)),
     }))) = serde_json::from_str::<Option<TextOr<'_, DataView<'_>>>>(data)
