@@ -26,12 +26,12 @@ declare -A best_of
 # Arguments: the group's label, then NAME COMMAND-AS-JSON pairs.
 table() {
   local label=$1; shift
-  printf '%-40s %9s %10s %10s  %s\n' "command ($label)" "best s" "MB/s" "peak RSS" "range s"
-  while IFS=$'\t' read -r name t worst rss; do
+  printf '%-40s %9s %10s %10s  %-15s %s\n' "command ($label)" "best s" "MB/s" "peak RSS" "range s" "median s"
+  while IFS=$'\t' read -r name t worst rss median _cpu; do
     best_of[$name]=$t
     local mbs
     mbs=$(awk "BEGIN{ if ($t > 0) printf \"%.0f\", $bytes / 1000000 / $t; else print \"inf\" }")
-    printf '%-40s %9s %10s %8s MB  %s-%s\n' "$name" "$t" "$mbs" "$((rss / 1024))" "$t" "$worst"
+    printf '%-40s %9s %10s %8s MB  %-15s %s\n' "$name" "$t" "$mbs" "$((rss / 1024))" "$t-$worst" "$median"
   done < <(python3 bench/interleave.py "$runs" "$@")
 }
 json() { python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"; }

@@ -177,8 +177,10 @@ impl Profile {
             level_up_from: (after > before).then_some(before),
             unlocked: Vec::new(),
         };
+        // Looked up before an id is copied: every XP gain passes the unlocks already earned.
         for u in UNLOCKS.iter().filter(|u| u.level <= after) {
-            if self.unlocks.insert(u.id.to_owned()) {
+            if !self.unlocks.contains(u.id) {
+                self.unlocks.insert(u.id.to_owned());
                 gain.unlocked.push(u);
             }
         }
@@ -241,30 +243,52 @@ pub struct LevelUp {
     pub session: Option<String>,
 }
 
-/// Adds the `xp` actions among `actions` to `profile`, in order. Returns what to tell the
-/// window when the profile changed, and what each level reached calls for, to carry out after
+/// What the `xp` actions of one call changed in the profile, short of the profile itself:
+/// [`Change::update`] makes what the window is told. A caller with no window (a headless run
+/// handles hundreds of thousands of events a second) never copies the profile.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Change {
+    pub level_up: Option<LevelUp>,
+    /// Ids of the unlocks earned, by level.
+    pub unlocked: Vec<String>,
+}
+
+impl Change {
+    /// What to tell the window: `profile` (after the change) and what the change brought.
+    pub fn update(self, profile: &Profile) -> ProgressUpdate {
+        ProgressUpdate {
+            profile: profile.clone(),
+            level_up: self.level_up,
+            unlocked: self.unlocked,
+        }
+    }
+}
+
+/// Adds the `xp` actions among `actions` to `profile`, in order. Returns what changed (`None`
+/// when the profile did not), and what each level reached calls for, to carry out after
 /// `actions`: "Level N!" said and the `level_up` sound, on the session that earned it.
-pub fn earn(profile: &mut Profile, actions: &[Action]) -> (Option<ProgressUpdate>, Vec<Action>) {
+pub fn gain(profile: &mut Profile, actions: &[Action]) -> (Option<Change>, Vec<Action>) {
     if !actions
         .iter()
         .any(|a| matches!(a.kind, ActionKind::Xp { .. }))
     {
         return (None, Vec::new());
     }
-    let before = profile.clone();
-    let mut update = ProgressUpdate::default();
+    // Unlocks are never taken back, so the profile changed when its XP did or one was earned.
+    let xp_before = profile.xp;
+    let mut change = Change::default();
     let mut said = Vec::new();
     for action in actions {
         let ActionKind::Xp { amount } = action.kind else {
             continue;
         };
         let gain = profile.add(amount);
-        update
+        change
             .unlocked
             .extend(gain.unlocked.iter().map(|u| u.id.to_owned()));
         if let Some(from) = gain.level_up_from {
-            update.level_up = Some(LevelUp {
-                from: update
+            change.level_up = Some(LevelUp {
+                from: change
                     .level_up
                     .as_ref()
                     .map_or(from, |earlier| earlier.from),
@@ -283,11 +307,14 @@ pub fn earn(profile: &mut Profile, actions: &[Action]) -> (Option<ProgressUpdate
             }));
         }
     }
-    let update = (*profile != before).then(|| ProgressUpdate {
-        profile: profile.clone(),
-        ..update
-    });
-    (update, said)
+    let changed = profile.xp != xp_before || !change.unlocked.is_empty();
+    (changed.then_some(change), said)
+}
+
+/// [`gain`], with what to tell the window when the profile changed.
+pub fn earn(profile: &mut Profile, actions: &[Action]) -> (Option<ProgressUpdate>, Vec<Action>) {
+    let (change, said) = gain(profile, actions);
+    (change.map(|change| change.update(profile)), said)
 }
 
 #[cfg(test)]
@@ -374,6 +401,31 @@ mod tests {
         // XP that changes nothing (none below zero): nothing to tell either.
         let mut empty = Profile::default();
         assert_eq!(earn(&mut empty, &[xp("a", -5)]), (None, Vec::new()));
+    }
+
+    #[test]
+    fn a_change_is_told_when_the_xp_or_the_unlocks_moved_and_only_then() {
+        // Up and down again: the same profile, nothing to tell.
+        let mut profile = Profile::default();
+        assert_eq!(
+            gain(&mut profile, &[xp("a", 5), xp("a", -5)]),
+            (None, Vec::new())
+        );
+        // Up a level and down again: the XP is back, but the unlock earned stays, and is told.
+        let (change, said) = gain(&mut profile, &[xp("a", 10), xp("a", -10)]);
+        assert_eq!(profile.xp, 0);
+        assert_eq!(said.len(), 2, "Level 2! and its sound");
+        let change = change.expect("an unlock was earned");
+        assert_eq!(change.unlocked, ["hat.pointed"]);
+        // What the window is told is the profile after the change.
+        let update = change.update(&profile);
+        assert_eq!(
+            (update.profile, update.unlocked),
+            (profile.clone(), vec!["hat.pointed".to_owned()])
+        );
+        // Earned again, an unlock already held is not told twice.
+        let (change, _) = gain(&mut profile, &[xp("a", 10)]);
+        assert_eq!(change.map(|c| c.unlocked), Some(Vec::new()));
     }
 
     #[test]

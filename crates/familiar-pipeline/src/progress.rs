@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use familiar_model::Action;
-use familiar_model::progression::{Profile, ProgressUpdate, earn};
+use familiar_model::progression::{Change, Profile, gain};
 use familiar_save::{FailureGate, Versioned};
 use serde::{Deserialize, Serialize};
 
@@ -83,11 +83,11 @@ impl Progression {
 
     /// Adds the `xp` actions among `actions`, in order, and appends after them what each
     /// level reached calls for (the bubble and the sound, on the earner's session). Returns
-    /// what to tell the window when the profile changed.
-    pub fn apply(&mut self, actions: &mut Vec<Action>) -> Option<ProgressUpdate> {
-        let (update, said) = earn(&mut self.profile, actions);
+    /// what changed, when the profile did ([`Change::update`] tells the window).
+    pub fn apply(&mut self, actions: &mut Vec<Action>) -> Option<Change> {
+        let (change, said) = gain(&mut self.profile, actions);
         actions.extend(said);
-        update
+        change
     }
 
     /// Save the profile if it changed and the last save is old enough (`now`: the wall

@@ -200,7 +200,7 @@ impl Stage {
 
     /// One event through the scripts and out to every sink. `Break` when stdout was closed
     /// (the pipeline should end) — a failing notification or game never stops it.
-    pub fn on_event(&mut self, event: &Event) -> ControlFlow<()> {
+    pub fn on_event(&mut self, event: Event) -> ControlFlow<()> {
         self.reload_changed();
         // The scripts' timers due by the event's own time fire before it, from every source
         // alike (a timer lands at the same place among the events, live or not).
@@ -212,10 +212,12 @@ impl Stage {
         }
         self.actions.clear();
         self.diagnostics.clear();
+        // Shared with the scripts, which read it without a copy.
+        let event = Arc::new(event);
         self.host
-            .handle(event, &mut self.actions, &mut self.diagnostics);
+            .handle_shared(&event, &mut self.actions, &mut self.diagnostics);
         print_warnings(&self.diagnostics);
-        self.carry_out(Some(event))
+        self.carry_out(Some(&event))
     }
 
     /// A word of the pipeline's own for the window, when there is one (where it looks for
@@ -229,10 +231,10 @@ impl Stage {
     }
 
     /// One item of a source: an event through the scripts, or the model's clock.
-    pub fn take(&mut self, item: &crate::source::Item) -> ControlFlow<()> {
+    pub fn take(&mut self, item: crate::source::Item) -> ControlFlow<()> {
         match item {
             crate::source::Item::Event(event) => self.on_event(event),
-            crate::source::Item::Tick(now) => self.tick(*now),
+            crate::source::Item::Tick(now) => self.tick(now),
         }
     }
 
@@ -253,12 +255,14 @@ impl Stage {
     /// `event` (when there is one) and the queued actions to the window, the sinks and stdout.
     /// `Break` when stdout was closed; a failing notification or window never stops it.
     fn carry_out(&mut self, event: Option<&Event>) -> ControlFlow<()> {
-        let progress = self.progression.apply(&mut self.actions);
-        let gained = progress.is_some();
-        if let Some(update) = &progress {
-            self.host.set_user_xp(update.profile.xp);
+        let change = self.progression.apply(&mut self.actions);
+        let gained = change.is_some();
+        if gained {
+            self.host.set_user_xp(self.progression.profile().xp);
         }
         if let Some(game) = &self.game {
+            // The profile is copied for the window only: a headless run never copies it.
+            let progress = change.map(|change| change.update(self.progression.profile()));
             let sent = event
                 .is_none_or(|event| game.send(WindowFeed::Event(event.clone())).is_ok())
                 && self

@@ -18,12 +18,14 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn corpus() -> Vec<Event> {
+/// The events, shared as the stage shares them with the scripts.
+fn corpus() -> Vec<Arc<Event>> {
     let files = familiar_testkit::real_fixtures();
     let mut events = Vec::new();
     for file in files {
         if let Ok(bytes) = std::fs::read(&file) {
-            events.extend(normalize_bytes(&bytes, &NormalizerConfig::default()).0);
+            let (read, _) = normalize_bytes(&bytes, &NormalizerConfig::default());
+            events.extend(read.into_iter().map(Arc::new));
         }
     }
     events
@@ -62,7 +64,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 actions.clear();
                 for event in &events {
-                    host.handle(black_box(event), &mut actions, &mut diagnostics);
+                    host.handle_shared(black_box(event), &mut actions, &mut diagnostics);
                 }
                 black_box(actions.len())
             })

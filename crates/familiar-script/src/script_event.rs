@@ -24,7 +24,8 @@ pub struct ScriptEvent {
 
 #[derive(Debug)]
 struct Inner {
-    event: Event,
+    /// The caller's event when within the limits, else a copy cut to them.
+    event: Arc<Event>,
     /// The parsed record, or why it is over the limits (as Rhai's size error text).
     raw: OnceLock<Result<Dynamic, &'static str>>,
     limits: Limits,
@@ -32,6 +33,72 @@ struct Inner {
     /// again, they are the same shared string, not a new copy (`for i in 0..100 { m[i] =
     /// ev.text }` held a hundred copies of a 16 MiB prompt).
     shared_texts: Mutex<Vec<(usize, ImmutableString)>>,
+}
+
+/// `event`'s text fields (`Option<String>`, borrowed as `event` is), named one by one (no
+/// `..`), so that a text field added to `Event` cannot be forgotten: the pattern stops compiling.
+macro_rules! text_fields {
+    ($event:expr) => {{
+        let Event {
+            kind: _,
+            session,
+            agent,
+            sidechain: _,
+            ts,
+            line: _,
+            context_used: _,
+            context_limit: _,
+            status: _,
+            agent_kind: _,
+            tool,
+            target,
+            tool_use_id,
+            agent_type,
+            description,
+            error: _,
+            error_code,
+            text,
+            message,
+            cause,
+            retry_in_ms: _,
+            retry_attempt: _,
+            max_retries: _,
+            trigger,
+            pre_tokens: _,
+            post_tokens: _,
+            command,
+            think: _,
+            model,
+            duration_ms: _,
+            previous_status: _,
+            cwd,
+            git_branch,
+            host,
+            plan: _,
+            plan_change: _,
+            raw: _,
+        } = $event;
+        [
+            session,
+            agent,
+            ts,
+            tool,
+            target,
+            tool_use_id,
+            agent_type,
+            description,
+            error_code,
+            text,
+            message,
+            cause,
+            trigger,
+            command,
+            model,
+            cwd,
+            git_branch,
+            host,
+        ]
+    }};
 }
 
 /// Text fields at least this long are shared between reads; shorter ones cost less to copy.
@@ -84,98 +151,32 @@ impl ScriptEvent {
             raw: event.raw.clone(),
             ..*event
         };
-        ScriptEvent {
-            inner: Arc::new(Inner {
-                event,
-                raw: OnceLock::new(),
-                limits: limits.clone(),
-                shared_texts: Mutex::default(),
-            }),
-        }
+        ScriptEvent::wrap(Arc::new(event), limits)
     }
 
-    /// [`ScriptEvent::with_limits`] for an event the caller gives away: the text fields are
-    /// cut in place, so an event within the limits (nearly all) is wrapped without a copy.
-    pub fn from_event(mut event: Event, limits: &Limits) -> ScriptEvent {
+    /// [`ScriptEvent::with_limits`] for an event the caller shares (the stage keeps it for
+    /// the window and stdout): an event within the limits (nearly all) is read where it is,
+    /// without a copy; one with a longer text gets a cut copy.
+    pub fn shared(event: &Arc<Event>, limits: &Limits) -> ScriptEvent {
         let max = limits.max_string_size;
-        // Named one by one (no `..`), so a text field added to `Event` cannot be forgotten
-        // here: the pattern stops compiling.
-        let Event {
-            kind: _,
-            session,
-            agent,
-            sidechain: _,
-            ts,
-            line: _,
-            context_used: _,
-            context_limit: _,
-            status: _,
-            agent_kind: _,
-            tool,
-            target,
-            tool_use_id,
-            agent_type,
-            description,
-            error: _,
-            error_code,
-            text,
-            message,
-            cause,
-            retry_in_ms: _,
-            retry_attempt: _,
-            max_retries: _,
-            trigger,
-            pre_tokens: _,
-            post_tokens: _,
-            command,
-            think: _,
-            model,
-            duration_ms: _,
-            previous_status: _,
-            cwd,
-            git_branch,
-            host,
-            plan,
-            plan_change,
-            raw: _,
-        } = &mut event;
-        // The plan's texts are cut like the other text; a change is the session model's
-        // input, never a script's.
-        *plan_change = None;
-        for item in plan.iter_mut().flatten() {
-            let keep = cut(&item.text, max).len();
-            item.text.truncate(keep);
-            if let Some(active) = &mut item.active_form {
-                let keep = cut(active, max).len();
-                active.truncate(keep);
-            }
-        }
-        for value in [
-            session,
-            agent,
-            ts,
-            tool,
-            target,
-            tool_use_id,
-            agent_type,
-            description,
-            error_code,
-            text,
-            message,
-            cause,
-            trigger,
-            command,
-            model,
-            cwd,
-            git_branch,
-            host,
-        ]
-        .into_iter()
-        .flatten()
+        let within = |text: &str| max == 0 || text.len() <= max;
+        let plan_within = event
+            .plan
+            .iter()
+            .flatten()
+            .all(|item| within(&item.text) && item.active_form.as_deref().is_none_or(within));
+        if !plan_within
+            || !text_fields!(&**event)
+                .into_iter()
+                .flatten()
+                .all(|t| within(t))
         {
-            let keep = cut(value, max).len();
-            value.truncate(keep);
+            return ScriptEvent::with_limits(event, limits);
         }
+        ScriptEvent::wrap(event.clone(), limits)
+    }
+
+    fn wrap(event: Arc<Event>, limits: &Limits) -> ScriptEvent {
         ScriptEvent {
             inner: Arc::new(Inner {
                 event,
@@ -499,7 +500,9 @@ pub(crate) fn register(engine: &mut Engine, shared: &Shared, max_depth: usize) {
 
 #[cfg(test)]
 mod tests {
-    use familiar_model::{Event, EventKind};
+    use std::sync::Arc;
+
+    use familiar_model::{Event, EventKind, PlanItem, PlanStatus};
 
     use super::ScriptEvent;
     use crate::sandbox::Limits;
@@ -531,7 +534,7 @@ mod tests {
     }
 
     #[test]
-    fn an_owned_event_is_cut_like_a_borrowed_one() {
+    fn a_shared_event_is_cut_like_a_borrowed_one() {
         let limits = Limits {
             max_string_size: 4,
             ..Limits::default()
@@ -539,11 +542,43 @@ mod tests {
         for text in ["ab", "abcd", "abcdef", "aé€x"] {
             let event = full(text);
             let borrowed = ScriptEvent::with_limits(&event, &limits);
-            let owned = ScriptEvent::from_event(event.clone(), &limits);
-            assert_eq!(owned.event(), borrowed.event(), "{text}");
+            let shared = ScriptEvent::shared(&Arc::new(event), &limits);
+            assert_eq!(shared.event(), borrowed.event(), "{text}");
         }
-        let cut = ScriptEvent::from_event(full("abcdef"), &limits);
+        let cut = ScriptEvent::shared(&Arc::new(full("abcdef")), &limits);
         assert_eq!(cut.event().cwd.as_deref(), Some("abcd"));
         assert_eq!(cut.event().text.as_deref(), Some("abcd"));
+    }
+
+    #[test]
+    fn a_shared_event_is_read_without_a_copy_unless_a_text_is_over_the_limit() {
+        let limits = Limits {
+            max_string_size: 4,
+            ..Limits::default()
+        };
+        let within = Arc::new(full("abcd"));
+        assert!(std::ptr::eq(
+            ScriptEvent::shared(&within, &limits).event(),
+            &*within
+        ));
+        // One field over the limit, the last one named, or a plan's text: a cut copy.
+        let over = Arc::new(Event {
+            host: Some("abcde".to_owned()),
+            ..full("ab")
+        });
+        let read = ScriptEvent::shared(&over, &limits);
+        assert!(!std::ptr::eq(read.event(), &*over));
+        assert_eq!(read.event().host.as_deref(), Some("abcd"));
+        let plan = Arc::new(Event {
+            plan: Some(vec![PlanItem {
+                text: "a long step".to_owned(),
+                status: PlanStatus::Pending,
+                active_form: None,
+            }]),
+            ..full("ab")
+        });
+        let read = ScriptEvent::shared(&plan, &limits);
+        assert!(!std::ptr::eq(read.event(), &*plan));
+        assert_eq!(read.event().plan.as_ref().unwrap()[0].text, "a lo");
     }
 }

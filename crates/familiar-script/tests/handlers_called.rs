@@ -2,22 +2,23 @@
 //! (found once per load or reload, not per event), so these pin that the skip never drops an
 //! event a script wants: `on_event` sees every kind, a handler only in a later script is still
 //! called, and a handler added by a hot reload is called from the next event on (by both
-//! `handle` and `handle_owned`, the dry run's way).
+//! `handle` and `handle_shared`, the stage's way).
 
 mod support;
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 
 use familiar_model::{Event, EventKind};
 use familiar_script::ScriptHost;
 use support::{ev, host, loaded, logs, run};
 
-/// Texts logged by the scripts for `event`, through `handle_owned` (no diagnostics allowed).
-fn logged_owned(host: &mut ScriptHost, event: Event) -> Vec<String> {
+/// Texts logged by the scripts for `event`, through `handle_shared` (no diagnostics allowed).
+fn logged_shared(host: &mut ScriptHost, event: Event) -> Vec<String> {
     let mut actions = Vec::new();
     let mut diagnostics = Vec::new();
-    host.handle_owned(event, &mut actions, &mut diagnostics);
+    host.handle_shared(&Arc::new(event), &mut actions, &mut diagnostics);
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     let kinds: Vec<_> = actions.into_iter().map(|a| a.kind).collect();
     logs(&kinds)
@@ -39,9 +40,9 @@ fn on_event_is_called_for_every_kind_of_event() {
             "handle, {kind:?}"
         );
         assert_eq!(
-            logged_owned(&mut host, ev(kind, line)),
+            logged_shared(&mut host, ev(kind, line)),
             vec![kind.as_str()],
-            "handle_owned, {kind:?}"
+            "handle_shared, {kind:?}"
         );
     }
 }
@@ -71,7 +72,7 @@ fn a_kind_handler_in_a_later_script_is_called_when_the_first_has_none() {
         vec!["first bash", "third bash"]
     );
     assert_eq!(
-        logged_owned(&mut host, ev(EventKind::Reading, 2)),
+        logged_shared(&mut host, ev(EventKind::Reading, 2)),
         vec!["second reading", "third reading"]
     );
     assert_eq!(
@@ -97,7 +98,7 @@ fn a_handler_added_by_hot_reload_is_called_from_the_next_event_on() {
         Vec::<String>::new()
     );
     assert_eq!(
-        logged_owned(&mut host, ev(EventKind::Reading, 2)),
+        logged_shared(&mut host, ev(EventKind::Reading, 2)),
         Vec::<String>::new()
     );
 
@@ -112,7 +113,7 @@ fn a_handler_added_by_hot_reload_is_called_from_the_next_event_on() {
         vec!["reading 3"]
     );
     assert_eq!(
-        logged_owned(&mut host, ev(EventKind::Reading, 4)),
+        logged_shared(&mut host, ev(EventKind::Reading, 4)),
         vec!["reading 4"]
     );
 
@@ -124,7 +125,7 @@ fn a_handler_added_by_hot_reload_is_called_from_the_next_event_on() {
     );
     host.reload(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        logged_owned(&mut host, ev(EventKind::Thinking, 5)),
+        logged_shared(&mut host, ev(EventKind::Thinking, 5)),
         vec!["any thinking"]
     );
     assert_eq!(

@@ -288,7 +288,7 @@ fn pass_on_until(
         if stop() {
             return std::ops::ControlFlow::Break(());
         }
-        stage.on_event(&event)?;
+        stage.on_event(event)?;
     }
     match live.model.now() {
         Some(now) => stage.tick(now),

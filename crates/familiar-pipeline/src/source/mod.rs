@@ -86,7 +86,7 @@ impl Source {
                             return ControlFlow::Break(());
                         }
                         // Stdout went away, or could not be written.
-                        stage.take(&item)
+                        stage.take(item)
                     })
                     .map(Some)
             }

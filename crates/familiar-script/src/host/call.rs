@@ -39,17 +39,18 @@ impl ScriptHost {
         }
     }
 
-    /// [`ScriptHost::handle`] for an event the caller no longer needs: the scripts read it
-    /// without a copy being made (a dry run over a file hands every event over this way).
-    pub fn handle_owned(
+    /// [`ScriptHost::handle`] for an event the caller shares: the scripts read it where it
+    /// is, without a copy, when it is within the limits (the stage hands every event over
+    /// this way, and keeps it for the window and stdout).
+    pub fn handle_shared(
         &mut self,
-        event: Event,
+        event: &Arc<Event>,
         actions: &mut Vec<Action>,
         diagnostics: &mut Vec<ScriptDiagnostic>,
     ) {
-        if let Some(index) = self.wanted(&event) {
-            let origin = self.origin(&event);
-            let script_event = ScriptEvent::from_event(event, &self.limits);
+        if let Some(index) = self.wanted(event) {
+            let origin = self.origin(event);
+            let script_event = ScriptEvent::shared(event, &self.limits);
             self.on_big_stack(|host| {
                 host.handle_here(script_event, origin, index, actions, diagnostics)
             });
