@@ -168,7 +168,8 @@ impl Profile {
     }
 
     /// Adds XP (a negative amount takes some away, never below zero) and earns the unlocks of
-    /// the levels reached.
+    /// the levels reached; `add(0)` earns those of the level it has (a profile saved by an
+    /// older version, which had fewer).
     pub fn add(&mut self, amount: i64) -> Gain {
         let before = self.level();
         self.xp = self.xp.saturating_add(amount).max(0);
@@ -177,7 +178,14 @@ impl Profile {
             level_up_from: (after > before).then_some(before),
             unlocked: Vec::new(),
         };
-        // Looked up before an id is copied: every XP gain passes the unlocks already earned.
+        // XP within a level (nearly every gain: a headless run adds some for each event)
+        // earns nothing. The unlocks of the levels reached are looked at when a level is
+        // reached, and by `add(0)`, which a loaded or merged profile is given: a newer
+        // version's unlocks of levels it already had.
+        if after == before && amount != 0 {
+            return gain;
+        }
+        // Looked up before an id is copied: this passes the unlocks already earned.
         for u in UNLOCKS.iter().filter(|u| u.level <= after) {
             if !self.unlocks.contains(u.id) {
                 self.unlocks.insert(u.id.to_owned());
@@ -508,6 +516,33 @@ mod tests {
         p.add(10);
         assert!(p.unlocks.contains("hat.from-the-future"));
         assert_eq!(p.unlocked().count(), 1);
+    }
+
+    #[test]
+    fn a_profile_missing_its_levels_unlocks_earns_them_by_add_0_or_the_next_level() {
+        // As an older version saved it: level 4, but none of the unlocks this one has there.
+        let mut p = Profile {
+            xp: xp_for_level(4),
+            ..Profile::default()
+        };
+        assert_eq!(p.add(1), Gain::default(), "XP within a level earns nothing");
+        let gain = p.add(0);
+        assert_eq!(
+            gain.unlocked.iter().map(|u| u.id).collect::<Vec<_>>(),
+            ["hat.pointed", "accessory.scarf", "scene.bookshelf"]
+        );
+        assert_eq!(p.add(0), Gain::default(), "once");
+        let mut q = Profile {
+            xp: xp_for_level(4),
+            ..Profile::default()
+        };
+        let gain = q.add(xp_for_level(5) - q.xp);
+        assert_eq!(gain.level_up_from, Some(4));
+        assert_eq!(
+            gain.unlocked.len(),
+            4,
+            "every level's, up to the one reached"
+        );
     }
 
     #[test]

@@ -59,17 +59,20 @@ impl Progression {
     /// aside with one warning and play starts fresh; a file that can be neither read nor moved
     /// aside is left alone (nothing is saved over it).
     pub fn kept_at(path: &Path) -> Progression {
-        let (profile, may_save) = match familiar_save::load::<Saved>(path) {
+        let (saved, may_save) = match familiar_save::load::<Saved>(path) {
             Ok(saved) => (saved.map(|Saved(p)| p).unwrap_or_default(), true),
             Err(err) => {
                 tracing::warn!("progress: {err}");
                 (Profile::default(), err.may_save())
             }
         };
+        // A save of an older version lacks this one's unlocks of the levels it reached.
+        let mut profile = saved.clone();
+        profile.add(0);
         Progression {
             keeper: may_save.then(|| Keeper {
                 path: path.to_path_buf(),
-                saved: profile.clone(),
+                saved,
                 last_save: None,
                 gate: FailureGate::default(),
             }),

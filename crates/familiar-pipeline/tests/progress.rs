@@ -204,3 +204,24 @@ fn two_familiars_add_up_and_saves_come_at_most_once_a_second() {
     assert_eq!(saved(&path).xp, 65);
     assert_eq!(saved(&path).level(), 2);
 }
+
+/// A save of an older version, which had fewer unlocks: the levels it reached earn this
+/// version's at once (not at the next level), and they are saved.
+#[test]
+fn an_older_versions_save_earns_the_unlocks_of_its_levels_on_load() {
+    let dir = tempdir();
+    let path = dir.path().join("progress.json");
+    let old = br#"{"familiar": "progress", "version": 1, "data": {"xp": 300, "unlocks": ["hat.pointed"]}}"#;
+    assert!(std::fs::write(&path, old).is_ok());
+    let mut progression = Progression::kept_at(&path);
+    let unlocks: Vec<_> = progression.profile().unlocks.iter().cloned().collect();
+    assert_eq!(progression.profile().level(), 4);
+    assert_eq!(
+        unlocks,
+        ["accessory.scarf", "hat.pointed", "scene.bookshelf"],
+        "every unlock up to level 4"
+    );
+    progression.save(Instant::now(), true);
+    assert_eq!(saved(&path).unlocks.len(), 3);
+    assert_eq!(saved(&path).xp, 300);
+}
