@@ -200,7 +200,7 @@ impl Stage {
 
     /// One event through the scripts and out to every sink. `Break` when stdout was closed
     /// (the pipeline should end) — a failing notification or game never stops it.
-    pub fn on_event(&mut self, event: Event) -> ControlFlow<()> {
+    pub fn on_event(&mut self, event: Arc<Event>) -> ControlFlow<()> {
         self.reload_changed();
         // The scripts' timers due by the event's own time fire before it, from every source
         // alike (a timer lands at the same place among the events, live or not).
@@ -213,7 +213,6 @@ impl Stage {
         self.actions.clear();
         self.diagnostics.clear();
         // Shared with the scripts, which read it without a copy.
-        let event = Arc::new(event);
         self.host
             .handle_shared(&event, &mut self.actions, &mut self.diagnostics);
         print_warnings(&self.diagnostics);

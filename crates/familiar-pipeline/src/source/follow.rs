@@ -5,6 +5,7 @@
 
 use std::io::{self, IsTerminal as _};
 use std::os::fd::AsRawFd as _;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam_channel::{Receiver, select};
@@ -288,7 +289,7 @@ fn pass_on_until(
         if stop() {
             return std::ops::ControlFlow::Break(());
         }
-        stage.on_event(event)?;
+        stage.on_event(Arc::new(event))?;
     }
     match live.model.now() {
         Some(now) => stage.tick(now),

@@ -10,6 +10,7 @@
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use familiar_model::text::printable_line;
@@ -243,7 +244,7 @@ impl Recorded {
                     match output {
                         Output::Event(event) => {
                             read.events += 1;
-                            if on_item(Item::Event(event)).is_break() {
+                            if on_item(Item::Event(Arc::new(event))).is_break() {
                                 return Err(io::Error::other(Stopped));
                             }
                         }
