@@ -17,6 +17,7 @@
 use std::io::{self, BufRead as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam_channel::Sender;
@@ -160,7 +161,7 @@ fn read_feed(feed: &Sender<GameFeed>, close_with_feed: bool) {
     for (number, line) in io::stdin().lock().lines().enumerate() {
         let Ok(line) = line else { break };
         let item = match serde_json::from_str::<WindowFeed>(&line) {
-            Ok(WindowFeed::Event(event)) => GameFeed::Event(event),
+            Ok(WindowFeed::Event(event)) => GameFeed::Event(Arc::unwrap_or_clone(event)),
             Ok(WindowFeed::Action(action)) => GameFeed::Action(action),
             Ok(WindowFeed::Waiting { looked_in }) => GameFeed::Waiting(looked_in),
             Ok(WindowFeed::Ended { text }) => GameFeed::Ended(text),

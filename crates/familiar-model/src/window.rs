@@ -8,6 +8,8 @@
 //! replay's pause and speed whenever the window's keys change them, and the sound cue of each
 //! animation that starts.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{Action, Event};
@@ -18,8 +20,9 @@ use crate::{Action, Event};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WindowFeed {
-    /// An event of the session model: the only source of session state.
-    Event(Event),
+    /// An event of the session model: the only source of session state. Shared with the
+    /// stage and the scripts, not copied for the window (serialized as the event itself).
+    Event(Arc<Event>),
     /// An action from the scripts.
     Action(Action),
     /// No session yet: where the pipeline looks for one (the window says it while its scene is
@@ -77,7 +80,7 @@ mod tests {
             event: EventKind::Bash,
         };
         for item in [
-            WindowFeed::Event(event),
+            WindowFeed::Event(Arc::new(event)),
             WindowFeed::Action(action),
             WindowFeed::Waiting {
                 looked_in: "~/.claude/projects/-home-u-app (for ~/app)".to_owned(),

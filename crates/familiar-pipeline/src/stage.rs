@@ -253,7 +253,7 @@ impl Stage {
 
     /// `event` (when there is one) and the queued actions to the window, the sinks and stdout.
     /// `Break` when stdout was closed; a failing notification or window never stops it.
-    fn carry_out(&mut self, event: Option<&Event>) -> ControlFlow<()> {
+    fn carry_out(&mut self, event: Option<&Arc<Event>>) -> ControlFlow<()> {
         let change = self.progression.apply(&mut self.actions);
         let gained = change.is_some();
         if gained {
@@ -263,7 +263,7 @@ impl Stage {
             // The profile is copied for the window only: a headless run never copies it.
             let progress = change.map(|change| change.update(self.progression.profile()));
             let sent = event
-                .is_none_or(|event| game.send(WindowFeed::Event(event.clone())).is_ok())
+                .is_none_or(|event| game.send(WindowFeed::Event(Arc::clone(event))).is_ok())
                 && self
                     .actions
                     .iter()
@@ -282,7 +282,7 @@ impl Stage {
         }
         // After the scripts' own sounds: a cue their event already rang for stays quiet.
         if let Some((audio, cues)) = &mut self.cues {
-            for (session, cue) in cues.of(event, &self.actions) {
+            for (session, cue) in cues.of(event.map(|event| &**event), &self.actions) {
                 let outcome = audio.cue(&session, cue);
                 tracing::debug!(session, cue, ?outcome, "game sound");
             }
