@@ -509,28 +509,12 @@ mod tests {
 
     /// An event with every text field set to `text`.
     fn full(text: &str) -> Event {
-        let some = || Some(text.to_owned());
-        Event {
-            session: some(),
-            agent: some(),
-            ts: some(),
-            tool: some(),
-            target: some(),
-            tool_use_id: some(),
-            agent_type: some(),
-            description: some(),
-            error_code: some(),
-            text: some(),
-            message: some(),
-            cause: some(),
-            trigger: some(),
-            command: some(),
-            model: some(),
-            cwd: some(),
-            git_branch: some(),
-            host: some(),
-            ..Event::new(EventKind::Tool, 7)
+        let mut event = Event::new(EventKind::Tool, 7);
+        // Every text field `text_fields!` knows, so that one added to `Event` is set too.
+        for field in text_fields!(&mut event) {
+            *field = Some(text.to_owned());
         }
+        event
     }
 
     #[test]
@@ -548,6 +532,10 @@ mod tests {
         let cut = ScriptEvent::shared(&Arc::new(full("abcdef")), &limits);
         assert_eq!(cut.event().cwd.as_deref(), Some("abcd"));
         assert_eq!(cut.event().text.as_deref(), Some("abcd"));
+        // Every text field is cut, one added to `Event` included.
+        for field in text_fields!(cut.event()) {
+            assert_eq!(field.as_deref(), Some("abcd"));
+        }
     }
 
     #[test]
