@@ -2,8 +2,9 @@
 # Events -> actions end to end: `familiar run scripts/default.rhai` on an event-dense transcript
 # (short real tool uses and tool results, about one event per line), against `familiar events`
 # on the same file, interleaved round by round. Reports events/s of both, best of RUNS
-# (default 5) and the range, the ratio of the two in each round (best and range), the peak
-# RSS of the run and the load (`uptime`) before and after: what docs/performance.md's row needs.
+# (default 5), the median and the range, the ratio of the two in each round (best and range),
+# the peak RSS of the run and the load (`uptime`) before and after: what docs/performance.md's
+# row needs.
 # The transcript is built from the real fixtures' own records (assistant records with a
 # tool_use block, user records with a tool_result block, under 2 KiB each), repeated to about
 # SIZE_MB (default 100) into bench/out/ (never committed).
@@ -59,10 +60,11 @@ for _ in $(seq "$runs"); do
   start=$(now); "$bin" events "$corpus" >/dev/null; end=$(now)
   t_events+=("$(awk "BEGIN{print $end - $start}")")
 done
-rate() { # label times...: best and worst as events/s
+rate() { # label times...: best, median and worst as events/s
   local label=$1; shift
   printf '%s\n' "$@" | sort -g | awk -v n="$events" -v label="$label" '{ v[NR] = $1 } END {
-    printf "%-44s best %.3f s = %.0f events/s (range %.0f-%.0f events/s)\n", label, v[1], n / v[1], n / v[NR], n / v[1] }'
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%-44s best %.3f s = %.0f events/s, median %.3f s = %.0f events/s (range %.0f-%.0f events/s)\n", label, v[1], n / v[1], m, n / m, n / v[NR], n / v[1] }'
 }
 rate "familiar run scripts/default.rhai" "${t_run[@]}"
 rate "familiar events" "${t_events[@]}"
