@@ -227,8 +227,8 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
         ..default()
     };
     if let Some(m) = &memory {
-        window.resolution =
-            WindowResolution::new(m.width.max(MIN_WINDOW.x), m.height.max(MIN_WINDOW.y));
+        let size = m.opening_size(MIN_WINDOW);
+        window.resolution = WindowResolution::new(size.x, size.y);
         if let (Some(x), Some(y)) = (m.x, m.y) {
             window.position = WindowPosition::At(IVec2::new(x, y));
         }

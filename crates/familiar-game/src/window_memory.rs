@@ -19,6 +19,21 @@ pub struct WindowMemory {
     pub y: Option<i32>,
 }
 
+/// The largest side, in logical pixels, a remembered window opens at. A surface larger than the
+/// GPU's largest texture makes wgpu panic at the first frame (Mesa's llvmpipe: 16,384 pixels; some
+/// GPUs 8,192), and a logical pixel is two physical ones on a HiDPI screen; so a file edited by
+/// hand, or written on a larger desktop, opens the window at most this large.
+pub const MAX_SIDE: u32 = 4096;
+
+impl WindowMemory {
+    /// The size to open the window at: the remembered one, no smaller than `min` and no larger
+    /// than [`MAX_SIDE`].
+    pub fn opening_size(&self, min: UVec2) -> UVec2 {
+        let within = |side: u32, min: u32| side.max(min).min(MAX_SIDE.max(min));
+        UVec2::new(within(self.width, min.x), within(self.height, min.y))
+    }
+}
+
 /// `<config dir>/familiar/window.json` (e.g. `~/.config/familiar/window.json` on Linux).
 pub fn default_window_memory_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "familiar")
@@ -153,6 +168,31 @@ mod tests {
         let err = save(&path, &after).err();
         assert_eq!(err.map(|e| e.kind()), Some(std::io::ErrorKind::StorageFull));
         assert_eq!(load(&path), Some(before));
+    }
+
+    #[test]
+    fn a_remembered_size_opens_within_the_minimum_and_the_largest_side() {
+        let min = UVec2::new(640, 400);
+        let remembered = |width, height| WindowMemory {
+            width,
+            height,
+            x: None,
+            y: None,
+        };
+        // What the window last was, when it is a size a screen has.
+        assert_eq!(
+            remembered(1920, 1080).opening_size(min),
+            UVec2::new(1920, 1080)
+        );
+        // Past what any texture holds (wgpu panicked on the first frame): the largest side.
+        assert_eq!(
+            remembered(60_000, 60_000).opening_size(min),
+            UVec2::new(MAX_SIDE, MAX_SIDE)
+        );
+        assert_eq!(
+            remembered(0, u32::MAX).opening_size(min),
+            UVec2::new(640, MAX_SIDE)
+        );
     }
 
     #[test]
