@@ -8,7 +8,7 @@
 //! Bevy starts), then the replay's pause and speed as the window's keys change them (the
 //! game's sounds are chosen by `familiar`'s pipeline, not here). Exit
 //! status: 0 when the window closed (or could not open), 1 when the game failed, 2 on bad
-//! arguments. Not meant to be run by hand.
+//! arguments, 101 on a panic (in any thread). Not meant to be run by hand.
 //!
 //! `FAMILIAR_FRAME_TRACE=<path>` in the environment (passed on by `familiar` with the rest of
 //! it) writes the frame trace there: when each frame showing new feed input was drawn, and
@@ -82,7 +82,21 @@ fn text(value: std::ffi::OsString) -> Result<String, String> {
         .map_err(|v| format!("{} is not UTF-8", v.to_string_lossy()))
 }
 
+/// A panic, once told (its message and, with `RUST_BACKTRACE`, its backtrace), ends the process
+/// with Rust's status for one, 101, whatever the thread. The installed window is built with
+/// `panic = "abort"` (the `dist-window` profile), which would otherwise end it by SIGABRT, and
+/// where core files are on that leaves one in the user's project directory, the window's working
+/// directory.
+fn exit_on_panic() {
+    let tell = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tell(info);
+        std::process::exit(101);
+    }));
+}
+
 fn main() -> ExitCode {
+    exit_on_panic();
     let options = match parse(std::env::args_os().skip(1)) {
         Ok(options) => options,
         Err(err) => {
