@@ -91,7 +91,10 @@ fn exit_on_panic() {
     let tell = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         tell(info);
-        std::process::exit(101);
+        // `_exit`, not `exit`: as an abort would, it runs no exit handlers, which other threads
+        // (the renderer's) may be inside of. The message went to stderr, which is unbuffered.
+        // SAFETY: `_exit` ends the process at once; nothing after it runs.
+        unsafe { libc::_exit(101) }
     }));
 }
 
