@@ -341,8 +341,8 @@ fn doctor_says_when_the_window_executable_is_missing() {
     assert_eq!(
         line,
         "[!!] window: no familiar-window beside [DIR]/familiar: the game window cannot open \
-         (`cargo build --release` builds it there, `cargo install --path .` installs both; \
-         `cargo run` builds it on first use)"
+         (`cargo install --path . --profile dist-window --bin familiar-window` installs it, \
+         `cargo build --release` builds it there; `cargo run` builds it on first use)"
     );
 }
 

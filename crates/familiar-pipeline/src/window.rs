@@ -26,6 +26,10 @@ use familiar_model::{ReplayControl, WindowFeed, WindowReport};
 /// The window's executable, beside `familiar`.
 pub const WINDOW_EXE: &str = "familiar-window";
 
+/// How a missing window executable is had (README's install; `doctor` says it too).
+pub const WINDOW_EXE_HOW: &str = "`cargo install --path . --profile dist-window --bin \
+     familiar-window` installs it, `cargo build --release` builds it there";
+
 /// Set when the window closed: the pipeline body should finish.
 #[derive(Debug, Clone, Default)]
 pub struct StopFlag(Arc<AtomicBool>);
@@ -313,8 +317,7 @@ fn window_executable() -> Result<PathBuf, String> {
         }
     }
     Err(format!(
-        "no {WINDOW_EXE} beside {} (`cargo build --release` builds it there, \
-         `cargo install --path .` installs both)",
+        "no {WINDOW_EXE} beside {} ({WINDOW_EXE_HOW})",
         me.display()
     ))
 }

@@ -379,11 +379,11 @@ fn check_window() -> Check {
         Ok((me, _)) => Check::todo(
             "window",
             format!(
-                "no {} beside {}: the game window cannot open (`cargo build --release` builds \
-                 it there, `cargo install --path .` installs both; `cargo run` builds it on \
+                "no {} beside {}: the game window cannot open ({}; `cargo run` builds it on \
                  first use)",
                 familiar_pipeline::window::WINDOW_EXE,
-                me.display()
+                me.display(),
+                familiar_pipeline::window::WINDOW_EXE_HOW,
             ),
         ),
         Err(err) => Check::todo("window", err),
