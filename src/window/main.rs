@@ -110,12 +110,15 @@ fn main() -> ExitCode {
     init_logging(options.log.as_deref().unwrap_or("warn"));
     // Probe before Bevy starts: a missing X server or GPU driver would otherwise panic inside
     // winit or the renderer. `familiar` then says why and stays in the terminal.
-    if let Err(err) = familiar_game::window_available() {
-        report(&WindowReport::Unavailable {
-            reason: err.to_string(),
-        });
-        return ExitCode::SUCCESS;
-    }
+    let probed = match familiar_game::window_available() {
+        Ok(probed) => probed,
+        Err(err) => {
+            report(&WindowReport::Unavailable {
+                reason: err.to_string(),
+            });
+            return ExitCode::SUCCESS;
+        }
+    };
     if !report(&WindowReport::Ready) {
         // Nobody to feed us.
         return ExitCode::SUCCESS;
@@ -162,6 +165,7 @@ fn main() -> ExitCode {
             after_frames: SCREENSHOT_AFTER_FRAMES,
         }),
         frame_trace: familiar_game::frame_trace::trace_path(std::env::var_os(FRAME_TRACE_VAR)),
+        largest_window: Some(probed.largest_window()),
         ..GameOptions::default()
     };
     match familiar_game::run_game(feed_rx, game) {

@@ -47,7 +47,7 @@ use crossbeam_channel::Receiver;
 use familiar_model::{Action, Event, ReplayControl};
 
 pub use logic::GameLogicPlugin;
-pub use probe::{Renderer, window_available};
+pub use probe::{Probed, Renderer, window_available};
 pub use view::{
     BAR_EMPTY, CANVAS, Canvas, DEFAULT_WINDOW, FocusPlugin, Hit, Layout, MIN_WINDOW, PLATE_BG,
     PixelText, PointerAt, band_color, canvas_for, canvas_scale, canvas_size, canvas_to_window,
@@ -98,6 +98,9 @@ pub struct GameOptions {
     pub continuous: bool,
     /// Where the window's size and position are remembered; `None` remembers nothing.
     pub window_memory: Option<PathBuf>,
+    /// The largest window that can open here (`Probed::largest_window`): a remembered size
+    /// opens within it. `None`: within `window_memory::MAX_SIDE`.
+    pub largest_window: Option<UVec2>,
     pub title: String,
     /// Familiars on screen at once (one per session).
     pub max_familiars: usize,
@@ -119,6 +122,7 @@ impl Default for GameOptions {
             screenshot: None,
             continuous: false,
             window_memory: default_window_memory_path(),
+            largest_window: None,
             title: "Familiar".to_string(),
             max_familiars: 10,
             frame_counter: None,
@@ -227,7 +231,7 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
         ..default()
     };
     if let Some(m) = &memory {
-        let size = m.opening_size(MIN_WINDOW);
+        let size = m.opening_size(MIN_WINDOW, options.largest_window);
         window.resolution = WindowResolution::new(size.x, size.y);
         if let (Some(x), Some(y)) = (m.x, m.y) {
             window.position = WindowPosition::At(IVec2::new(x, y));

@@ -4,6 +4,7 @@
 //! otherwise. The probe asks the same things, the same way: an X11 connection to `DISPLAY`,
 //! and a wgpu adapter from the backends Bevy's default `WgpuSettings` would use.
 
+use bevy::math::UVec2;
 use bevy::render::settings::WgpuSettings;
 
 use crate::GameError;
@@ -17,6 +18,27 @@ pub struct Renderer {
     pub backend: String,
     /// A CPU (software) renderer such as Mesa's llvmpipe: works, slowly.
     pub software: bool,
+    /// The largest texture side it draws (wgpu's `max_texture_dimension_2d`): a window surface
+    /// larger than this makes wgpu panic at the first frame.
+    pub max_texture_side: u32,
+}
+
+/// What the probe found: the renderer, and the X screen (all its monitors) in pixels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probed {
+    pub renderer: Renderer,
+    pub screen: Option<UVec2>,
+}
+
+impl Probed {
+    /// The largest window that can open here: on the screen, and within what the renderer
+    /// draws.
+    pub fn largest_window(&self) -> UVec2 {
+        let side = self.renderer.max_texture_side;
+        self.screen
+            .unwrap_or(UVec2::splat(side))
+            .min(UVec2::splat(side))
+    }
 }
 
 impl std::fmt::Display for Renderer {
@@ -30,19 +52,28 @@ impl std::fmt::Display for Renderer {
 }
 
 /// Checks the display (as [`crate::display_available`]), then connects to the X server and
-/// asks wgpu for an adapter. Returns the renderer the window would use.
-pub fn window_available() -> Result<Renderer, GameError> {
+/// asks wgpu for an adapter. Returns the renderer the window would use, and the screen's size.
+pub fn window_available() -> Result<Probed, GameError> {
     crate::display_available()?;
-    x_server()?;
-    gpu_adapter()
+    let screen = x_server()?;
+    Ok(Probed {
+        renderer: gpu_adapter()?,
+        screen,
+    })
 }
 
 /// Connect to the X server `DISPLAY` names, as winit will (x11rb reads the same `DISPLAY`
-/// and `XAUTHORITY`), and hang up.
-fn x_server() -> Result<(), GameError> {
+/// and `XAUTHORITY`), take its screen's size, and hang up.
+fn x_server() -> Result<Option<UVec2>, GameError> {
+    use x11rb::connection::Connection as _;
     let display = std::env::var("DISPLAY").unwrap_or_default();
     match x11rb::connect(None) {
-        Ok(_) => Ok(()),
+        Ok((connection, screen)) => Ok(connection.setup().roots.get(screen).map(|root| {
+            UVec2::new(
+                u32::from(root.width_in_pixels),
+                u32::from(root.height_in_pixels),
+            )
+        })),
         Err(err) => Err(GameError::NoXServer {
             display,
             reason: err.to_string(),
@@ -84,6 +115,7 @@ fn gpu_adapter() -> Result<Renderer, GameError> {
         name: info.name,
         backend: format!("{:?}", info.backend),
         software: info.device_type == wgpu::DeviceType::Cpu,
+        max_texture_side: adapter.limits().max_texture_dimension_2d,
     })
 }
 
@@ -97,6 +129,7 @@ mod tests {
             name: "llvmpipe".to_string(),
             backend: "Vulkan".to_string(),
             software: true,
+            max_texture_side: 16_384,
         };
         assert_eq!(
             renderer.to_string(),
@@ -104,5 +137,24 @@ mod tests {
         );
         renderer.software = false;
         assert_eq!(renderer.to_string(), "llvmpipe via Vulkan");
+    }
+
+    #[test]
+    fn the_largest_window_is_on_the_screen_and_within_the_largest_texture() {
+        let mut probed = Probed {
+            renderer: Renderer {
+                name: "a GPU".to_string(),
+                backend: "Vulkan".to_string(),
+                software: false,
+                max_texture_side: 8_192,
+            },
+            screen: Some(UVec2::new(2560, 1440)),
+        };
+        assert_eq!(probed.largest_window(), UVec2::new(2560, 1440));
+        // Three 4K monitors side by side: wider than the GPU draws.
+        probed.screen = Some(UVec2::new(11_520, 2160));
+        assert_eq!(probed.largest_window(), UVec2::new(8_192, 2160));
+        probed.screen = None;
+        assert_eq!(probed.largest_window(), UVec2::splat(8_192));
     }
 }

@@ -19,18 +19,19 @@ pub struct WindowMemory {
     pub y: Option<i32>,
 }
 
-/// The largest side, in logical pixels, a remembered window opens at. A surface larger than the
-/// GPU's largest texture makes wgpu panic at the first frame (Mesa's llvmpipe: 16,384 pixels; some
-/// GPUs 8,192), and a logical pixel is two physical ones on a HiDPI screen; so a file edited by
-/// hand, or written on a larger desktop, opens the window at most this large.
+/// The largest side, in logical pixels, a remembered window opens at when the probe did not say
+/// how large a window can be here. A surface larger than the GPU's largest texture makes wgpu
+/// panic at the first frame (Mesa's llvmpipe: 16,384 pixels; some GPUs 8,192), and a logical
+/// pixel is two physical ones on a HiDPI screen.
 pub const MAX_SIDE: u32 = 4096;
 
 impl WindowMemory {
     /// The size to open the window at: the remembered one, no smaller than `min` and no larger
-    /// than [`MAX_SIDE`].
-    pub fn opening_size(&self, min: UVec2) -> UVec2 {
-        let within = |side: u32, min: u32| side.max(min).min(MAX_SIDE.max(min));
-        UVec2::new(within(self.width, min.x), within(self.height, min.y))
+    /// than `largest` (the screen, within the GPU's largest texture: a file edited by hand, or
+    /// written on a larger desktop), else than [`MAX_SIDE`].
+    pub fn opening_size(&self, min: UVec2, largest: Option<UVec2>) -> UVec2 {
+        let largest = largest.unwrap_or(UVec2::splat(MAX_SIDE)).max(min);
+        UVec2::new(self.width, self.height).clamp(min, largest)
     }
 }
 
@@ -171,7 +172,7 @@ mod tests {
     }
 
     #[test]
-    fn a_remembered_size_opens_within_the_minimum_and_the_largest_side() {
+    fn a_remembered_size_opens_within_the_minimum_and_the_largest_window() {
         let min = UVec2::new(640, 400);
         let remembered = |width, height| WindowMemory {
             width,
@@ -179,19 +180,30 @@ mod tests {
             x: None,
             y: None,
         };
-        // What the window last was, when it is a size a screen has.
+        let screen = Some(UVec2::new(1280, 900));
+        // What the window last was, when it fits.
         assert_eq!(
-            remembered(1920, 1080).opening_size(min),
-            UVec2::new(1920, 1080)
+            remembered(1200, 800).opening_size(min, screen),
+            UVec2::new(1200, 800)
         );
-        // Past what any texture holds (wgpu panicked on the first frame): the largest side.
+        // Past the screen (and past what any texture holds: wgpu panicked on the first frame).
         assert_eq!(
-            remembered(60_000, 60_000).opening_size(min),
-            UVec2::new(MAX_SIDE, MAX_SIDE)
+            remembered(60_000, 60_000).opening_size(min, screen),
+            UVec2::new(1280, 900)
         );
         assert_eq!(
-            remembered(0, u32::MAX).opening_size(min),
-            UVec2::new(640, MAX_SIDE)
+            remembered(0, u32::MAX).opening_size(min, screen),
+            UVec2::new(640, 900)
+        );
+        // Nothing probed: the largest side.
+        assert_eq!(
+            remembered(60_000, 60_000).opening_size(min, None),
+            UVec2::splat(MAX_SIDE)
+        );
+        // A screen smaller than the minimum: the minimum.
+        assert_eq!(
+            remembered(60_000, 60_000).opening_size(min, Some(UVec2::new(320, 200))),
+            min
         );
     }
 
