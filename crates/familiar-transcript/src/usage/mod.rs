@@ -288,7 +288,7 @@ pub fn scan_bytes(bytes: &[u8]) -> Ledger {
 
 mod ledger;
 
-pub use ledger::Ledger;
+pub use ledger::{DecodeError, Ledger, random_hash_key, use_hash_key};
 
 #[cfg(test)]
 mod tests {

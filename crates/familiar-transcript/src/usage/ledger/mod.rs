@@ -4,27 +4,48 @@
 //!
 //! A message is known by a 128-bit hash of its message id and request id ([`Key`]), not by the
 //! ids themselves: 150,000 messages kept as strings made `familiar stats` peak at 35 MB on an
-//! event-dense transcript. The hash is SipHash-1-3 (std's keyed hasher) under one random key
-//! per process, taken twice with a different first byte for the two halves. Two different
-//! messages share a key only by a collision of that keyed function: among `n` messages the
-//! chance of any is about n² / 2¹²⁹, under 10⁻²¹ for a billion messages; and without the key,
-//! which never leaves the process, ids cannot be chosen to collide. A collision would count the
-//! two messages as one (the better record of the two kept).
+//! event-dense transcript. The hash is 128-bit SipHash-1-3 under one secret key per process:
+//! random, or the key of `familiar stats`'s cache ([`use_hash_key`]), which keeps ledgers
+//! ([`Ledger::encode`]) from one run to the next. Two different messages share a key only by a
+//! collision of that keyed function: among `n` messages the chance of any is about n² / 2¹²⁹,
+//! under 10⁻²¹ for a billion messages; and without the key (in memory, or in a file only its
+//! user can read), ids cannot be chosen to collide. A collision would count the two messages as
+//! one (the better record of the two kept).
 //!
 //! Kept records live in chunks of a fixed size, not one vector that doubles: a growing vector
 //! holds its old and new copies at once while it moves.
 
-use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
-use std::sync::LazyLock;
+mod encoded;
+
+use std::hash::{BuildHasher as _, Hash as _};
+use std::sync::OnceLock;
 
 use hashbrown::HashTable;
+use siphasher::sip128::{Hasher128 as _, SipHasher13};
 
 use super::UsageEntry;
 use crate::pricing::{PriceTable, Tokens};
 
-/// The one key of the process: every ledger (they are merged across threads) hashes with it.
-static KEYING: LazyLock<std::collections::hash_map::RandomState> =
-    LazyLock::new(std::collections::hash_map::RandomState::new);
+pub use encoded::DecodeError;
+
+/// The one key of the process: every ledger (they are merged across threads, and with ledgers
+/// decoded from a cache) hashes with it. Chosen at random on first use unless
+/// [`use_hash_key`] chose it before.
+static KEYING: OnceLock<[u64; 2]> = OnceLock::new();
+
+/// A new secret key for [`use_hash_key`], from the system's randomness (as std's hash maps'
+/// keys are).
+pub fn random_hash_key() -> [u64; 2] {
+    let state = std::collections::hash_map::RandomState::new();
+    [state.hash_one(0u8), state.hash_one(1u8)]
+}
+
+/// Hash message ids under `key` from now on, for the whole process: a ledger encoded by an
+/// earlier run under the same key can then be merged with the ledgers of this one. `false`
+/// when a message was already hashed under another key (the key cannot change then).
+pub fn use_hash_key(key: [u64; 2]) -> bool {
+    *KEYING.get_or_init(|| key) == key
+}
 
 /// A message's identity: 128 bits of keyed hash of its message id and request id (as four
 /// `u32`, so that a kept message needs no 8-byte alignment).
@@ -33,16 +54,14 @@ struct Key([u32; 4]);
 
 impl Key {
     fn of(message_id: &str, request_id: Option<&str>) -> Key {
-        let half = |tag: u8| {
-            let mut hasher = KEYING.build_hasher();
-            tag.hash(&mut hasher);
-            // `str` hashes its bytes and a terminator (0xff, never in UTF-8), and `Option` its
-            // variant first: no two different pairs of ids feed the same bytes.
-            message_id.hash(&mut hasher);
-            request_id.hash(&mut hasher);
-            hasher.finish()
-        };
-        let (low, high) = (half(0), half(1));
+        let [k0, k1] = *KEYING.get_or_init(random_hash_key);
+        let mut hasher = SipHasher13::new_with_keys(k0, k1);
+        // `str` hashes its bytes and a terminator (0xff, never in UTF-8), and `Option` its
+        // variant first: no two different pairs of ids feed the same bytes.
+        message_id.hash(&mut hasher);
+        request_id.hash(&mut hasher);
+        let hash = hasher.finish128();
+        let (low, high) = (hash.h1, hash.h2);
         Key([
             low as u32,
             (low >> 32) as u32,
