@@ -378,6 +378,7 @@ fn check_commands(home: &Path, project: &Path, files: &BTreeMap<&str, PathBuf>, 
         let output = Command::new(env!("CARGO_BIN_EXE_familiar"))
             .args(args)
             .env("HOME", home)
+            .env("XDG_CACHE_HOME", home.join(".cache"))
             .env("CLAUDE_CONFIG_DIR", home)
             .env("XDG_CONFIG_HOME", home.join(".config"))
             .env_remove("CODEX_HOME")

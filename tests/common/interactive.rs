@@ -116,6 +116,7 @@ pub fn checked(file: &Path, home: &Path, project: &Path, watch: &mut Watch) -> V
         .args(["stats", "--json"])
         .arg(file)
         .env("HOME", home)
+        .env("XDG_CACHE_HOME", home.join(".cache"))
         .output()
         .expect("familiar stats");
     let row: Value = serde_json::from_slice(&stats.stdout).expect("stats JSON");

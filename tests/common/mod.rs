@@ -122,6 +122,8 @@ impl Test {
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join(".config"))
             .env("XDG_DATA_HOME", self.home.path().join(".local/share"))
+            // `familiar stats` keeps what it read in the cache folder.
+            .env("XDG_CACHE_HOME", self.home.path().join(".cache"))
             .env("CLAUDE_CONFIG_DIR", self.home.path().join(".claude"))
             // Codex's home defaults to the temporary HOME's `.codex` (Gemini CLI's dir to its
             // `.gemini`), never the user's.

@@ -230,7 +230,8 @@ pub(super) fn check_stream_facts(streams: &Path) {
 pub(super) fn check_stats(generation: Generation, files: &BTreeMap<String, PathBuf>) {
     let stats = |paths: &[&PathBuf], json: bool| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_familiar"));
-        command.arg("stats");
+        // Run in the tester's home: nothing kept in its cache folder.
+        command.args(["stats", "--no-cache"]);
         if json {
             command.arg("--json");
         }

@@ -171,7 +171,8 @@ fn the_previous_cli_writes_whole_json_sessions_familiar_reads() {
     // Nothing in it unknown to the reader; `sessions` places it in its project (its folder is
     // the project's SHA-256: no `.project_root`).
     let stats = Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .args(["stats", "--json"])
+        // Run in the tester's home: nothing kept in its cache folder.
+        .args(["stats", "--json", "--no-cache"])
         .arg(file)
         .stdin(Stdio::null())
         .output()

@@ -11,24 +11,31 @@
 //! summaries and ledgers, not every file's session state. Skipped lines are reported in input
 //! order once all are read, the first few of a file one by one, then how many in all (as
 //! `familiar events` reports them).
+//!
+//! What reading a file gave is kept in a cache ([`cache`]) with the file's identity, and used
+//! instead of reading it again while the file is the same: a second `stats` reads only what
+//! was written since.
+//!
+//! - [`read`]: reading the inputs on every core, or taking them from the cache;
+//! - [`cache`]: the cache (`stats.sqlite3` in the user's cache folder);
+//! - here: the command, and the readable and JSON forms of its answer.
+
+mod cache;
+mod read;
+
+use read::{open_cache, read_all};
 
 use std::collections::BTreeMap;
-use std::io::{self, IsTerminal as _, Read, Write};
+use std::io::{self, IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 use familiar_model::text::printable_line;
-use familiar_transcript::usage;
-use familiar_transcript::{
-    Diagnostic, DiagnosticKind, Ledger, Normalizer, NormalizerConfig, PriceFile, PriceTable,
-    ReadLine, Summary, Tokens, round_cost,
-};
+use familiar_transcript::{PriceFile, PriceTable, Summary, Tokens, round_cost};
 
+use super::InputOptions;
 use super::style::{HEADING, Paint};
-use super::{InputOptions, input_name};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -44,6 +51,11 @@ pub struct Args {
     /// `cache_write`, `cache_write_1h`, `cache_read`).
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
+    /// Read every file, neither using nor updating the cache of files read before
+    /// (`stats.sqlite3` in `~/.cache/familiar`), which otherwise spares reading files that
+    /// have not changed since.
+    #[arg(long)]
+    pub no_cache: bool,
     #[command(flatten)]
     pub input: InputOptions,
 }
@@ -128,40 +140,30 @@ fn write_tokens(out: &mut impl Write, t: &Tokens, cost: f64) -> io::Result<()> {
     writeln!(out, "  cost (est.)  ${:.2}", round_cost(cost))
 }
 
-/// What reading one input said on the way (skipped lines), printed in input order once
-/// every input is read, whichever core read it.
-type Warnings = Vec<String>;
-
-/// What reading one input gave: its warnings, and its result.
-type FileRead = (Warnings, anyhow::Result<FileResult>);
-
-/// What is kept of one input until every input is read: its warnings, and its summary as its
-/// JSON, one allocation of about a kilobyte instead of a few dozen in maps and strings (5,000
-/// transcripts: 51 → 42 MB peak RSS); it reads back exactly.
-type FileDone = (Warnings, anyhow::Result<Box<str>>);
-
-/// What reading one input left behind.
-struct FileResult {
-    /// Without its tokens and cost yet: those wait for every input's ledger (a message may
-    /// be counted for another input). The normalizer is dropped as soon as its file is read.
-    summary: Summary,
-    /// Merged into the one ledger of every input as soon as the input is read whole.
-    ledger: Ledger,
-}
-
 pub fn run(mut args: Args) -> anyhow::Result<ExitCode> {
     crate::free_memory_at_once();
     let prices = load_prices(args.prices.as_deref())?;
     let config = args.input.load_normalizer_config()?;
     let inputs = inputs(std::mem::take(&mut args.files))?;
-    let total_bytes = inputs
+    // Each input's identity and size, once: for the cache, the progress bar and the order the
+    // files are read in.
+    let stamps: Vec<Option<cache::Stamp>> = inputs
         .iter()
-        .filter(|path| *path != Path::new("-"))
-        .filter_map(|path| std::fs::metadata(path).ok())
-        .map(|meta| meta.len())
-        .sum();
+        .map(|path| {
+            (path != Path::new("-"))
+                .then(|| cache::Stamp::of(path))
+                .flatten()
+        })
+        .collect();
+    let total_bytes = stamps.iter().flatten().map(cache::Stamp::size).sum();
     let progress = super::progress::bytes(total_bytes);
-    let (results, ledger) = read_all(&inputs, &config, &progress);
+    let files = inputs.iter().any(|path| path != Path::new("-"));
+    let cache = if args.no_cache || !files {
+        None
+    } else {
+        open_cache(&config)
+    };
+    let (results, ledger) = read_all(&inputs, &stamps, &config, &progress, cache);
     progress.finish_and_clear();
 
     let mut failed = false;
@@ -352,171 +354,6 @@ fn stdin_has_data() -> bool {
             kind.is_fifo() || kind.is_socket() || (kind.is_file() && meta.len() > 0)
         }
         Err(_) => false,
-    }
-}
-
-/// Read every input, in parallel across cores (largest first), keeping input order in the
-/// results; and every input's usage in one ledger. Each input read whole has its ledger
-/// merged into that one at once (which record of a message counts does not depend on the
-/// order: `familiar_transcript::usage`), so what waits for the last input is one ledger, not
-/// one per input: 5,000 transcripts kept 5,000, each with room for 4,096 messages and an
-/// index of its own, and then merged them (98.7 MB peak RSS).
-fn read_all(
-    inputs: &[PathBuf],
-    config: &NormalizerConfig,
-    progress: &indicatif::ProgressBar,
-) -> (Vec<FileDone>, Ledger) {
-    // Largest first: the last file a worker takes is then a small one, and both cores finish
-    // together (a large file taken last would leave the other core idle while it is read).
-    let mut order: Vec<usize> = (0..inputs.len()).collect();
-    let size = |path: &Path| std::fs::metadata(path).map_or(0, |meta| meta.len());
-    let sizes: Vec<u64> = inputs
-        .iter()
-        .map(|path| {
-            if path == Path::new("-") {
-                0
-            } else {
-                size(path)
-            }
-        })
-        .collect();
-    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<FileDone>>> =
-        Mutex::new((0..inputs.len()).map(|_| None).collect());
-    // Locked once per input, for a merge of its few dozen messages.
-    let ledger = Mutex::new(Ledger::new());
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(inputs.len())
-        .max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                // One read buffer per worker, for all its files.
-                let mut chunk = Vec::new();
-                while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let path = &inputs[index];
-                    let (warnings, result) =
-                        read_one(path, index as u32, config, progress, &mut chunk);
-                    let done = result.and_then(|file| {
-                        if let Ok(mut ledger) = ledger.lock() {
-                            ledger.merge(file.ledger);
-                        }
-                        let json = serde_json::to_string(&file.summary)
-                            .context("keeping a summary as JSON")?;
-                        Ok(json.into_boxed_str())
-                    });
-                    if let Ok(mut results) = results.lock() {
-                        results[index] = Some((warnings, done));
-                    }
-                }
-            });
-        }
-    });
-    let results = results
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .zip(inputs)
-        .map(|(result, path)| {
-            result.unwrap_or_else(|| {
-                let err = anyhow::anyhow!("{} was not read", input_name(path));
-                (Warnings::new(), Err(err))
-            })
-        })
-        .collect();
-    (results, ledger.into_inner().unwrap_or_default())
-}
-
-fn read_one(
-    path: &Path,
-    source: u32,
-    config: &NormalizerConfig,
-    progress: &indicatif::ProgressBar,
-    chunk: &mut Vec<u8>,
-) -> FileRead {
-    let mut warnings = Warnings::new();
-    let result = read_one_warning(path, source, config, progress, chunk, &mut warnings);
-    (warnings, result)
-}
-
-/// [`read_one`], its skipped lines told to `warnings` ([`super::SkippedLines`]).
-fn read_one_warning(
-    path: &Path,
-    source: u32,
-    config: &NormalizerConfig,
-    progress: &indicatif::ProgressBar,
-    chunk: &mut Vec<u8>,
-    warnings: &mut Warnings,
-) -> anyhow::Result<FileResult> {
-    let super::Input { name, reader, len } = super::open_input(path)?;
-    let mut normalizer = Normalizer::new(config.clone());
-    let mut ledger = Ledger::new();
-    ledger.set_source(source);
-    let cap = config.max_line_bytes;
-    let mut skipped = super::SkippedLines::new(&name);
-    let mut report = |diagnostic: Diagnostic| warnings.extend(skipped.skip(&diagnostic));
-    // One pass over each line, on this thread: the files already keep every core busy, and
-    // one parse of the line, where it lies in the read buffer, feeds the normalizer and the
-    // usage ledger.
-    let mut events = Vec::new();
-    let read = familiar_transcript::read_lines_with(
-        Counted {
-            inner: reader,
-            progress,
-        },
-        len,
-        cap,
-        chunk,
-        |line| {
-            match line {
-                ReadLine::Line { number, bytes } => {
-                    if let Err(diagnostic) =
-                        usage::push_line(&mut normalizer, &mut ledger, bytes, number, &mut events)
-                    {
-                        report(diagnostic);
-                    }
-                    events.clear();
-                }
-                ReadLine::TooLong { number, len } => {
-                    normalizer.skipped_line();
-                    report(Diagnostic {
-                        line: number,
-                        kind: DiagnosticKind::TooLong {
-                            len,
-                            cap: cap as u64,
-                        },
-                    });
-                }
-                ReadLine::Unfinished { number, len } => report(Diagnostic {
-                    line: number,
-                    kind: DiagnosticKind::Unfinished { len },
-                }),
-            }
-            Ok(())
-        },
-    )
-    .with_context(|| format!("reading {name}"));
-    warnings.extend(skipped.summary());
-    read?;
-    // The input ended: a turn's `success` held for its `turn_duration` counts as it is.
-    normalizer.flush(&mut events);
-    let summary = Summary::new(&name, &normalizer, Tokens::default(), 0.0);
-    Ok(FileResult { summary, ledger })
-}
-
-/// A reader that counts the bytes it passes on, on the progress bar.
-struct Counted<'p, R> {
-    inner: R,
-    progress: &'p indicatif::ProgressBar,
-}
-
-impl<R: Read> Read for Counted<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let read = self.inner.read(buf)?;
-        self.progress.inc(read as u64);
-        Ok(read)
     }
 }
 

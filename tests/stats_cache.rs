@@ -1,0 +1,249 @@
+//! End-to-end tests of `familiar stats`'s cache of files read (`src/cmd/stats/cache.rs`): a
+//! second run answers from it what has not changed, and gives exactly what reading every file
+//! gives; whatever is wrong with the cache costs one line and no answer.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Test, fixture, real_fixture};
+
+/// A project's files, copied where the test may change them, and one cache folder for every
+/// run of the test.
+struct Tree {
+    dir: tempfile::TempDir,
+}
+
+impl Tree {
+    fn new(files: &[(&str, &Path)]) -> Tree {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir(dir.path().join("work")).expect("work dir");
+        for (name, from) in files {
+            std::fs::copy(from, dir.path().join("work").join(name)).expect("copy a fixture");
+        }
+        Tree { dir }
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join("work").join(name)
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    /// `familiar ARGS` with this tree's cache folder.
+    fn stats<S: AsRef<std::ffi::OsStr>>(&self, args: impl IntoIterator<Item = S>) -> Test {
+        Test::new()
+            .env("XDG_CACHE_HOME", self.cache())
+            .current_dir(self.dir.path().join("work"))
+            .args(args)
+    }
+
+    fn stdout(&self, args: &[&str]) -> String {
+        let output = self.stats(args).run();
+        String::from_utf8(output.stdout).expect("UTF-8 output")
+    }
+
+    /// `-v stats --json FILES`: its stdout, and the number of inputs it took from the cache.
+    fn run(&self, files: &[&str]) -> (String, usize) {
+        let output = self
+            .stats(["-v", "stats", "--json"].iter().chain(files))
+            .run();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // ` INFO 2 of 3 inputs unchanged since a run kept them: ...`
+        let unchanged = stderr
+            .lines()
+            .filter(|line| line.contains(" inputs unchanged since a run kept them"))
+            .find_map(|line| line.split(" of ").next()?.split_whitespace().last())
+            .and_then(|count| count.parse().ok())
+            .unwrap_or_else(|| panic!("no count of unchanged inputs in\n{stderr}"));
+        (String::from_utf8(output.stdout).expect("UTF-8"), unchanged)
+    }
+}
+
+fn three_files() -> Tree {
+    Tree::new(&[
+        ("a.jsonl", &fixture("usage-1h-cache.jsonl")),
+        ("b.jsonl", &fixture("usage-copied-messages.jsonl")),
+        (
+            "real.jsonl",
+            &real_fixture("v2.1.59-erk-local-command-progress.jsonl"),
+        ),
+    ])
+}
+
+#[test]
+fn a_second_run_reads_nothing_unchanged_and_answers_the_same() {
+    let tree = three_files();
+    let files = ["a.jsonl", "b.jsonl", "real.jsonl"];
+    let (first, unchanged) = tree.run(&files);
+    assert_eq!(unchanged, 0);
+    let (second, unchanged) = tree.run(&files);
+    assert_eq!(unchanged, 3);
+    assert_eq!(second, first);
+    // And what reading every file gives, readable form and total included.
+    let mut args = vec!["stats", "--json", "--no-cache"];
+    args.extend(files);
+    assert_eq!(tree.stdout(&args), first);
+    let readable = tree.stdout(&["stats", "a.jsonl", "b.jsonl", "real.jsonl"]);
+    let read = tree.stdout(&["stats", "--no-cache", "a.jsonl", "b.jsonl", "real.jsonl"]);
+    assert_eq!(readable, read);
+    assert!(readable.contains("total  3 files"), "{readable}");
+}
+
+/// A message of a file kept by an earlier run, copied into a file read now, counts once: the
+/// kept ledgers' message hashes are taken under the cache's own key.
+#[test]
+fn a_message_copied_into_a_new_file_counts_once_against_a_kept_one() {
+    let tree = three_files();
+    tree.run(&["a.jsonl"]);
+    let (both, unchanged) = tree.run(&["a.jsonl", "b.jsonl"]);
+    assert_eq!(unchanged, 1);
+    let costs: Vec<f64> = both
+        .lines()
+        .map(|line| {
+            let row: serde_json::Value = serde_json::from_str(line).expect("JSON");
+            row["cost_usd"].as_f64().expect("a cost")
+        })
+        .collect();
+    // As in tests/stats.rs, read at once: msg_A counts for the first file, the copy adds msg_C.
+    assert_eq!(costs, [0.1576, 0.0313]);
+    // Kept the other way round: the earlier input still keeps the message.
+    let (swapped, unchanged) = tree.run(&["b.jsonl", "a.jsonl"]);
+    assert_eq!(unchanged, 2);
+    assert_eq!(
+        swapped,
+        tree.stdout(&["stats", "--json", "--no-cache", "b.jsonl", "a.jsonl"])
+    );
+}
+
+/// A file that grew is read again (a live session), and only it.
+#[test]
+fn a_file_written_since_is_read_again() {
+    let tree = three_files();
+    let files = ["a.jsonl", "b.jsonl", "real.jsonl"];
+    tree.run(&files);
+    let line = std::fs::read_to_string(fixture("usage-copied-messages.jsonl"))
+        .expect("fixture")
+        .lines()
+        .find(|line| line.contains("msg_C"))
+        .expect("a line of msg_C")
+        .replace("msg_C", "msg_D");
+    let mut text = std::fs::read_to_string(tree.file("a.jsonl")).expect("read");
+    text.push_str(&line);
+    text.push('\n');
+    std::fs::write(tree.file("a.jsonl"), text).expect("append");
+    let (after, unchanged) = tree.run(&files);
+    assert_eq!(unchanged, 2);
+    let mut args = vec!["stats", "--json", "--no-cache"];
+    args.extend(files);
+    assert_eq!(after, tree.stdout(&args));
+    let first: serde_json::Value =
+        serde_json::from_str(after.lines().next().expect("a row")).expect("JSON");
+    assert_eq!(first["tokens"]["output"], 100 + 200 + 50);
+}
+
+/// A kept file's summary and warnings name it as this run was given it.
+#[test]
+fn a_file_named_another_way_is_named_as_given() {
+    let tree = Tree::new(&[("bad.jsonl", &fixture("malformed-line.jsonl"))]);
+    let absolute = tree.file("bad.jsonl");
+    let absolute = absolute.to_str().expect("UTF-8 path");
+    tree.run(&[absolute]);
+    for _ in 0..2 {
+        let output = tree.stats(["stats", "--json", "bad.jsonl"]).run();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.contains(r#""file":"bad.jsonl""#), "{stdout}");
+        // The skipped lines are told on every run, kept or not.
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "familiar: bad.jsonl:2: malformed JSON: EOF while parsing a string at line 1 \
+             column 58\n\
+             familiar: bad.jsonl:3: not a JSON object\n\
+             familiar: bad.jsonl:4: not a JSON object\n"
+        );
+    }
+}
+
+#[test]
+fn no_cache_reads_every_file_and_keeps_nothing() {
+    let tree = three_files();
+    tree.stats(["stats", "--no-cache", "a.jsonl"])
+        .stderr("")
+        .run();
+    assert!(!tree.cache().exists());
+    // Nor does reading stdin alone.
+    let text = std::fs::read(tree.file("a.jsonl")).expect("read");
+    tree.stats(["stats", "-"]).stdin(text).stderr("").run();
+    assert!(!tree.cache().exists());
+}
+
+/// The cache is the user's alone: it holds the key its message hashes are taken under.
+#[test]
+fn the_cache_is_readable_by_its_user_alone() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tree = three_files();
+    tree.run(&["a.jsonl"]);
+    let mode = |path: PathBuf| {
+        std::fs::metadata(&path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(tree.cache().join("familiar")), 0o700);
+    assert_eq!(mode(tree.cache().join("familiar/stats.sqlite3")), 0o600);
+}
+
+/// A damaged cache is said once and made anew; the answer is the files'.
+#[test]
+fn a_damaged_cache_is_made_anew() {
+    let tree = three_files();
+    let (first, _) = tree.run(&["a.jsonl", "b.jsonl"]);
+    let database = tree.cache().join("familiar/stats.sqlite3");
+    std::fs::write(&database, vec![b'x'; 8192]).expect("damage the cache");
+    let output = tree
+        .stats(["stats", "--json", "a.jsonl", "b.jsonl"])
+        .stderr_contains("stats.sqlite3: ")
+        .stderr_contains(": made anew\n")
+        .run();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), first);
+    assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1);
+    let (again, unchanged) = tree.run(&["a.jsonl", "b.jsonl"]);
+    assert_eq!((again, unchanged), (first, 2));
+}
+
+/// A cache folder that cannot be made is said once; the answer is the files'.
+#[test]
+fn a_cache_that_cannot_be_made_costs_a_line_not_the_answer() {
+    let tree = three_files();
+    // The cache folder's parent is a file.
+    std::fs::write(tree.cache(), "not a folder").expect("write");
+    let read = tree.stdout(&["stats", "--json", "--no-cache", "a.jsonl"]);
+    let output = tree
+        .stats(["stats", "--json", "a.jsonl"])
+        .stderr_contains("familiar: the cache of files read before cannot be used (cannot make ")
+        .stderr_contains("): reading every file\n")
+        .run();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), read);
+    assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1);
+}
+
+/// Rows of files that are gone (Claude Code deletes old transcripts) go at the next run that
+/// keeps a file.
+#[test]
+fn a_deleted_file_leaves_the_cache() {
+    let tree = three_files();
+    tree.run(&["a.jsonl", "b.jsonl"]);
+    let database = tree.cache().join("familiar/stats.sqlite3");
+    let rows = || {
+        let conn = rusqlite::Connection::open(&database).expect("open the cache");
+        conn.query_row("SELECT count(*) FROM files", [], |row| row.get::<_, i64>(0))
+            .expect("count rows")
+    };
+    assert_eq!(rows(), 2);
+    std::fs::remove_file(tree.file("b.jsonl")).expect("delete");
+    tree.run(&["real.jsonl"]);
+    assert_eq!(rows(), 2, "a.jsonl and real.jsonl");
+}
