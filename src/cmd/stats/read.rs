@@ -36,10 +36,6 @@ struct FileResult {
     ledger: Ledger,
 }
 
-/// An input to read: its size, its number, and where and as what the cache keeps it (when it
-/// is a regular file and there is a cache).
-type ToRead = (u64, usize, Option<(PathBuf, cache::Stamp)>);
-
 /// The cache of files read before, opened before any message is hashed (its rows' hashes
 /// were taken under its key); `None`, said once, when it cannot be.
 pub(super) fn open_cache(config: &NormalizerConfig) -> Option<cache::Cache> {
@@ -102,14 +98,11 @@ pub(super) fn read_all(
     }
     // Largest first: the last file a worker takes is then a small one, and both cores finish
     // together (a large file taken last would leave the other core idle while it is read).
-    let mut order: Vec<ToRead> = (0..inputs.len())
+    let mut order: Vec<(u64, usize)> = (0..inputs.len())
         .filter(|&index| results[index].is_none())
-        .map(|index| {
-            let bytes = stamps[index].map_or(0, |stamp| stamp.size());
-            (bytes, index, cache.as_ref().and(kept_at(index)))
-        })
+        .map(|index| (stamps[index].map_or(0, |stamp| stamp.size()), index))
         .collect();
-    order.sort_by_key(|&(bytes, ..)| std::cmp::Reverse(bytes));
+    order.sort_by_key(|&(bytes, _)| std::cmp::Reverse(bytes));
     let next = AtomicUsize::new(0);
     let results = Mutex::new(results);
     // Locked once per input, for a merge of its few dozen messages.
@@ -125,13 +118,11 @@ pub(super) fn read_all(
         for _ in 0..workers {
             let keep = keep.clone();
             let (order, next, results, ledger) = (&order, &next, &results, &ledger);
+            let kept_at = &kept_at;
             scope.spawn(move || {
                 // One read buffer per worker, for all its files.
                 let mut chunk = Vec::new();
-                while let Some((_, index, kept_as)) =
-                    order.get(next.fetch_add(1, Ordering::Relaxed))
-                {
-                    let index = *index;
+                while let Some(&(_, index)) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let path = &inputs[index];
                     let (warnings, result) =
                         read_one(path, index as u32, config, progress, &mut chunk);
@@ -140,13 +131,14 @@ pub(super) fn read_all(
                             .context("keeping a summary as JSON")?
                             .into_boxed_str();
                         // Kept only if the file did not change while it was read.
-                        if let (Some(keep), Some((absolute, stamp))) = (&keep, kept_as)
-                            && cache::Stamp::of(path).as_ref() == Some(stamp)
+                        if let Some(keep) = &keep
+                            && let Some((absolute, stamp)) = kept_at(index)
+                            && cache::Stamp::of(path) == Some(stamp)
                         {
                             let row = cache::Row {
-                                path: absolute.clone(),
+                                path: absolute,
                                 name: input_name(path),
-                                stamp: *stamp,
+                                stamp,
                                 kept: cache::Kept {
                                     summary: json.clone(),
                                     warnings: warnings.clone(),

@@ -2,9 +2,9 @@
 //! input, kept with its summary, is merged again on the next run instead of reading the file.
 //!
 //! The layout (little-endian): `FLD1`, the models (a count, then each as a length and UTF-8),
-//! the messages (a count, then each as its 16-byte [`Key`], its model's number, a flags byte
+//! the messages (a count, then each as its 12-byte [`Key`], its model's number, a flags byte
 //! and five token counts, `u32` each or `u64` each when the `WIDE` flag says so), then the
-//! records without a message id the same way without a key. About 41 bytes a message. The
+//! records without a message id the same way without a key. About 37 bytes a message. The
 //! inputs' numbers are not kept: what is merged counts for the input the caller names.
 //! Keys are hashes under the process's key ([`super::use_hash_key`]): bytes encoded under
 //! another key merge, but their messages match none of this run's.
@@ -35,7 +35,7 @@ impl Ledger {
     /// This ledger's messages and records as bytes, for [`Ledger::merge_encoded`] in this
     /// process or a later one that hashes under the same key.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(16 + self.messages.len * 41 + self.loose.len() * 25);
+        let mut out = Vec::with_capacity(16 + self.messages.len * 37 + self.loose.len() * 25);
         out.extend_from_slice(MAGIC);
         put_u32(&mut out, self.models.len());
         for model in &self.models {
@@ -80,9 +80,9 @@ impl Ledger {
             Ok(kept)
         };
         let message_count = reader.u32()?;
-        let mut messages = Vec::with_capacity((message_count as usize).min(bytes.len() / 41));
+        let mut messages = Vec::with_capacity((message_count as usize).min(bytes.len() / 37));
         for _ in 0..message_count {
-            let mut key = [0u32; 4];
+            let mut key = [0u32; 3];
             for word in &mut key {
                 *word = reader.u32()?;
             }
@@ -294,7 +294,7 @@ mod tests {
         );
         let mut unknown_model = bytes.clone();
         // The first message's model number, after the magic, the two models and the key.
-        let at = 4 + 4 + (4 + "claude-opus-4-5".len()) + (4 + "gpt-5".len()) + 4 + 16;
+        let at = 4 + 4 + (4 + "claude-opus-4-5".len()) + (4 + "gpt-5".len()) + 4 + 12;
         unknown_model[at] = 7;
         assert_eq!(
             Ledger::new().merge_encoded(&unknown_model, 0),

@@ -2,15 +2,16 @@
 //! in memory that grows by a fixed few tens of bytes per distinct message, whatever its ids
 //! hold.
 //!
-//! A message is known by a 128-bit hash of its message id and request id ([`Key`]), not by the
+//! A message is known by a 96-bit hash of its message id and request id ([`Key`]), not by the
 //! ids themselves: 150,000 messages kept as strings made `familiar stats` peak at 35 MB on an
-//! event-dense transcript. The hash is 128-bit SipHash-1-3 under one secret key per process:
-//! random, or the key of `familiar stats`'s cache ([`use_hash_key`]), which keeps ledgers
-//! ([`Ledger::encode`]) from one run to the next. Two different messages share a key only by a
-//! collision of that keyed function: among `n` messages the chance of any is about n² / 2¹²⁹,
-//! under 10⁻²¹ for a billion messages; and without the key (in memory, or in a file only its
-//! user can read), ids cannot be chosen to collide. A collision would count the two messages as
-//! one (the better record of the two kept).
+//! event-dense transcript. The hash is 128-bit SipHash-1-3, cut to 96 bits, under one secret
+//! key per process: random, or the key of `familiar stats`'s cache ([`use_hash_key`]), which
+//! keeps ledgers ([`Ledger::encode`]) from one run to the next. Two different messages share a
+//! key only by a collision of that keyed function: among `n` messages the chance of any is
+//! about n² / 2⁹⁷, under 10⁻¹⁷ for a million messages and 10⁻¹¹ for a billion (128 bits would
+//! cost every message 4 bytes more, a tenth of what it costs); and without the key (in memory,
+//! or in a file only its user can read), ids cannot be chosen to collide. A collision would
+//! count the two messages as one (the better record of the two kept).
 //!
 //! Kept records live in chunks of a fixed size, not one vector that doubles: a growing vector
 //! holds its old and new copies at once while it moves.
@@ -47,10 +48,10 @@ pub fn use_hash_key(key: [u64; 2]) -> bool {
     *KEYING.get_or_init(|| key) == key
 }
 
-/// A message's identity: 128 bits of keyed hash of its message id and request id (as four
+/// A message's identity: 96 bits of keyed hash of its message id and request id (as three
 /// `u32`, so that a kept message needs no 8-byte alignment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Key([u32; 4]);
+struct Key([u32; 3]);
 
 impl Key {
     fn of(message_id: &str, request_id: Option<&str>) -> Key {
@@ -62,12 +63,7 @@ impl Key {
         request_id.hash(&mut hasher);
         let hash = hasher.finish128();
         let (low, high) = (hash.h1, hash.h2);
-        Key([
-            low as u32,
-            (low >> 32) as u32,
-            high as u32,
-            (high >> 32) as u32,
-        ])
+        Key([low as u32, (low >> 32) as u32, high as u32])
     }
 
     /// Where the key lives in the index: its first half is already a keyed hash.
@@ -101,7 +97,7 @@ impl Kept {
     }
 }
 
-/// A kept message as stored: 44 bytes. Token counts fit in `u32` (the records' are capped at
+/// A kept message as stored: 40 bytes. Token counts fit in `u32` (the records' are capped at
 /// 2³⁰); a record with a larger one keeps its counts in [`Ledger`]'s `wide`, and `counts[0]`
 /// is their index there. The input's number and two flags share `source` ([`SOURCE_BITS`]).
 #[derive(Debug, Clone, Copy)]
@@ -220,7 +216,7 @@ impl Messages {
 }
 
 /// Messages seen so far, each counted once (see the module documentation for the rule).
-/// Memory grows with the number of distinct messages (about 51 bytes each), not with the
+/// Memory grows with the number of distinct messages (about 47 bytes each), not with the
 /// number of records or bytes, nor with the length of their ids.
 #[derive(Debug, Clone, Default)]
 pub struct Ledger {
@@ -409,8 +405,8 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_message_is_44_bytes() {
-        assert_eq!(std::mem::size_of::<Message>(), 44);
+    fn a_kept_message_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<Message>(), 40);
     }
 
     /// Counts past `u32` (a Codex rollout's are not capped) are kept whole, replaced by a
