@@ -247,3 +247,39 @@ fn a_deleted_file_leaves_the_cache() {
     tree.run(&["real.jsonl"]);
     assert_eq!(rows(), 2, "a.jsonl and real.jsonl");
 }
+
+/// Two `stats` at once, both filling the cache (a status bar's and the user's): both answer
+/// in full, with nothing to say, and the cache holds every file after.
+#[test]
+fn two_runs_at_once_both_answer() {
+    let tree = three_files();
+    let start = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+            .args(["stats", "--json", "a.jsonl", "b.jsonl", "real.jsonl"])
+            .current_dir(tree.dir.path().join("work"))
+            .env("HOME", tree.dir.path())
+            .env("XDG_CACHE_HOME", tree.cache())
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn familiar")
+    };
+    let runs: Vec<_> = (0..4).map(|_| start()).collect();
+    let expected = tree.stdout(&[
+        "stats",
+        "--json",
+        "--no-cache",
+        "a.jsonl",
+        "b.jsonl",
+        "real.jsonl",
+    ]);
+    for run in runs {
+        let output = run.wait_with_output().expect("wait");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    }
+    let (again, unchanged) = tree.run(&["a.jsonl", "b.jsonl", "real.jsonl"]);
+    assert_eq!((again, unchanged), (expected, 3));
+}

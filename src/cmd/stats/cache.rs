@@ -264,48 +264,62 @@ impl Cache {
         Ok(())
     }
 
-    /// Keep every row `rows` gives, in one transaction; then forget the files that are gone.
-    /// Returns how many rows were kept.
-    pub fn store(&mut self, rows: impl Iterator<Item = Row>) -> anyhow::Result<usize> {
+    /// Keep every row `rows` brings until every sender is gone, a few at a time: a
+    /// transaction holds the database's one write lock (another `stats` waits for it), so
+    /// none is open while the files are read. Then forget the files that are gone. Returns
+    /// how many rows were kept.
+    pub fn store(&mut self, rows: &crossbeam_channel::Receiver<Row>) -> anyhow::Result<usize> {
         let shown_path = shown(&self.path);
         let shown = || shown_path.clone();
-        let tx = self.conn.transaction().with_context(shown)?;
         let mut stored = 0;
-        {
-            let mut insert = tx
-                .prepare(
-                    "INSERT OR REPLACE INTO files
-                     (path, name, dev, ino, size, mtime, ctime, summary, warnings, ledger)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                )
-                .with_context(shown)?;
-            for row in rows {
-                let warnings = serde_json::to_string(&row.kept.warnings).unwrap_or_default();
-                let s = row.stamp;
-                insert
-                    .execute(params![
-                        row.path.as_os_str().as_bytes(),
-                        row.name,
-                        s.dev as i64,
-                        s.ino as i64,
-                        s.size as i64,
-                        s.mtime_ns,
-                        s.ctime_ns,
-                        &*row.kept.summary,
-                        warnings,
-                        row.kept.ledger,
-                    ])
+        let mut batch = Vec::with_capacity(STORE_BATCH);
+        while let Ok(first) = rows.recv() {
+            // What the workers have ready, up to a batch: a commit costs no sync
+            // (`synchronous = NORMAL`), so small batches cost little.
+            batch.push(first);
+            batch.extend(rows.try_iter().take(STORE_BATCH - 1));
+            let tx = self.conn.transaction().with_context(shown)?;
+            {
+                let mut insert = tx
+                    .prepare_cached(
+                        "INSERT OR REPLACE INTO files
+                         (path, name, dev, ino, size, mtime, ctime, summary, warnings, ledger)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    )
                     .with_context(shown)?;
-                stored += 1;
+                for row in batch.drain(..) {
+                    let warnings = serde_json::to_string(&row.kept.warnings).unwrap_or_default();
+                    let s = row.stamp;
+                    insert
+                        .execute(params![
+                            row.path.as_os_str().as_bytes(),
+                            row.name,
+                            s.dev as i64,
+                            s.ino as i64,
+                            s.size as i64,
+                            s.mtime_ns,
+                            s.ctime_ns,
+                            &*row.kept.summary,
+                            warnings,
+                            row.kept.ledger,
+                        ])
+                        .with_context(shown)?;
+                    stored += 1;
+                }
             }
+            tx.commit().with_context(shown)?;
         }
         if stored > 0 {
+            let tx = self.conn.transaction().with_context(shown)?;
             forget_gone(&tx).with_context(shown)?;
+            tx.commit().with_context(shown)?;
         }
-        tx.commit().with_context(shown)?;
         Ok(stored)
     }
 }
+
+/// Rows written in one transaction.
+const STORE_BATCH: usize = 64;
 
 /// Is `err` SQLite's saying that the file is not a database, or a damaged one?
 fn is_damaged(err: &anyhow::Error) -> bool {
