@@ -166,6 +166,7 @@ fn main() -> ExitCode {
         }),
         frame_trace: familiar_game::frame_trace::trace_path(std::env::var_os(FRAME_TRACE_VAR)),
         largest_window: Some(probed.largest_window()),
+        screen: probed.screen,
         ..GameOptions::default()
     };
     match familiar_game::run_game(feed_rx, game) {

@@ -101,6 +101,9 @@ pub struct GameOptions {
     /// The largest window that can open here (`Probed::largest_window`): a remembered size
     /// opens within it. `None`: within `window_memory::MAX_SIDE`.
     pub largest_window: Option<UVec2>,
+    /// The screen's size (`Probed::screen`: every monitor's bounding box): a remembered position
+    /// off it is left to the window manager. `None`: the remembered position as it is.
+    pub screen: Option<UVec2>,
     pub title: String,
     /// Familiars on screen at once (one per session).
     pub max_familiars: usize,
@@ -123,6 +126,7 @@ impl Default for GameOptions {
             continuous: false,
             window_memory: default_window_memory_path(),
             largest_window: None,
+            screen: None,
             title: "Familiar".to_string(),
             max_familiars: 10,
             frame_counter: None,
@@ -233,8 +237,8 @@ pub fn run_game(feed: Receiver<GameFeed>, options: GameOptions) -> Result<(), Ga
     if let Some(m) = &memory {
         let size = m.opening_size(MIN_WINDOW, options.largest_window);
         window.resolution = WindowResolution::new(size.x, size.y);
-        if let (Some(x), Some(y)) = (m.x, m.y) {
-            window.position = WindowPosition::At(IVec2::new(x, y));
+        if let Some(at) = m.opening_position(size, options.screen) {
+            window.position = WindowPosition::At(at);
         }
     }
     let mut app = App::new();

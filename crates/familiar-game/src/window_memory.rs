@@ -35,6 +35,30 @@ impl WindowMemory {
     }
 }
 
+/// How much of a window, in pixels each way, must be on the screen for its remembered position
+/// to be used: enough to see it and drag it back by its top-left corner.
+pub const MIN_ON_SCREEN: i64 = 64;
+
+impl WindowMemory {
+    /// Where to open a window of `size`: the remembered position, when at least
+    /// [`MIN_ON_SCREEN`] pixels of it each way would be on `screen` (the X screen: every
+    /// monitor's bounding box, from the origin); else `None`, for the window manager to place
+    /// it. A position remembered on a monitor since unplugged, or edited by hand, would open
+    /// the window where nobody can see it. With no screen known, the remembered position.
+    pub fn opening_position(&self, size: UVec2, screen: Option<UVec2>) -> Option<IVec2> {
+        let (x, y) = (self.x?, self.y?);
+        let Some(screen) = screen else {
+            return Some(IVec2::new(x, y));
+        };
+        let on_screen = |at: i32, side: u32, screen_side: u32| {
+            let (start, end) = (i64::from(at), i64::from(at) + i64::from(side));
+            end.min(i64::from(screen_side)) - start.max(0) >= MIN_ON_SCREEN
+        };
+        (on_screen(x, size.x, screen.x) && on_screen(y, size.y, screen.y))
+            .then_some(IVec2::new(x, y))
+    }
+}
+
 /// `<config dir>/familiar/window.json` (e.g. `~/.config/familiar/window.json` on Linux).
 pub fn default_window_memory_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "familiar")
@@ -169,6 +193,43 @@ mod tests {
         let err = save(&path, &after).err();
         assert_eq!(err.map(|e| e.kind()), Some(std::io::ErrorKind::StorageFull));
         assert_eq!(load(&path), Some(before));
+    }
+
+    #[test]
+    fn a_remembered_position_off_the_screen_is_left_to_the_window_manager() {
+        let at = |x, y| WindowMemory {
+            width: 800,
+            height: 600,
+            x: Some(x),
+            y: Some(y),
+        };
+        let size = UVec2::new(800, 600);
+        let screen = Some(UVec2::new(1280, 900));
+        // On the screen, or partly off it with a corner to grab: where it was.
+        assert_eq!(
+            at(100, 50).opening_position(size, screen),
+            Some(IVec2::new(100, 50))
+        );
+        assert_eq!(
+            at(1280 - 64, -536).opening_position(size, screen),
+            Some(IVec2::new(1216, -536))
+        );
+        // On a monitor since unplugged (right of the screen, or below it), or all but a sliver
+        // off the screen's left: the window manager places it.
+        assert_eq!(at(2000, 100).opening_position(size, screen), None);
+        assert_eq!(at(100, 900).opening_position(size, screen), None);
+        assert_eq!(at(-800 + 63, 100).opening_position(size, screen), None);
+        assert_eq!(at(i32::MIN, i32::MAX).opening_position(size, screen), None);
+        // No screen probed: where it was; no position remembered: none.
+        assert_eq!(
+            at(5000, 5000).opening_position(size, None),
+            Some(IVec2::new(5000, 5000))
+        );
+        let nowhere = WindowMemory {
+            x: None,
+            ..at(0, 0)
+        };
+        assert_eq!(nowhere.opening_position(size, screen), None);
     }
 
     #[test]
