@@ -15,7 +15,9 @@ dropped, as root), in interleaved rounds:
 - `familiar watch --headless --all -v`: until it says it caught up (every session's snapshot
   printed), then Ctrl-C;
 - `familiar stats FILES...` over every Claude transcript, beside `ccusage claude daily --json
-  --offline` (the pinned ccusage of bench/node) on the same tree, with their token totals.
+  --offline` (the pinned ccusage of bench/node) on the same tree, with their token totals:
+  reading every file (`--no-cache`), its first run (reading every file and filling its cache of
+  files read, the tree's own `~/.cache/familiar`), and a run after it (answering from that).
 
 For each: wall time (median and range), bytes read (`rchar` of the child, as the kernel counts
 its read calls), peak RSS. Nothing under ~/.claude or ~/.codex is read.
@@ -208,8 +210,24 @@ def main():
         "familiar sessions --all --since all": ([binary, "sessions", "--all", "--since", "all"], None),
         "familiar watch --headless --all (to caught up)":
             ([binary, "-v", "watch", "--headless", "--all", "--no-notify"], "caught up"),
-        "familiar stats (every Claude transcript)": ([binary, "-q", "stats", "--json", *files], None),
+        "familiar stats --no-cache (every Claude transcript)":
+            ([binary, "-q", "stats", "--json", "--no-cache", *files], None),
+        # Its first run: the cache emptied first (by the shell the binary then replaces).
+        "familiar stats, filling its cache (the same)":
+            (["sh", "-c", 'rm -rf "$HOME/.cache/familiar" && exec "$0" "$@"',
+              binary, "-q", "stats", "--json", *files], None),
+        "familiar stats, from its cache (the same)": ([binary, "-q", "stats", "--json", *files], None),
     }
+    # The cache filled, and its answer checked against reading every file.
+    kept = subprocess.run([binary, "-q", "stats", "--json", *files], env=env, cwd=str(project),
+                          capture_output=True, check=True).stdout
+    kept_again = subprocess.run([binary, "-q", "stats", "--json", *files], env=env,
+                                cwd=str(project), capture_output=True, check=True).stdout
+    read = subprocess.run([binary, "-q", "stats", "--json", "--no-cache", *files], env=env,
+                          cwd=str(project), capture_output=True, check=True).stdout
+    if kept != read or kept_again != read:
+        sys.exit("familiar stats: the cache's answer is not what reading every file answers")
+    print("familiar stats: the cache answers what reading every file answers, byte for byte")
     if ccusage.exists():
         commands["ccusage claude daily --json --offline"] = (
             [str(ccusage), "claude", "daily", "--json", "--offline"], None)

@@ -4,7 +4,9 @@
 #    fixtures/claude-*/ (what the real CLI wrote), one file at a time (exit 1 on any difference);
 # 2. wall time of both on a many-file tree built from the real fixtures (COPIES copies of each,
 #    message and request ids made unique per copy), interleaved, RUNS rounds: best, median and
-#    range of each, and the ratio of the bests.
+#    range of each, and the ratio of the bests. `familiar stats` runs twice a round: reading
+#    every file (`--no-cache`: what its first run costs) and answering from its cache of files
+#    read before (what every later run costs while the files stay as they are).
 # Usage: bench/stats-vs-ccusage.sh [COPIES]   (needs npm, jq; builds the release binary)
 #        FAMILIAR_BIN=target/debug/familiar RUNS=1 bench/stats-vs-ccusage.sh 1   (equality only)
 #        FAMILIAR_BEFORE=/tmp/familiar-old bench/stats-vs-ccusage.sh   (also times an older
@@ -33,8 +35,8 @@ ccusage_totals() { # CONFIG_DIR -> "input output cache_read cache_write cost"
   CLAUDE_CONFIG_DIR=$1 "$ccusage" claude daily --json --offline 2>/dev/null |
     jq -r '.totals | "\(.inputTokens) \(.outputTokens) \(.cacheReadTokens) \(.cacheCreationTokens) \(.totalCost)"'
 }
-familiar_totals() { # FILES... -> same fields, summed over the per-file rows
-  "$bin" -q stats --json "$@" |
+familiar_totals() { # FILES... -> same fields, summed over the per-file rows (every file read)
+  "$bin" -q stats --json --no-cache "$@" |
     jq -s -r '"\(map(.tokens.input)|add) \(map(.tokens.output)|add) \(map(.tokens.cache_read)|add) \(map(.tokens.cache_creation)|add) \(map(.cost_usd)|add)"'
 }
 same() { # two "tokens... cost" lines: tokens equal, costs within familiar's 4-decimal rounding per file
@@ -96,13 +98,28 @@ timed() {
   else "$@"; echo "0 0" >"$work/cpu"; fi
 }
 cpu() { awk '{ print $1 + $2 }' "$work/cpu"; }
-declare -a t_familiar t_ccusage t_before c_familiar c_ccusage c_before
+declare -a t_familiar t_ccusage t_before t_kept c_familiar c_ccusage c_before c_kept
 before=${FAMILIAR_BEFORE:-}
+# The cache of files read, in the temp tree (never the user's): filled once, and checked to
+# answer what reading every file answers.
+export XDG_CACHE_HOME=$work/cache
+"$bin" -q stats --json "${files[@]}" >"$work/kept.json"
+"$bin" -q stats --json "${files[@]}" >"$work/kept-again.json"
+"$bin" -q stats --json --no-cache "${files[@]}" >"$work/read.json"
+if cmp -s "$work/kept-again.json" "$work/read.json" && cmp -s "$work/kept.json" "$work/read.json"; then
+  echo "the cache answers what reading every file answers, byte for byte"
+else
+  echo "DIFFER: the cache's answer is not what reading every file answers"
+  failures=$((failures + 1))
+fi
 for _ in $(seq "$runs"); do
-  start=$(now); timed "$bin" -q stats --json "${files[@]}" >/dev/null; end=$(now)
+  start=$(now); timed "$bin" -q stats --json --no-cache "${files[@]}" >/dev/null; end=$(now)
   t_familiar+=("$(awk "BEGIN{print $end - $start}")"); c_familiar+=("$(cpu)")
+  start=$(now); timed "$bin" -q stats --json "${files[@]}" >/dev/null; end=$(now)
+  t_kept+=("$(awk "BEGIN{print $end - $start}")"); c_kept+=("$(cpu)")
   if [ -n "$before" ]; then
-    start=$(now); timed "$before" -q stats --json "${files[@]}" >/dev/null; end=$(now)
+    # An older binary may not know --no-cache, nor keep anything.
+    start=$(now); XDG_CACHE_HOME=$work/cache-before timed "$before" -q stats --json "${files[@]}" >/dev/null; end=$(now)
     t_before+=("$(awk "BEGIN{print $end - $start}")"); c_before+=("$(cpu)")
   fi
   start=$(now); CLAUDE_CONFIG_DIR=$work/tree timed "$ccusage" claude daily --json --offline >/dev/null 2>&1; end=$(now)
@@ -110,7 +127,8 @@ for _ in $(seq "$runs"); do
 done
 summary() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
   printf "best %.3f s  median %.3f s  range %.3f-%.3f s", v[1], v[int((NR + 1) / 2)], v[1], v[NR] }'; }
-echo "familiar stats --json FILES...   $(summary "${t_familiar[@]}")"
+echo "familiar stats --json --no-cache FILES...   $(summary "${t_familiar[@]}")"
+echo "familiar stats --json FILES... (cache)  $(summary "${t_kept[@]}")"
 echo "ccusage claude daily --offline   $(summary "${t_ccusage[@]}")"
 best() { printf '%s\n' "$@" | sort -g | head -1; }
 if [ -n "$before" ]; then
@@ -119,8 +137,11 @@ if [ -n "$before" ]; then
     'BEGIN { printf "this binary is %.2fx faster than before (best vs best); before was %.2fx faster than ccusage\n", b / f, c / b }'
 fi
 worst() { printf '%s\n' "$@" | sort -g | tail -1; }
-echo "CPU time (user + system), best: familiar $(best "${c_familiar[@]}") s, ccusage $(best "${c_ccusage[@]}") s${before:+, before $(best "${c_before[@]}") s}"
+echo "CPU time (user + system), best: familiar $(best "${c_familiar[@]}") s (from its cache $(best "${c_kept[@]}") s), ccusage $(best "${c_ccusage[@]}") s${before:+, before $(best "${c_before[@]}") s}"
 awk -v f="$(best "${t_familiar[@]}")" -v c="$(best "${t_ccusage[@]}")" \
   -v fw="$(worst "${t_familiar[@]}")" -v cw="$(worst "${t_ccusage[@]}")" \
-  'BEGIN { printf "familiar is %.2fx faster (best vs best; %.2fx-%.2fx from slowest to fastest pairings), %d runs interleaved\n", c / f, c / fw, cw / f, '"$runs"' }'
+  'BEGIN { printf "familiar reading every file is %.2fx faster (best vs best; %.2fx-%.2fx from slowest to fastest pairings), %d runs interleaved\n", c / f, c / fw, cw / f, '"$runs"' }'
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+awk -v f="$(median "${t_familiar[@]}")" -v k="$(median "${t_kept[@]}")" -v c="$(median "${t_ccusage[@]}")" \
+  'BEGIN { printf "medians: familiar reading every file %.2fx faster than ccusage, from its cache %.2fx\n", c / f, c / k }'
 exit $((failures > 0))
