@@ -301,4 +301,88 @@ mod tests {
             Err(DecodeError::Model(7))
         );
     }
+
+    proptest::proptest! {
+        /// Inputs sharing messages (ties, sidechain copies, larger copies, counts past `u32`,
+        /// records without an id) count the same when some come from bytes, as a cache gives
+        /// them, in any order: the same totals per model and rows per input.
+        #[test]
+        fn some_inputs_from_bytes_count_as_all_read(
+            inputs in proptest::collection::vec(
+                proptest::collection::vec(
+                    (0u8..6, 0u64..4, proptest::bool::ANY, 0u8..3, proptest::bool::ANY),
+                    0..8,
+                ),
+                0..8,
+            ),
+            encoded in proptest::collection::vec(proptest::bool::ANY, 8),
+            reversed in proptest::bool::ANY,
+        ) {
+            let ledger = |source: usize| {
+                let entries: Vec<UsageEntry<'static>> = inputs[source]
+                    .iter()
+                    .map(|&(id, output, sidechain, model, wide)| {
+                        let id = (id != 5).then(|| format!("m{id}"));
+                        let model = ["claude-opus-4-5", "gpt-5", "gemini-2.5-pro"][model as usize];
+                        let mut entry = entry(id.as_deref(), model, output, sidechain);
+                        if !wide {
+                            entry.tokens.cache_read = 1;
+                        }
+                        entry
+                    })
+                    .collect();
+                ledger_of(source as u32, &entries)
+            };
+            let mut direct = Ledger::new();
+            for source in 0..inputs.len() {
+                direct.merge(ledger(source));
+            }
+            let mut mixed = Ledger::new();
+            let mut order: Vec<usize> = (0..inputs.len()).collect();
+            if reversed {
+                order.reverse();
+            }
+            for source in order {
+                if encoded[source] {
+                    let bytes = ledger(source).encode();
+                    mixed.merge_encoded(&bytes, source as u32).expect("decodes");
+                } else {
+                    mixed.merge(ledger(source));
+                }
+            }
+            let prices = PriceTable::default();
+            let (got, want) = (
+                mixed.by_source(inputs.len(), &prices),
+                direct.by_source(inputs.len(), &prices),
+            );
+            for ((got_tokens, got_cost), (want_tokens, want_cost)) in got.iter().zip(&want) {
+                proptest::prop_assert_eq!(got_tokens, want_tokens);
+                // The same messages, summed in another order.
+                proptest::prop_assert!((got_cost - want_cost).abs() <= 1e-9 * want_cost.abs().max(1.0));
+            }
+            let sorted = |ledger: &Ledger| {
+                let mut models: Vec<(String, Tokens)> = ledger
+                    .tokens_by_model()
+                    .into_iter()
+                    .map(|(model, tokens)| (model.to_owned(), tokens))
+                    .collect();
+                models.sort_by(|a, b| a.0.cmp(&b.0));
+                models
+            };
+            proptest::prop_assert_eq!(sorted(&mixed), sorted(&direct));
+        }
+
+        /// Any bytes at all: an error or a merge, never a panic.
+        #[test]
+        fn any_bytes_merge_or_are_refused(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
+            magic in proptest::bool::ANY,
+        ) {
+            let mut bytes = bytes;
+            if magic {
+                bytes.splice(0..0, MAGIC.iter().copied());
+            }
+            let _ = Ledger::new().merge_encoded(&bytes, 0);
+        }
+    }
 }
