@@ -224,7 +224,9 @@ fn a_cache_that_cannot_be_made_costs_a_line_not_the_answer() {
     let output = tree
         .stats(["stats", "--json", "a.jsonl"])
         .stderr_contains("familiar: the cache of files read before cannot be used (cannot make ")
-        .stderr_contains("): reading every file\n")
+        .stderr_contains(
+            "): reading every file (--no-cache reads them without it, and without this warning)\n",
+        )
         .run();
     assert_eq!(String::from_utf8_lossy(&output.stdout), read);
     assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1);
@@ -282,4 +284,32 @@ fn two_runs_at_once_both_answer() {
     }
     let (again, unchanged) = tree.run(&["a.jsonl", "b.jsonl", "real.jsonl"]);
     assert_eq!((again, unchanged), (expected, 3));
+}
+
+/// A cache damaged past its first pages (its tables' own pages) is found so only when rows are
+/// looked up: said once, and made anew by the next run; the answer is the files'.
+#[test]
+fn a_cache_damaged_inside_is_made_anew_by_the_next_run() {
+    let tree = three_files();
+    let files = ["a.jsonl", "b.jsonl"];
+    let (first, _) = tree.run(&files);
+    let database = tree.cache().join("familiar/stats.sqlite3");
+    let mut bytes = std::fs::read(&database).expect("read the cache");
+    assert!(bytes.len() > 4 * 4096, "{} bytes", bytes.len());
+    // Pages 1 to 3 (the schema, `meta` and its index) stay; the rest is noise.
+    for byte in &mut bytes[3 * 4096..] {
+        *byte = 0x55;
+    }
+    std::fs::write(&database, bytes).expect("damage the cache");
+    let output = tree
+        .stats(["stats", "--json", "a.jsonl", "b.jsonl"])
+        .stderr_contains("familiar: the cache of files read before cannot be read (")
+        .stderr_contains("): reading the files; it is made anew\n")
+        .run();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), first);
+    assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1);
+    let (again, unchanged) = tree.run(&files);
+    assert_eq!((again, unchanged), (first.clone(), 0));
+    let (kept, unchanged) = tree.run(&files);
+    assert_eq!((kept, unchanged), (first, 2));
 }

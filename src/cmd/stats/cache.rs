@@ -100,14 +100,8 @@ impl Cache {
         match Cache::open_once(path, fingerprint) {
             Err(err) if is_damaged(&err) => {
                 // Only ever a copy of what the transcripts say: made anew.
-                for file in [
-                    path.to_owned(),
-                    sidecar(path, "-wal"),
-                    sidecar(path, "-shm"),
-                ] {
-                    let _ = std::fs::remove_file(file);
-                }
-                super::super::style::warning(format_args!("{}: {err:#}: made anew", shown(path)));
+                remove(path);
+                crate::cmd::style::warning(format_args!("{}: {err:#}: made anew", shown(path)));
                 Cache::open_once(path, fingerprint)
             }
             opened => opened,
@@ -208,6 +202,13 @@ impl Cache {
         };
         tx.commit()?;
         Ok(key)
+    }
+
+    /// Remove a cache found damaged after it was opened: the next run makes it anew.
+    pub fn discard(self) {
+        let Cache { path, conn } = self;
+        drop(conn);
+        remove(&path);
     }
 
     /// Look up each of `files` (an input's number, absolute path, name as given, and stamp):
@@ -321,8 +322,19 @@ impl Cache {
 /// Rows written in one transaction.
 const STORE_BATCH: usize = 64;
 
+/// Remove the cache at `path`, and SQLite's files beside it.
+fn remove(path: &Path) {
+    for file in [
+        path.to_owned(),
+        sidecar(path, "-wal"),
+        sidecar(path, "-shm"),
+    ] {
+        let _ = std::fs::remove_file(file);
+    }
+}
+
 /// Is `err` SQLite's saying that the file is not a database, or a damaged one?
-fn is_damaged(err: &anyhow::Error) -> bool {
+pub fn is_damaged(err: &anyhow::Error) -> bool {
     err.chain()
         .filter_map(|cause| cause.downcast_ref::<rusqlite::Error>())
         .any(|err| {

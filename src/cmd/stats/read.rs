@@ -44,7 +44,8 @@ pub(super) fn open_cache(config: &NormalizerConfig) -> Option<cache::Cache> {
         Ok(cache) => Some(cache),
         Err(err) => {
             crate::cmd::style::warning(format_args!(
-                "the cache of files read before cannot be used ({err:#}): reading every file"
+                "the cache of files read before cannot be used ({err:#}): reading every file \
+                 (--no-cache reads them without it, and without this warning)"
             ));
             None
         }
@@ -85,10 +86,14 @@ pub(super) fn read_all(
             }
         });
         if let Err(err) = looked_up {
+            let damaged = cache::is_damaged(&err);
             crate::cmd::style::warning(format_args!(
-                "the cache of files read before cannot be read ({err:#}): reading the files"
+                "the cache of files read before cannot be read ({err:#}): reading the files{}",
+                if damaged { "; it is made anew" } else { "" }
             ));
-            cache = None;
+            if let Some(damaged) = cache.take().filter(|_| damaged) {
+                damaged.discard();
+            }
         }
         let unchanged = results.iter().filter(|result| result.is_some()).count();
         tracing::info!(
