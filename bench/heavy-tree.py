@@ -228,6 +228,18 @@ def main():
     if kept != read or kept_again != read:
         sys.exit("familiar stats: the cache's answer is not what reading every file answers")
     print("familiar stats: the cache answers what reading every file answers, byte for byte")
+    rows = [json.loads(line) for line in read.splitlines()]
+    ours = [sum(row["tokens"][key] for row in rows)
+            for key in ("input", "output", "cache_read", "cache_creation")]
+    print(f"familiar stats totals: tokens {ours}, cost {sum(row['cost_usd'] for row in rows):.2f}")
+    if ccusage.exists():
+        theirs = json.loads(subprocess.run(
+            [str(ccusage), "claude", "daily", "--json", "--offline"], env=env, cwd=str(project),
+            capture_output=True, check=True).stdout)["totals"]
+        theirs_tokens = [theirs[key] for key in
+                         ("inputTokens", "outputTokens", "cacheReadTokens", "cacheCreationTokens")]
+        print(f"ccusage totals:        tokens {theirs_tokens}, cost {theirs['totalCost']:.2f}"
+              f" ({'the same tokens' if theirs_tokens == ours else 'TOKENS DIFFER'})")
     if ccusage.exists():
         commands["ccusage claude daily --json --offline"] = (
             [str(ccusage), "claude", "daily", "--json", "--offline"], None)
