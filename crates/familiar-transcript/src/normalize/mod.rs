@@ -41,7 +41,7 @@ use familiar_model::{Event, EventKind, Status};
 use crate::Diagnostic;
 use crate::agent::{AgentState, LineMeta};
 use crate::metrics::Metrics;
-use crate::record::Record;
+use crate::record::{Record, TextOr};
 
 /// Error texts longer than this are cut (tool output can be megabytes).
 pub const MAX_ERROR_TEXT: usize = 2_000;
@@ -361,7 +361,9 @@ impl Normalizer {
     ) {
         let kind = record.kind.as_deref().unwrap_or("");
         // Gemini CLI's, Qwen Code's, Copilot CLI's and opencode's sessions (`own`).
-        if let Some(own) = self.own_reader(record.kind.as_deref(), json) {
+        let claude_message =
+            matches!(&record.message, Some(TextOr::Value(m)) if m.content.is_some());
+        if let Some(own) = self.own_reader(record.kind.as_deref(), json, claude_message) {
             let meta = LineMeta {
                 line,
                 raw,

@@ -19,11 +19,19 @@ pub(super) enum Own {
 
 impl Normalizer {
     /// Whose record this is, if another CLI's reader reads it: the one already reading this
-    /// input, or the one whose shape it has.
-    pub(super) fn own_reader(&self, kind: Option<&str>, json: &str) -> Option<Own> {
+    /// input, or the one whose shape it has. `claude_message`: the record's `message` has
+    /// Claude's `content`, which a Qwen Code message never has (its messages are Gemini API
+    /// contents, `parts`), so its line is not searched for Qwen Code's shape: the search went
+    /// through every big line (tool results, pastes), a thirtieth of `familiar stats`.
+    pub(super) fn own_reader(
+        &self,
+        kind: Option<&str>,
+        json: &str,
+        claude_message: bool,
+    ) -> Option<Own> {
         if self.gemini.is_some() || crate::gemini::is_record(kind, json) {
             Some(Own::Gemini)
-        } else if self.qwen.is_some() || crate::qwen::is_record(kind, json) {
+        } else if self.qwen.is_some() || (!claude_message && crate::qwen::is_record(kind, json)) {
             Some(Own::Qwen)
         } else if self.copilot.is_some() || crate::copilot::is_record(kind, json) {
             Some(Own::Copilot)
