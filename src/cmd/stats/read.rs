@@ -167,6 +167,7 @@ pub(super) fn read_all(
         drop(keep);
         if let Some(cache) = cache.as_mut() {
             match cache.store(&kept) {
+                Ok(0) => {}
                 Ok(stored) => tracing::info!("{stored} inputs read kept for the next run"),
                 Err(err) => crate::cmd::style::warning(format_args!(
                     "the files read could not be kept for the next run ({err:#})"
