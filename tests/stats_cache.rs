@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
 
 use common::{Test, fixture, real_fixture};
@@ -312,4 +313,56 @@ fn a_cache_damaged_inside_is_made_anew_by_the_next_run() {
     assert_eq!((again, unchanged), (first.clone(), 0));
     let (kept, unchanged) = tree.run(&files);
     assert_eq!((kept, unchanged), (first, 2));
+}
+
+/// A cache that is not a regular file (a FIFO: opening it to write would wait for a reader for
+/// ever) is said once and left alone; the answer is the files'.
+#[test]
+fn a_cache_that_is_a_fifo_costs_a_line_not_a_hang() {
+    let tree = three_files();
+    let folder = tree.cache().join("familiar");
+    std::fs::create_dir_all(&folder).expect("cache folder");
+    let fifo = folder.join("stats.sqlite3");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
+        .args(["stats", "--json", "a.jsonl"])
+        .current_dir(tree.dir.path().join("work"))
+        .env("HOME", tree.dir.path())
+        .env("XDG_CACHE_HOME", tree.cache())
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn familiar");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("familiar stats hung on a FIFO as its cache");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("stats.sqlite3 is not a regular file): reading every file"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        tree.stdout(&["stats", "--json", "--no-cache", "a.jsonl"])
+    );
+    assert!(
+        std::fs::metadata(&fifo)
+            .expect("still there")
+            .file_type()
+            .is_fifo(),
+        "the FIFO is left as it was"
+    );
 }

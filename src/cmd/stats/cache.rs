@@ -117,6 +117,11 @@ impl Cache {
                 .create(folder)
                 .with_context(|| format!("cannot make {}", self::shown(folder)))?;
         }
+        // Anything but a regular file (a FIFO would block the open below for ever, a device
+        // would be written to) is not a cache.
+        if let Ok(meta) = std::fs::metadata(path) {
+            anyhow::ensure!(meta.is_file(), "{} is not a regular file", shown(path));
+        }
         // Made readable by its user alone before SQLite writes a byte to it (its journal
         // files take the database's permissions).
         std::fs::OpenOptions::new()
