@@ -206,11 +206,12 @@ fn a_damaged_cache_is_made_anew() {
     std::fs::write(&database, vec![b'x'; 8192]).expect("damage the cache");
     let output = tree
         .stats(["stats", "--json", "a.jsonl", "b.jsonl"])
-        .stderr_contains("stats.sqlite3: ")
-        .stderr_contains(": made anew\n")
+        .stderr(format!(
+            "familiar: {}: file is not a database (SQLite error 26): made anew\n",
+            database.display()
+        ))
         .run();
     assert_eq!(String::from_utf8_lossy(&output.stdout), first);
-    assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1);
     let (again, unchanged) = tree.run(&["a.jsonl", "b.jsonl"]);
     assert_eq!((again, unchanged), (first, 2));
 }
@@ -365,4 +366,66 @@ fn a_cache_that_is_a_fifo_costs_a_line_not_a_hang() {
             .is_fifo(),
         "the FIFO is left as it was"
     );
+}
+
+/// A disk that fills while the cache is written (here: a file size limit on the process,
+/// `RLIMIT_FSIZE`, with `SIGXFSZ` ignored, so that a write past it fails as on a full disk)
+/// is said once; the answer is the files', and a later run with room answers the same.
+#[test]
+fn a_full_disk_while_keeping_costs_a_line_not_the_answer() {
+    use std::os::unix::process::CommandExt as _;
+    // Twenty real transcripts: rows of more than the limit, which SQLite's shared-memory
+    // index (32 KiB) and the tables' first pages are not.
+    let real = real_fixture("v2.1.59-erk-local-command-progress.jsonl");
+    let names: Vec<String> = (0..20).map(|n| format!("real-{n}.jsonl")).collect();
+    let copies: Vec<(&str, &Path)> = names
+        .iter()
+        .map(|name| (name.as_str(), real.as_path()))
+        .collect();
+    let tree = Tree::new(&copies);
+    let files: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut args = vec!["stats", "--json", "--no-cache"];
+    args.extend(&files);
+    let expected = tree.stdout(&args);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"));
+    command
+        .args(["stats", "--json"])
+        .args(&files)
+        .current_dir(tree.dir.path().join("work"))
+        .env("HOME", tree.dir.path())
+        .env("XDG_CACHE_HOME", tree.cache())
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null());
+    // SAFETY: between fork and exec only async-signal-safe calls (signal, setrlimit).
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 40 * 1024,
+                rlim_max: 40 * 1024,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().expect("run familiar");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    let database = tree.cache().join("familiar/stats.sqlite3");
+    assert_eq!(
+        stderr,
+        format!(
+            "familiar: the files read could not be kept for the next run ({}: disk I/O error \
+             (SQLite error 778))\n",
+            database.display()
+        )
+    );
+    // With room again: the same answer, and kept.
+    let (again, _) = tree.run(&files);
+    assert_eq!(again, expected);
+    let (kept, unchanged) = tree.run(&files);
+    assert_eq!((kept, unchanged), (expected, 20));
 }

@@ -20,7 +20,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use familiar_model::text::printable_line;
 use familiar_transcript::{NormalizerConfig, usage};
-use rusqlite::{Connection, OptionalExtension as _, params};
+use rusqlite::{Connection, OptionalExtension as _, TransactionBehavior, params};
 
 /// The layout of the tables below; a cache of another layout is emptied.
 const SCHEMA: i64 = 1;
@@ -101,7 +101,8 @@ impl Cache {
             Err(err) if is_damaged(&err) => {
                 // Only ever a copy of what the transcripts say: made anew.
                 remove(path);
-                crate::cmd::style::warning(format_args!("{}: {err:#}: made anew", shown(path)));
+                // `err` names the file.
+                crate::cmd::style::warning(format_args!("{err:#}: made anew"));
                 Cache::open_once(path, fingerprint)
             }
             opened => opened,
@@ -130,25 +131,34 @@ impl Cache {
             .mode(0o600)
             .open(path)
             .with_context(shown_path)?;
-        let conn = Connection::open(path).with_context(shown_path)?;
+        let conn = Connection::open(path)
+            .map_err(Sqlite)
+            .with_context(shown_path)?;
         // Another `stats` writing: wait a little, then do without.
         conn.busy_timeout(Duration::from_millis(500))
+            .map_err(Sqlite)
             .with_context(shown_path)?;
         // Readers never wait for the writer; a commit is not synced to the disk (a cache row
         // lost to a power cut is a file read again).
         conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(Sqlite)
             .with_context(shown_path)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(Sqlite)
             .with_context(shown_path)?;
         // Its rows are read and written once each: a small page cache is enough (SQLite's
         // default of 2 MB was a tenth of `stats`'s peak RSS).
         conn.pragma_update(None, "cache_size", -256)
+            .map_err(Sqlite)
             .with_context(shown_path)?;
         let mut cache = Cache {
             path: path.to_owned(),
             conn,
         };
-        let key = cache.prepare(fingerprint).with_context(shown_path)?;
+        let key = cache
+            .prepare(fingerprint)
+            .map_err(Sqlite)
+            .with_context(shown_path)?;
         anyhow::ensure!(
             usage::use_hash_key(key),
             "{}: messages were hashed under another key before it was opened",
@@ -160,7 +170,11 @@ impl Cache {
     /// Make the tables, empty them if they were made for another fingerprint or layout, and
     /// return the hash key (made now if there is none).
     fn prepare(&mut self, fingerprint: &str) -> rusqlite::Result<[u64; 2]> {
-        let tx = self.conn.transaction()?;
+        // The write lock at once: a transaction that reads, then writes, fails at once
+        // (without waiting) when another `stats` wrote in between, as two first runs do.
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         tx.execute_batch(
             "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);
              CREATE TABLE IF NOT EXISTS files (
@@ -227,12 +241,17 @@ impl Cache {
         let shown_path = shown(&self.path);
         let shown = || shown_path.clone();
         // One snapshot for every lookup: one lock taken, not one per file.
-        let snapshot = self.conn.unchecked_transaction().with_context(shown)?;
+        let snapshot = self
+            .conn
+            .unchecked_transaction()
+            .map_err(Sqlite)
+            .with_context(shown)?;
         let mut statement = snapshot
             .prepare(
                 "SELECT name, dev, ino, size, mtime, ctime, summary, warnings, ledger
                  FROM files WHERE path = ?1",
             )
+            .map_err(Sqlite)
             .with_context(shown)?;
         for (index, path, name, stamp) in files {
             let row = statement
@@ -253,6 +272,7 @@ impl Cache {
                     Ok(Some((summary, warnings, row.get::<_, Vec<u8>>(8)?)))
                 })
                 .optional()
+                .map_err(Sqlite)
                 .with_context(shown)?
                 .flatten();
             // A row whose warnings do not read back is a file to read again.
@@ -284,7 +304,11 @@ impl Cache {
             // (`synchronous = NORMAL`), so small batches cost little.
             batch.push(first);
             batch.extend(rows.try_iter().take(STORE_BATCH - 1));
-            let tx = self.conn.transaction().with_context(shown)?;
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(Sqlite)
+                .with_context(shown)?;
             {
                 let mut insert = tx
                     .prepare_cached(
@@ -292,6 +316,7 @@ impl Cache {
                          (path, name, dev, ino, size, mtime, ctime, summary, warnings, ledger)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                     )
+                    .map_err(Sqlite)
                     .with_context(shown)?;
                 for row in batch.drain(..) {
                     let warnings = serde_json::to_string(&row.kept.warnings).unwrap_or_default();
@@ -309,16 +334,21 @@ impl Cache {
                             warnings,
                             row.kept.ledger,
                         ])
+                        .map_err(Sqlite)
                         .with_context(shown)?;
                     stored += 1;
                 }
             }
-            tx.commit().with_context(shown)?;
+            tx.commit().map_err(Sqlite).with_context(shown)?;
         }
         if stored > 0 {
-            let tx = self.conn.transaction().with_context(shown)?;
-            forget_gone(&tx).with_context(shown)?;
-            tx.commit().with_context(shown)?;
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(Sqlite)
+                .with_context(shown)?;
+            forget_gone(&tx).map_err(Sqlite).with_context(shown)?;
+            tx.commit().map_err(Sqlite).with_context(shown)?;
         }
         Ok(stored)
     }
@@ -338,17 +368,50 @@ fn remove(path: &Path) {
     }
 }
 
+/// Is `err` SQLite's saying that another connection holds the database (another `stats`
+/// writing it) for longer than this one waits?
+pub fn is_busy(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|cause| cause.downcast_ref::<Sqlite>())
+        .any(|Sqlite(err)| {
+            matches!(
+                err.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            )
+        })
+}
+
 /// Is `err` SQLite's saying that the file is not a database, or a damaged one?
 pub fn is_damaged(err: &anyhow::Error) -> bool {
     err.chain()
-        .filter_map(|cause| cause.downcast_ref::<rusqlite::Error>())
-        .any(|err| {
+        .filter_map(|cause| cause.downcast_ref::<Sqlite>())
+        .any(|Sqlite(err)| {
             matches!(
                 err.sqlite_error_code(),
                 Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
             )
         })
 }
+
+/// A SQLite error as one cause: its message and its extended code (`rusqlite::Error` says the
+/// message, then again through its source: "disk I/O error: Error code 778: disk I/O error").
+#[derive(Debug)]
+struct Sqlite(rusqlite::Error);
+
+impl std::fmt::Display for Sqlite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            rusqlite::Error::SqliteFailure(code, message) => {
+                let text = rusqlite::ffi::code_to_str(code.extended_code);
+                let message = message.as_deref().unwrap_or(text);
+                write!(f, "{message} (SQLite error {})", code.extended_code)
+            }
+            other => other.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Sqlite {}
 
 /// SQLite's file beside the database (`-wal`, `-shm`).
 fn sidecar(path: &Path, suffix: &str) -> PathBuf {

@@ -42,6 +42,11 @@ pub(super) fn open_cache(config: &NormalizerConfig) -> Option<cache::Cache> {
     let path = cache::default_path()?;
     match cache::Cache::open(&path, &cache::fingerprint(config)) {
         Ok(cache) => Some(cache),
+        // Another `stats` is writing it, and keeps what it reads: nothing to tell the user.
+        Err(err) if cache::is_busy(&err) => {
+            tracing::info!("the cache of files read before is busy ({err:#}): reading every file");
+            None
+        }
         Err(err) => {
             crate::cmd::style::warning(format_args!(
                 "the cache of files read before cannot be used ({err:#}): reading every file \
@@ -85,7 +90,12 @@ pub(super) fn read_all(
                 results[index] = Some((kept.warnings, Ok(kept.summary)));
             }
         });
-        if let Err(err) = looked_up {
+        if let Err(err) = &looked_up
+            && cache::is_busy(err)
+        {
+            tracing::info!("the cache of files read before is busy ({err:#}): reading the files");
+            cache = None;
+        } else if let Err(err) = looked_up {
             let damaged = cache::is_damaged(&err);
             crate::cmd::style::warning(format_args!(
                 "the cache of files read before cannot be read ({err:#}): reading the files{}",
@@ -169,6 +179,9 @@ pub(super) fn read_all(
             match cache.store(&kept) {
                 Ok(0) => {}
                 Ok(stored) => tracing::info!("{stored} inputs read kept for the next run"),
+                Err(err) if cache::is_busy(&err) => {
+                    tracing::info!("the files read were not kept: the cache is busy ({err:#})")
+                }
                 Err(err) => crate::cmd::style::warning(format_args!(
                     "the files read could not be kept for the next run ({err:#})"
                 )),
