@@ -41,6 +41,24 @@ impl Tree {
             .args(args)
     }
 
+    /// `familiar stats --json FILES` as a plain child process with this tree's cache folder,
+    /// for what the builder does not do (several at once, a deadline, limits); its output
+    /// piped.
+    fn command(&self, files: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"));
+        command
+            .args(["stats", "--json"])
+            .args(files)
+            .current_dir(self.dir.path().join("work"))
+            .env("HOME", self.dir.path())
+            .env("XDG_CACHE_HOME", self.cache())
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        command
+    }
+
     fn stdout(&self, args: &[&str]) -> String {
         let output = self.stats(args).run();
         String::from_utf8(output.stdout).expect("UTF-8 output")
@@ -258,15 +276,7 @@ fn a_deleted_file_leaves_the_cache() {
 fn two_runs_at_once_both_answer() {
     let tree = three_files();
     let start = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
-            .args(["stats", "--json", "a.jsonl", "b.jsonl", "real.jsonl"])
-            .current_dir(tree.dir.path().join("work"))
-            .env("HOME", tree.dir.path())
-            .env("XDG_CACHE_HOME", tree.cache())
-            .env("NO_COLOR", "1")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
+        tree.command(&["a.jsonl", "b.jsonl", "real.jsonl"])
             .spawn()
             .expect("spawn familiar")
     };
@@ -329,17 +339,7 @@ fn a_cache_that_is_a_fifo_costs_a_line_not_a_hang() {
         .status()
         .expect("mkfifo");
     assert!(made.success());
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"))
-        .args(["stats", "--json", "a.jsonl"])
-        .current_dir(tree.dir.path().join("work"))
-        .env("HOME", tree.dir.path())
-        .env("XDG_CACHE_HOME", tree.cache())
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn familiar");
+    let mut child = tree.command(&["a.jsonl"]).spawn().expect("spawn familiar");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while child.try_wait().expect("wait").is_none() {
         if std::time::Instant::now() > deadline {
@@ -387,15 +387,7 @@ fn a_full_disk_while_keeping_costs_a_line_not_the_answer() {
     let mut args = vec!["stats", "--json", "--no-cache"];
     args.extend(&files);
     let expected = tree.stdout(&args);
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_familiar"));
-    command
-        .args(["stats", "--json"])
-        .args(&files)
-        .current_dir(tree.dir.path().join("work"))
-        .env("HOME", tree.dir.path())
-        .env("XDG_CACHE_HOME", tree.cache())
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null());
+    let mut command = tree.command(&files);
     // SAFETY: between fork and exec only async-signal-safe calls (signal, setrlimit).
     unsafe {
         command.pre_exec(|| {

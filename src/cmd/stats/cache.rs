@@ -371,26 +371,32 @@ fn remove(path: &Path) {
 /// Is `err` SQLite's saying that another connection holds the database (another `stats`
 /// writing it) for longer than this one waits?
 pub fn is_busy(err: &anyhow::Error) -> bool {
-    err.chain()
-        .filter_map(|cause| cause.downcast_ref::<Sqlite>())
-        .any(|Sqlite(err)| {
-            matches!(
-                err.sqlite_error_code(),
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-            )
-        })
+    sqlite_says(
+        err,
+        &[
+            rusqlite::ErrorCode::DatabaseBusy,
+            rusqlite::ErrorCode::DatabaseLocked,
+        ],
+    )
 }
 
 /// Is `err` SQLite's saying that the file is not a database, or a damaged one?
 pub fn is_damaged(err: &anyhow::Error) -> bool {
+    sqlite_says(
+        err,
+        &[
+            rusqlite::ErrorCode::NotADatabase,
+            rusqlite::ErrorCode::DatabaseCorrupt,
+        ],
+    )
+}
+
+/// Is one of `err`'s causes a SQLite error with one of these codes?
+fn sqlite_says(err: &anyhow::Error, codes: &[rusqlite::ErrorCode]) -> bool {
     err.chain()
         .filter_map(|cause| cause.downcast_ref::<Sqlite>())
-        .any(|Sqlite(err)| {
-            matches!(
-                err.sqlite_error_code(),
-                Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
-            )
-        })
+        .filter_map(|Sqlite(err)| err.sqlite_error_code())
+        .any(|code| codes.contains(&code))
 }
 
 /// A SQLite error as one cause: its message and its extended code (`rusqlite::Error` says the

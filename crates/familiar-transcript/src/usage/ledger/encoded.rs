@@ -9,8 +9,7 @@
 //! Keys are hashes under the process's key ([`super::use_hash_key`]): bytes encoded under
 //! another key merge, but their messages match none of this run's.
 
-use super::{Kept, Key, Ledger};
-use crate::pricing::Tokens;
+use super::{Kept, Key, Ledger, counts_of, tokens_of};
 
 const MAGIC: &[u8; 4] = b"FLD1";
 const SIDECHAIN: u8 = 1;
@@ -115,14 +114,7 @@ fn put_u32(out: &mut Vec<u8>, value: usize) {
 }
 
 fn put_kept(out: &mut Vec<u8>, kept: &Kept) {
-    let t = &kept.tokens;
-    let counts = [
-        t.input,
-        t.output,
-        t.cache_read,
-        t.cache_creation,
-        t.cache_creation_1h,
-    ];
+    let counts = counts_of(&kept.tokens);
     let narrow = counts.iter().all(|&count| u32::try_from(count).is_ok());
     out.extend_from_slice(&kept.model.to_le_bytes());
     let mut flags = if kept.sidechain { SIDECHAIN } else { 0 };
@@ -180,16 +172,9 @@ impl<'a> Reader<'a> {
                 u64::from(self.u32()?)
             };
         }
-        let [input, output, cache_read, cache_creation, cache_creation_1h] = counts;
         Ok(Kept {
             model,
-            tokens: Tokens {
-                input,
-                output,
-                cache_read,
-                cache_creation,
-                cache_creation_1h,
-            },
+            tokens: tokens_of(counts),
             sidechain: flags & SIDECHAIN != 0,
             source: 0,
         })
@@ -201,7 +186,7 @@ mod tests {
     use std::borrow::Cow;
 
     use super::*;
-    use crate::pricing::PriceTable;
+    use crate::pricing::{PriceTable, Tokens};
     use crate::usage::UsageEntry;
 
     fn entry(id: Option<&str>, model: &str, output: u64, sidechain: bool) -> UsageEntry<'static> {

@@ -116,15 +116,7 @@ const WIDE: u32 = 1 << 31;
 
 impl Message {
     fn new(key: Key, kept: &Kept, wide: &mut Vec<Tokens>) -> Message {
-        let t = &kept.tokens;
-        let narrow = [
-            t.input,
-            t.output,
-            t.cache_read,
-            t.cache_creation,
-            t.cache_creation_1h,
-        ]
-        .map(u32::try_from);
+        let narrow = counts_of(&kept.tokens).map(u32::try_from);
         let (counts, is_wide) = match narrow {
             [Ok(a), Ok(b), Ok(c), Ok(d), Ok(e)] => ([a, b, c, d, e], false),
             _ => {
@@ -154,15 +146,7 @@ impl Message {
                 .copied()
                 .unwrap_or_default()
         } else {
-            let [input, output, cache_read, cache_creation, cache_creation_1h] =
-                self.counts.map(u64::from);
-            Tokens {
-                input,
-                output,
-                cache_read,
-                cache_creation,
-                cache_creation_1h,
-            }
+            tokens_of(self.counts.map(u64::from))
         };
         Kept {
             model: self.model,
@@ -170,6 +154,29 @@ impl Message {
             sidechain: self.source & SIDECHAIN != 0,
             source: self.source & SOURCE_BITS,
         }
+    }
+}
+
+/// A record's five counts, in the order a kept message and an encoded ledger keep them.
+fn counts_of(t: &Tokens) -> [u64; 5] {
+    [
+        t.input,
+        t.output,
+        t.cache_read,
+        t.cache_creation,
+        t.cache_creation_1h,
+    ]
+}
+
+/// The counts [`counts_of`] gave, as tokens.
+fn tokens_of(counts: [u64; 5]) -> Tokens {
+    let [input, output, cache_read, cache_creation, cache_creation_1h] = counts;
+    Tokens {
+        input,
+        output,
+        cache_read,
+        cache_creation,
+        cache_creation_1h,
     }
 }
 
