@@ -421,3 +421,31 @@ fn a_full_disk_while_keeping_costs_a_line_not_the_answer() {
     let (kept, unchanged) = tree.run(&files);
     assert_eq!((kept, unchanged), (expected, 20));
 }
+
+/// A kept row whose summary is not JSON (damaged bytes in a row SQLite cannot check) is a
+/// file to read again, not an error when the answer is printed.
+#[test]
+fn a_kept_summary_that_is_not_json_is_read_again() {
+    let tree = three_files();
+    let files = ["a.jsonl", "b.jsonl", "real.jsonl"];
+    let (first, _) = tree.run(&files);
+    let database = tree.cache().join("familiar/stats.sqlite3");
+    let conn = rusqlite::Connection::open(&database).expect("open the cache");
+    let changed = conn
+        .execute(
+            "UPDATE files SET summary = '{\"file\": \"b.jsonl\", \"ses' WHERE name = 'b.jsonl'",
+            [],
+        )
+        .expect("damage a row");
+    assert_eq!(changed, 1);
+    drop(conn);
+    let output = tree
+        .stats(["-v", "stats", "--json"].iter().chain(&files))
+        .run();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), first);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(" 2 of 3 inputs unchanged"), "{stderr}");
+    assert!(!stderr.contains("familiar:"), "{stderr}");
+    let (again, unchanged) = tree.run(&files);
+    assert_eq!((again, unchanged), (first, 3));
+}

@@ -231,8 +231,8 @@ impl Cache {
     }
 
     /// Look up each of `files` (an input's number, absolute path, name as given, and stamp):
-    /// the ones read as that name and unchanged since are handed to `found`, which says
-    /// whether it could use them. All in one read of the database.
+    /// the ones read as that name and unchanged since are handed to `found`. All in one read
+    /// of the database.
     pub fn lookup(
         &self,
         files: impl Iterator<Item = (usize, PathBuf, String, Stamp)>,
