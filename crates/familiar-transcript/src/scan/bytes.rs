@@ -1,29 +1,63 @@
 //! Byte-level string scanning for [`super`]: where the next `"`, `\` or control byte of a
-//! JSON string lies (64 bytes a step, SSE2 masks on x86-64, a plain loop elsewhere) and how
-//! long an escape is. No JSON structure here: the cursor in `mod.rs` decides what bytes mean.
+//! JSON string lies, and for a long string which characters its backslashes escape (64 bytes
+//! a step, SSE2 masks on x86-64, a plain loop elsewhere); how long an escape is. No JSON
+//! structure here: the cursor in `mod.rs` decides what bytes mean.
 
 /// Bit i set when byte `at + i` is `"`, `\` or a control byte, for the 64 bytes from `at`;
-/// `None` when fewer than 64 are left.
+/// `None` when fewer than 64 are left. A string's first window: most strings (keys, ids,
+/// names) end in it before any escape.
 #[inline]
 pub(super) fn window_mask(bytes: &[u8], at: usize) -> Option<u64> {
     let window: &[u8; WINDOW] = bytes.get(at..at + WINDOW)?.try_into().ok()?;
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut mask = 0u64;
-        for (index, chunk) in window.chunks_exact(16).enumerate() {
-            let chunk: &[u8; 16] = chunk.try_into().ok()?;
-            mask |= u64::from(sse2::special_mask(chunk)) << (16 * index);
-        }
-        Some(mask)
+    let mut mask = 0u64;
+    for (index, chunk) in window.chunks_exact(16).enumerate() {
+        let chunk: &[u8; 16] = chunk.try_into().ok()?;
+        mask |= u64::from(special_mask(chunk)) << (16 * index);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut mask = 0u64;
-        for (index, &byte) in window.iter().enumerate() {
-            mask |= u64::from(is_special(byte)) << index;
-        }
-        Some(mask)
+    Some(mask)
+}
+
+/// What a long string's window holds, one bit a byte (bit i for byte `at + i`).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(super) struct Masks {
+    pub(super) quote: u64,
+    pub(super) backslash: u64,
+    /// Below 0x20: refused anywhere in a string.
+    pub(super) control: u64,
+    /// The escapes nearly every text uses after a backslash besides `"` and `\`: `n`, `t`.
+    pub(super) common: u64,
+}
+
+/// [`Masks`] of the 64 bytes from `at`; `None` when fewer than 64 are left.
+#[inline]
+pub(super) fn window_masks(bytes: &[u8], at: usize) -> Option<Masks> {
+    let window: &[u8; WINDOW] = bytes.get(at..at + WINDOW)?.try_into().ok()?;
+    let mut masks = Masks::default();
+    for (index, chunk) in window.chunks_exact(16).enumerate() {
+        let chunk: &[u8; 16] = chunk.try_into().ok()?;
+        let part = chunk_masks(chunk);
+        let shift = 16 * index;
+        masks.quote |= u64::from(part.quote) << shift;
+        masks.backslash |= u64::from(part.backslash) << shift;
+        masks.control |= u64::from(part.control) << shift;
+        masks.common |= u64::from(part.common) << shift;
     }
+    Some(masks)
+}
+
+/// The characters a window's backslashes escape (the byte after each backslash that is not
+/// itself escaped), without a branch: simdjson's carry-less odd-run trick. `carry` is 1 when
+/// the window's first byte is escaped by the last backslash of the window before, and is set
+/// for the next window.
+#[inline]
+pub(super) fn escaped(backslash: u64, carry: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let backslash = backslash & !*carry;
+    let follows = (backslash << 1) | *carry;
+    let odd_starts = backslash & !EVEN & !follows;
+    let (even_runs, overflow) = odd_starts.overflowing_add(backslash);
+    *carry = u64::from(overflow);
+    (EVEN ^ (even_runs << 1)) & follows
 }
 
 /// Bytes of a string examined at once.
@@ -39,27 +73,83 @@ pub(super) fn special_offset(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&byte| is_special(byte))
 }
 
+/// One chunk's masks (16 bits of [`Masks`]).
+#[derive(Clone, Copy)]
+struct ChunkMasks {
+    quote: u32,
+    backslash: u32,
+    control: u32,
+    common: u32,
+}
+
 #[cfg(target_arch = "x86_64")]
-mod sse2 {
+#[inline]
+fn chunk_masks(chunk: &[u8; 16]) -> ChunkMasks {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
-
-    /// Bit i set when byte i of the 16 is `"`, `\` or below 0x20.
-    #[inline]
-    pub(super) fn special_mask(chunk: &[u8; 16]) -> u32 {
-        // SAFETY: SSE2 is part of the x86-64 baseline (every CPU this runs on has it), and the
-        // unaligned load reads exactly the 16 bytes `chunk` refers to.
-        unsafe {
-            let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-            let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
-            // min(b, 0x1f) == b exactly when b <= 0x1f (unsigned).
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+    // SAFETY: SSE2 is part of the x86-64 baseline (every CPU this runs on has it), and the
+    // unaligned load reads exactly the 16 bytes `chunk` refers to.
+    unsafe {
+        let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+        let equal = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
+        // min(b, 0x1f) == b exactly when b <= 0x1f (unsigned).
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
+        ChunkMasks {
+            quote: _mm_movemask_epi8(equal(b'"')) as u32,
+            backslash: _mm_movemask_epi8(equal(b'\\')) as u32,
+            control: _mm_movemask_epi8(control) as u32,
+            common: _mm_movemask_epi8(_mm_or_si128(equal(b'n'), equal(b't'))) as u32,
         }
     }
+}
+
+/// Bit i set when byte i of the 16 is `"`, `\\` or below 0x20: one mask where a long
+/// string's window needs four.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn special_mask(chunk: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: as in `chunk_masks`.
+    unsafe {
+        let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+        let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn special_mask(chunk: &[u8; 16]) -> u32 {
+    let mut mask = 0;
+    for (index, &byte) in chunk.iter().enumerate() {
+        mask |= u32::from(is_special(byte)) << index;
+    }
+    mask
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn chunk_masks(chunk: &[u8; 16]) -> ChunkMasks {
+    let mut masks = ChunkMasks {
+        quote: 0,
+        backslash: 0,
+        control: 0,
+        common: 0,
+    };
+    for (index, &byte) in chunk.iter().enumerate() {
+        masks.quote |= u32::from(byte == b'"') << index;
+        masks.backslash |= u32::from(byte == b'\\') << index;
+        masks.control |= u32::from(byte < 0x20) << index;
+        masks.common |= u32::from(byte == b'n' || byte == b't') << index;
+    }
+    masks
 }
 
 /// Length of the escape after a backslash (`n`, `"`, `u0041`, ...), if it is one.
