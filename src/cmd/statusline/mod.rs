@@ -249,6 +249,7 @@ fn render(args: &Args, said: &Said, tail: Option<&Tail>) -> String {
         model: resolved.first().copied().or(transcript_model.as_deref()),
         configured_model: configured.as_deref(),
         used,
+        ..WindowSources::default()
     });
     // The CLI's percentage goes with the CLI's count, of the CLI's window (not when
     // --context-limit, or a count past it, chose another).

@@ -4,7 +4,7 @@
 //! is documented in `docs/events.md`.
 
 use super::{Chain, NormalizerConfig};
-use crate::models::{WindowSources, context_window};
+use crate::models::{WindowSources, context_window, default_window};
 
 /// Context window of most models.
 pub const DEFAULT_CONTEXT_LIMIT: u64 = 200_000;
@@ -21,6 +21,8 @@ pub(super) struct WindowEvidence {
     /// The chain's latest model (`message.model`, `init`, a `model` attachment, an
     /// `api-request`); none before one.
     pub model: Option<Box<str>>,
+    /// [`default_window`] of `model`, worked out when it changes.
+    pub model_window: Option<u64>,
     /// The largest context seen in a usage: above the default window, the window is larger.
     pub peak_used: u64,
 }
@@ -39,6 +41,7 @@ impl WindowEvidence {
         }
         self.model_1m |= model.ends_with("[1m]");
         self.model = Some(model.into());
+        self.model_window = Some(default_window(model));
     }
 }
 
@@ -58,6 +61,7 @@ pub(super) fn sources_of(chain: &Chain) -> WindowSources<'_> {
     WindowSources {
         named_1m: window.model_1m,
         model: window.model.as_deref(),
+        model_window: window.model_window,
         used: Some(window.peak_used).filter(|&used| used > 0),
         ..WindowSources::default()
     }
