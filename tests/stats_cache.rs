@@ -449,3 +449,57 @@ fn a_kept_summary_that_is_not_json_is_read_again() {
     let (again, unchanged) = tree.run(&files);
     assert_eq!((again, unchanged), (first, 3));
 }
+
+/// `familiar doctor` in this tree's cache folder, with no session bus, display or sound
+/// server to probe: its `stats cache` line.
+fn doctor_line(tree: &Tree) -> String {
+    let output = tree
+        .stats(["doctor"])
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/familiar-test-bus",
+        )
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", "/nonexistent/familiar-test-runtime")
+        .env_remove("PULSE_SERVER")
+        .run();
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let line = stdout
+        .lines()
+        .find(|line| line.contains("stats cache: "))
+        .unwrap_or_else(|| panic!("no stats cache line in\n{stdout}"));
+    line.replace(&tree.cache().display().to_string(), "[CACHE]")
+}
+
+/// `doctor` says where the cache is and how many files it keeps, or what is wrong with it,
+/// and never writes it: before the first `stats`, after it, and once it is damaged.
+#[test]
+fn doctor_says_what_the_cache_holds_without_writing_it() {
+    let tree = three_files();
+    assert_eq!(
+        doctor_line(&tree),
+        "[ok] stats cache: none yet (`familiar stats` keeps what it reads in \
+         [CACHE]/familiar/stats.sqlite3)"
+    );
+    assert!(!tree.cache().exists(), "doctor made the cache folder");
+    tree.run(&["a.jsonl", "b.jsonl", "real.jsonl"]);
+    let path = tree.cache().join("familiar/stats.sqlite3");
+    let line = doctor_line(&tree);
+    let size = std::fs::metadata(&path).expect("the cache").len();
+    let log = std::fs::metadata(tree.cache().join("familiar/stats.sqlite3-wal"))
+        .map_or(0, |log| log.len());
+    assert!(
+        line.starts_with("[ok] stats cache: [CACHE]/familiar/stats.sqlite3: 3 files kept, ")
+            && line.contains(&familiar_model::words::bytes(size + log)),
+        "{line}"
+    );
+    let damaged = b"not a database, not even its header".repeat(200);
+    std::fs::write(&path, &damaged).expect("damage the cache");
+    assert_eq!(
+        doctor_line(&tree),
+        "[!!] stats cache: [CACHE]/familiar/stats.sqlite3: file is not a database (SQLite \
+         error 26): the next `familiar stats` makes it anew"
+    );
+    assert_eq!(std::fs::read(&path).expect("the cache"), damaged);
+}

@@ -24,6 +24,20 @@ pub fn tokens(n: u64) -> String {
     }
 }
 
+/// A size on disk at a glance, in decimal units as `du --si` and file managers show them:
+/// `1 byte`, `950 bytes`, `45.2 kB`, `25.8 MB`, `5.1 GB`.
+pub fn bytes(n: u64) -> String {
+    let scaled = |unit: f64, name: &str| format!("{:.1} {name}", n as f64 / unit);
+    match n {
+        1 => "1 byte".to_owned(),
+        0..1_000 => format!("{n} bytes"),
+        // Where one decimal would round up to 1000, the next unit.
+        1_000..999_950 => scaled(1e3, "kB"),
+        999_950..999_950_000 => scaled(1e6, "MB"),
+        _ => scaled(1e9, "GB"),
+    }
+}
+
 /// A token count as people write it, the way [`tokens`] shows them: `1000000`, `200k`, `1M`,
 /// `1.25M` (`k` and `M` in either case, `_` and `,` between digits ignored). `None` for
 /// anything else, zero included.
@@ -114,6 +128,36 @@ mod tests {
         .map(tokens)
         .collect();
         assert_eq!(read, ["950", "45.2k", "34k", "200k", "1M", "1.25M", "2M"]);
+    }
+
+    #[test]
+    fn sizes_read_at_a_glance() {
+        let read: Vec<String> = [
+            0,
+            1,
+            950,
+            45_210,
+            999_949,
+            999_950,
+            25_812_000,
+            5_100_000_000,
+        ]
+        .into_iter()
+        .map(bytes)
+        .collect();
+        assert_eq!(
+            read,
+            [
+                "0 bytes",
+                "1 byte",
+                "950 bytes",
+                "45.2 kB",
+                "999.9 kB",
+                "1.0 MB",
+                "25.8 MB",
+                "5.1 GB"
+            ]
+        );
     }
 
     #[test]

@@ -2,11 +2,12 @@
 //! the config file (merged settings shown at the end), Claude Code's config dir and projects,
 //! the encoded project dir of the current directory, the newest sessions with their last
 //! record time, the configured scripts (compiled with `familiar-script`), the D-Bus session bus
-//! and notification server (`familiar-sink`'s probes), the display for the game window, and
+//! and notification server (`familiar-sink`'s probes), the display for the game window,
 //! Claude Code's hooks and status line in its `settings.json` with the hook socket
-//! (`familiar-hook`); `agents`: the agents' dirs, their newest sessions and what those hold
-//! that Familiar does not know. Facts are gathered first and rendered by a pure function, so the output
-//! is golden-tested; names from the disk pass through `printable_line` on the way out.
+//! (`familiar-hook`), the open-file limit, and `familiar stats`'s cache (read-only); `agents`:
+//! the agents' dirs, their newest sessions and what those hold that Familiar does not know.
+//! Facts are gathered first and rendered by a pure function, so the output is golden-tested;
+//! names from the disk pass through `printable_line` on the way out.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -109,6 +110,7 @@ pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
     check_hooks(&mut checks);
     check_agent_status_lines(&mut checks);
     checks.push(check_open_files());
+    checks.extend(check_stats_cache());
     if let Some(settings) = &settings {
         check_remotes(&mut checks, settings);
     }
@@ -199,6 +201,42 @@ fn check_open_files() -> Check {
             ),
         ),
     }
+}
+
+/// `familiar stats`'s cache of files read: where it is and what it holds, read without writing
+/// (no line when there is no cache folder, without a home).
+fn check_stats_cache() -> Option<Check> {
+    use super::stats::cache;
+    let what = "stats cache";
+    let path = cache::default_path()?;
+    let shown = path.display();
+    Some(match cache::contents(&path) {
+        Ok(None) => Check::ok(
+            what,
+            format!("none yet (`familiar stats` keeps what it reads in {shown})"),
+        ),
+        Ok(Some(contents)) => Check::ok(
+            what,
+            format!(
+                "{shown}: {} files kept, {} (removing it is safe: the next `familiar stats` \
+                 reads every file again)",
+                contents.files,
+                familiar_model::words::bytes(contents.bytes)
+            ),
+        ),
+        // The error names the file.
+        Err(err) if cache::is_damaged(&err) => Check::todo(
+            what,
+            format!("{err:#}: the next `familiar stats` makes it anew"),
+        ),
+        Err(err) => Check::todo(
+            what,
+            format!(
+                "{err:#}: `familiar stats` reads every file without it (remove it, and the \
+                 next `familiar stats` makes it anew)"
+            ),
+        ),
+    })
 }
 
 /// The sound server `sound(...)` actions play on (`familiar-audio`'s probe).

@@ -357,6 +357,48 @@ impl Cache {
 /// Rows written in one transaction.
 const STORE_BATCH: usize = 64;
 
+/// What the cache at a path holds, as `familiar doctor` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Contents {
+    /// Files whose reading is kept.
+    pub files: u64,
+    /// The database and its log on disk.
+    pub bytes: u64,
+}
+
+/// What the cache at `path` holds, read without writing (`None` when there is none yet).
+pub fn contents(path: &Path) -> anyhow::Result<Option<Contents>> {
+    let meta = match std::fs::metadata(path) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        meta => meta.with_context(|| shown(path))?,
+    };
+    // A FIFO would block the open for ever.
+    anyhow::ensure!(meta.is_file(), "{} is not a regular file", shown(path));
+    let log = std::fs::metadata(sidecar(path, "-wal")).map_or(0, |log| log.len());
+    let bytes = meta.len() + log;
+    if meta.len() == 0 {
+        // Made, but no run has written a row yet.
+        return Ok(Some(Contents { files: 0, bytes }));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(Sqlite)
+    .with_context(|| shown(path))?;
+    conn.busy_timeout(Duration::from_millis(500))
+        .map_err(Sqlite)
+        .with_context(|| shown(path))?;
+    let files: i64 = conn
+        .query_row("SELECT count(*) FROM files", [], |row| row.get(0))
+        .map_err(Sqlite)
+        .with_context(|| shown(path))?;
+    Ok(Some(Contents {
+        files: files.max(0) as u64,
+        bytes,
+    }))
+}
+
 /// Remove the cache at `path`, and SQLite's files beside it.
 fn remove(path: &Path) {
     for file in [

@@ -20,7 +20,7 @@
 //! - [`cache`]: the cache (`stats.sqlite3` in the user's cache folder);
 //! - here: the command, and the readable and JSON forms of its answer.
 
-mod cache;
+pub(super) mod cache;
 mod read;
 
 use read::{open_cache, read_all};
