@@ -106,7 +106,7 @@ def main():
         builds.append((" (before)", os.environ["FAMILIAR_BEFORE"]))
     script = str(ROOT / "scripts/default.rhai")
     commands = [("events", ["events"]), ("run", ["run", script, "--input"]),
-                ("stats", ["stats"])]
+                ("stats", ["stats", "--no-cache"])]
     with tempfile.TemporaryDirectory(prefix="familiar-agent-big-") as tmp:
         tmp = pathlib.Path(tmp)
         for name, fixture, marker, paths in CASES:

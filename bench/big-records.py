@@ -194,7 +194,7 @@ def bulk(binary, size, args):
         script = str(ROOT / "scripts/default.rhai")
         del text  # not held while the commands run
         for name, argv in [("events", ["events"]), ("run default.rhai", ["run", script, "--input"]),
-                           ("stats", ["stats"])]:
+                           ("stats", ["stats", "--no-cache"])]:
             level = measure([binary, *argv, str(small)])
             control = measure([binary, *argv, str(ordinary)])
             peak = measure([binary, *argv, str(big)])

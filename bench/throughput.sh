@@ -54,8 +54,8 @@ mapfile -t extra < <(with_baseline "$corpus")
 table "$((bytes / 1048576)) MiB" \
   "familiar events" "$(json "$bin" events "$corpus")" \
   "${extra[@]}" \
-  "familiar stats" "$(json "$bin" stats "$corpus")" \
-  "familiar stats --json" "$(json "$bin" stats --json "$corpus")" \
+  "familiar stats" "$(json "$bin" stats --no-cache "$corpus")" \
+  "familiar stats --json" "$(json "$bin" stats --no-cache --json "$corpus")" \
   "python3 json.loads loop (counts)" "$(json python3 bench/py_counts.py "$corpus")" \
   "jq -c (tool_use names only)" "$(json jq -c "$jq_filter" "$corpus")" \
   "cat" "$(json cat "$corpus")"
