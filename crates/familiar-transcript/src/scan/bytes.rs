@@ -63,16 +63,6 @@ pub(super) fn escaped(backslash: u64, carry: &mut u64) -> u64 {
 /// Bytes of a string examined at once.
 pub(super) const WINDOW: usize = 64;
 
-fn is_special(byte: u8) -> bool {
-    byte == b'"' || byte == b'\\' || byte < 0x20
-}
-
-/// Offset of the first `"`, `\` or control character in `bytes` (the tail of a line,
-/// under a window).
-pub(super) fn special_offset(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&byte| is_special(byte))
-}
-
 /// One chunk's masks (16 bits of [`Masks`]).
 #[derive(Clone, Copy)]
 struct ChunkMasks {
@@ -129,7 +119,7 @@ fn special_mask(chunk: &[u8; 16]) -> u32 {
 fn special_mask(chunk: &[u8; 16]) -> u32 {
     let mut mask = 0;
     for (index, &byte) in chunk.iter().enumerate() {
-        mask |= u32::from(is_special(byte)) << index;
+        mask |= u32::from(byte == b'"' || byte == b'\\' || byte < 0x20) << index;
     }
     mask
 }

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde::de::{Deserialize, DeserializeOwned};
 use serde_json::value::RawValue;
 
-use super::bytes::{WINDOW, escape_len, escaped, special_offset, window_mask, window_masks};
+use super::bytes::{Masks, WINDOW, escape_len, escaped, window_mask, window_masks};
 
 /// Nesting allowed before giving up (serde_json's own limit is 128; below it serde accepts).
 const MAX_DEPTH: u32 = 100;
@@ -67,33 +67,17 @@ impl<'a> Cursor<'a> {
 
     /// The rest of a string that has an escape or a control byte in its first window, or is
     /// longer: 64 bytes a step without a branch per escape (tool output has one in about 40
-    /// bytes; a step per escape cost `familiar stats` a tenth more on a heavy user's tree). The
-    /// escaped characters come from the backslashes' runs ([`escaped`]); those other than
-    /// `"`, `\`, `n` and `t` are checked one by one.
+    /// bytes; a step per escape cost `familiar stats` a tenth more on a heavy user's tree).
     fn long_string(&mut self, start: usize) -> Option<(&'a str, bool)> {
-        let bytes = self.bytes;
         let mut window = start;
         let mut carry = 0;
         let mut has_escapes = false;
-        while let Some(masks) = window_masks(bytes, window) {
-            let escaped_chars = escaped(masks.backslash, &mut carry);
-            let ends = masks.quote & !escaped_chars;
-            // Every bit before the first unescaped quote (all of them when there is none).
-            let before = (ends & ends.wrapping_neg()).wrapping_sub(1);
-            if masks.control & before != 0 {
-                return None;
-            }
-            let escapes = escaped_chars & before;
-            has_escapes |= escapes != 0;
-            let mut rare = escapes & !(masks.quote | masks.backslash | masks.common);
-            while rare != 0 {
-                escape_len(&bytes[window + rare.trailing_zeros() as usize..])?;
-                rare &= rare - 1;
-            }
-            if ends != 0 {
-                let at = window + ends.trailing_zeros() as usize;
-                self.pos = at + 1;
-                return Some((&self.text[start..at], has_escapes));
+        while let Some(masks) = window_masks(self.bytes, window) {
+            if let Some(end) =
+                string_window(self.bytes, window, masks, &mut carry, &mut has_escapes)?
+            {
+                self.pos = end + 1;
+                return Some((&self.text[start..end], has_escapes));
             }
             window += WINDOW;
         }
@@ -103,23 +87,18 @@ impl<'a> Cursor<'a> {
         self.string_tail(start, has_escapes)
     }
 
-    /// A string's last bytes, under a window, a special byte at a time from the cursor.
-    fn string_tail(&mut self, start: usize, mut escaped: bool) -> Option<(&'a str, bool)> {
-        let bytes = self.bytes;
-        loop {
-            let at = self.pos + special_offset(&bytes[self.pos..])?;
-            match bytes[at] {
-                b'"' => {
-                    self.pos = at + 1;
-                    return Some((&self.text[start..at], escaped));
-                }
-                b'\\' => {
-                    escaped = true;
-                    self.pos = at + escape_len(&bytes[at + 1..])? + 1;
-                }
-                _ => return None,
-            }
-        }
+    /// A string's last bytes, at most a window of them to the end of the text (a line's last
+    /// strings: its timestamp, its uuid), as one window padded with spaces.
+    fn string_tail(&mut self, start: usize, mut has_escapes: bool) -> Option<(&'a str, bool)> {
+        let from = self.pos;
+        let rest = &self.bytes[from..];
+        let mut padded = [b' '; WINDOW];
+        padded.get_mut(..rest.len())?.copy_from_slice(rest);
+        let masks = window_masks(&padded, 0)?;
+        // No closing quote before the end of the text: not a string.
+        let end = string_window(self.bytes, from, masks, &mut 0, &mut has_escapes)??;
+        self.pos = end + 1;
+        Some((&self.text[start..end], has_escapes))
     }
 
     /// A string value as serde's borrowed `Cow<str>` holds it: borrowed unless it has escapes.
@@ -328,6 +307,36 @@ pub(super) fn raw_value(text: &str) -> Option<&RawValue> {
         BorrowedStrDeserializer::<Error>::new(text),
     );
     <&RawValue>::deserialize(MapDeserializer::<_, Error>::new(std::iter::once(entry))).ok()
+}
+
+/// One window of a string's bytes, from `window` in `bytes` (its [`Masks`]): where its
+/// closing quote is (`Some(None)` when it goes on past the window), or `None` where serde_json
+/// refuses it (a control byte, a bad escape). The escaped characters come from the
+/// backslashes' runs ([`escaped`]; `carry` goes from one window to the next); those other than
+/// `"`, `\`, `n` and `t` are checked one by one.
+#[inline]
+fn string_window(
+    bytes: &[u8],
+    window: usize,
+    masks: Masks,
+    carry: &mut u64,
+    has_escapes: &mut bool,
+) -> Option<Option<usize>> {
+    let escaped_chars = escaped(masks.backslash, carry);
+    let ends = masks.quote & !escaped_chars;
+    // Every bit before the first unescaped quote (all of them when there is none).
+    let before = (ends & ends.wrapping_neg()).wrapping_sub(1);
+    if masks.control & before != 0 {
+        return None;
+    }
+    let escapes = escaped_chars & before;
+    *has_escapes |= escapes != 0;
+    let mut rare = escapes & !(masks.quote | masks.backslash | masks.common);
+    while rare != 0 {
+        escape_len(bytes.get(window + rare.trailing_zeros() as usize..)?)?;
+        rare &= rare - 1;
+    }
+    Some((ends != 0).then(|| window + ends.trailing_zeros() as usize))
 }
 
 #[cfg(test)]
