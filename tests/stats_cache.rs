@@ -453,8 +453,14 @@ fn a_kept_summary_that_is_not_json_is_read_again() {
 /// `familiar doctor` in this tree's cache folder, with no session bus, display or sound
 /// server to probe: its `stats cache` line.
 fn doctor_line(tree: &Tree) -> String {
+    doctor_line_in(tree, &tree.cache())
+}
+
+/// [`doctor_line`] with the cache folder `cache`, shown as `[CACHE]`.
+fn doctor_line_in(tree: &Tree, cache: &Path) -> String {
     let output = tree
         .stats(["doctor"])
+        .env("XDG_CACHE_HOME", cache)
         .env(
             "DBUS_SESSION_BUS_ADDRESS",
             "unix:path=/nonexistent/familiar-test-bus",
@@ -469,7 +475,23 @@ fn doctor_line(tree: &Tree) -> String {
         .lines()
         .find(|line| line.contains("stats cache: "))
         .unwrap_or_else(|| panic!("no stats cache line in\n{stdout}"));
-    line.replace(&tree.cache().display().to_string(), "[CACHE]")
+    line.replace(&cache.display().to_string(), "[CACHE]")
+}
+
+/// What is in a folder, by name.
+fn names_in(folder: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .expect("read the folder")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 /// `doctor` says where the cache is and how many files it keeps, or what is wrong with it,
@@ -494,6 +516,8 @@ fn doctor_says_what_the_cache_holds_without_writing_it() {
             && line.contains(&familiar_model::words::bytes(size + log)),
         "{line}"
     );
+    // Read without a trace: no SQLite log or shared memory left beside it.
+    assert_eq!(names_in(&tree.cache().join("familiar")), ["stats.sqlite3"]);
     let damaged = b"not a database, not even its header".repeat(200);
     std::fs::write(&path, &damaged).expect("damage the cache");
     assert_eq!(
@@ -502,4 +526,21 @@ fn doctor_says_what_the_cache_holds_without_writing_it() {
          error 26): the next `familiar stats` makes it anew"
     );
     assert_eq!(std::fs::read(&path).expect("the cache"), damaged);
+}
+
+/// A cache folder whose name a URI would read otherwise (a space, `?`, `#`, `%`) is read
+/// as it is named.
+#[test]
+fn doctor_reads_a_cache_in_a_folder_with_odd_characters() {
+    let tree = three_files();
+    let odd = tree.cache().join("a b?c#d%20e");
+    tree.stats(["stats", "--json", "a.jsonl", "b.jsonl"])
+        .env("XDG_CACHE_HOME", &odd)
+        .run();
+    let line = doctor_line_in(&tree, &odd);
+    assert!(
+        line.starts_with("[ok] stats cache: [CACHE]/familiar/stats.sqlite3: 2 files kept, "),
+        "{line}"
+    );
+    assert_eq!(names_in(&odd.join("familiar")), ["stats.sqlite3"]);
 }

@@ -374,16 +374,25 @@ pub fn contents(path: &Path) -> anyhow::Result<Option<Contents>> {
     };
     // A FIFO would block the open for ever.
     anyhow::ensure!(meta.is_file(), "{} is not a regular file", shown(path));
-    let log = std::fs::metadata(sidecar(path, "-wal")).map_or(0, |log| log.len());
-    let bytes = meta.len() + log;
+    let log = std::fs::metadata(sidecar(path, "-wal")).ok();
+    let bytes = meta.len() + log.as_ref().map_or(0, |log| log.len());
     if meta.len() == 0 {
         // Made, but no run has written a row yet.
         return Ok(Some(Contents { files: 0, bytes }));
     }
-    let conn = Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
+    let flags =
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    // A run with the cache open keeps its log beside it, and SQLite's shared memory with it.
+    // Without one, the file is the whole cache: opened as immutable, reading it leaves no
+    // `-shm` or `-wal` file behind (a read-only connection would make both).
+    let conn = if log.is_some() {
+        Connection::open_with_flags(path, flags)
+    } else {
+        Connection::open_with_flags(
+            immutable_uri(path),
+            flags | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+        )
+    }
     .map_err(Sqlite)
     .with_context(|| shown(path))?;
     conn.busy_timeout(Duration::from_millis(500))
@@ -466,6 +475,21 @@ fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)
+}
+
+/// SQLite's URI of the file at `path`, opened as immutable: the path's bytes percent-encoded
+/// but for those a URI's path may hold as they are.
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for &byte in path.as_os_str().as_bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
 }
 
 /// A path as messages show it.
