@@ -47,7 +47,8 @@ fn a_terminal_gets_colour_without_being_asked() {
     let output = Command::new("script")
         .args(["-qec"])
         .arg(format!(
-            "{} stats usage-1h-cache.jsonl",
+            // `--no-cache`: run in the tester's own home, it keeps nothing there.
+            "{} stats --no-cache usage-1h-cache.jsonl",
             env!("CARGO_BIN_EXE_familiar")
         ))
         .arg("/dev/null")

@@ -176,6 +176,8 @@ impl Tree {
             .env("CLAUDE_CONFIG_DIR", self.home.join(".claude"))
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
             .env("XDG_DATA_HOME", self.home.join(".local/share"))
+            // `familiar stats` keeps what it read in the cache folder: the temporary home's.
+            .env("XDG_CACHE_HOME", self.home.join(".cache"))
             .env("XDG_RUNTIME_DIR", self.home.join("run"))
             .env_remove("CODEX_HOME")
             .env_remove("GEMINI_CLI_HOME")
