@@ -118,11 +118,7 @@ impl Cache {
                 .create(folder)
                 .with_context(|| format!("cannot make {}", self::shown(folder)))?;
         }
-        // Anything but a regular file (a FIFO would block the open below for ever, a device
-        // would be written to) is not a cache.
-        if let Ok(meta) = std::fs::metadata(path) {
-            anyhow::ensure!(meta.is_file(), "{} is not a regular file", shown(path));
-        }
+        cache_file(path)?;
         // Made readable by its user alone before SQLite writes a byte to it (its journal
         // files take the database's permissions).
         std::fs::OpenOptions::new()
@@ -368,12 +364,9 @@ pub struct Contents {
 
 /// What the cache at `path` holds, read without writing (`None` when there is none yet).
 pub fn contents(path: &Path) -> anyhow::Result<Option<Contents>> {
-    let meta = match std::fs::metadata(path) {
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        meta => meta.with_context(|| shown(path))?,
+    let Some(meta) = cache_file(path)? else {
+        return Ok(None);
     };
-    // A FIFO would block the open for ever.
-    anyhow::ensure!(meta.is_file(), "{} is not a regular file", shown(path));
     let log = std::fs::metadata(sidecar(path, "-wal")).ok();
     let bytes = meta.len() + log.as_ref().map_or(0, |log| log.len());
     if meta.len() == 0 {
@@ -406,6 +399,19 @@ pub fn contents(path: &Path) -> anyhow::Result<Option<Contents>> {
         files: files.max(0) as u64,
         bytes,
     }))
+}
+
+/// The cache file at `path`, `None` when there is none yet. Anything but a regular file (a
+/// FIFO would block an open for ever, a device would be written to) is not a cache.
+fn cache_file(path: &Path) -> anyhow::Result<Option<std::fs::Metadata>> {
+    match std::fs::metadata(path) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(err).with_context(|| shown(path)),
+        Ok(meta) => {
+            anyhow::ensure!(meta.is_file(), "{} is not a regular file", shown(path));
+            Ok(Some(meta))
+        }
+    }
 }
 
 /// Remove the cache at `path`, and SQLite's files beside it.

@@ -73,55 +73,62 @@ struct ChunkMasks {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[inline]
-fn chunk_masks(chunk: &[u8; 16]) -> ChunkMasks {
+use sse2::{chunk_masks, special_mask};
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
-    // SAFETY: SSE2 is part of the x86-64 baseline (every CPU this runs on has it), and the
-    // unaligned load reads exactly the 16 bytes `chunk` refers to.
-    unsafe {
-        let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-        let equal = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
-        // min(b, 0x1f) == b exactly when b <= 0x1f (unsigned).
-        let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
-        ChunkMasks {
-            quote: _mm_movemask_epi8(equal(b'"')) as u32,
-            backslash: _mm_movemask_epi8(equal(b'\\')) as u32,
-            control: _mm_movemask_epi8(control) as u32,
-            common: _mm_movemask_epi8(_mm_or_si128(equal(b'n'), equal(b't'))) as u32,
+
+    use super::ChunkMasks;
+
+    /// The 16 bytes, and where they are `"`, `\` and below 0x20 (0xff in each such byte).
+    #[inline]
+    fn specials(chunk: &[u8; 16]) -> [__m128i; 4] {
+        // SAFETY: SSE2 is part of the x86-64 baseline (every CPU this runs on has it), and the
+        // unaligned load reads exactly the 16 bytes `chunk` refers to.
+        unsafe {
+            let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
+            // min(b, 0x1f) == b exactly when b <= 0x1f (unsigned).
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
+            [bytes, quote, backslash, control]
         }
     }
-}
 
-/// Bit i set when byte i of the 16 is `"`, `\\` or below 0x20: one mask where a long
-/// string's window needs four.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn special_mask(chunk: &[u8; 16]) -> u32 {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    // SAFETY: as in `chunk_masks`.
-    unsafe {
-        let bytes = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-        let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'"' as i8));
-        let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b'\\' as i8));
-        let control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, _mm_set1_epi8(0x1f)), bytes);
-        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+    /// Bit i set when byte i of the 16 is `"`, `\` or below 0x20: one mask where a long
+    /// string's window needs four.
+    #[inline]
+    pub(super) fn special_mask(chunk: &[u8; 16]) -> u32 {
+        let [_, quote, backslash, control] = specials(chunk);
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32 }
+    }
+
+    #[inline]
+    pub(super) fn chunk_masks(chunk: &[u8; 16]) -> ChunkMasks {
+        let [bytes, quote, backslash, control] = specials(chunk);
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let equal = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
+            ChunkMasks {
+                quote: _mm_movemask_epi8(quote) as u32,
+                backslash: _mm_movemask_epi8(backslash) as u32,
+                control: _mm_movemask_epi8(control) as u32,
+                common: _mm_movemask_epi8(_mm_or_si128(equal(b'n'), equal(b't'))) as u32,
+            }
+        }
     }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
 fn special_mask(chunk: &[u8; 16]) -> u32 {
-    let mut mask = 0;
-    for (index, &byte) in chunk.iter().enumerate() {
-        mask |= u32::from(byte == b'"' || byte == b'\\' || byte < 0x20) << index;
-    }
-    mask
+    let masks = chunk_masks(chunk);
+    masks.quote | masks.backslash | masks.control
 }
 
 #[cfg(not(target_arch = "x86_64"))]
