@@ -2,9 +2,11 @@
 transcript in a temporary Claude dir; each appended prompt record must come out as the
 `quest` action of the shipped default.rhai. Reports p50/p99/max over N appends.
 Usage: python3 bench/action_latency.py [N] [BINARY]   (default 1000, target/release/familiar)"""
+import atexit
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -13,6 +15,7 @@ import time
 count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
 binary = sys.argv[2] if len(sys.argv) > 2 else "target/release/familiar"
 home = tempfile.mkdtemp(prefix="familiar-latency-")
+atexit.register(shutil.rmtree, home, ignore_errors=True)
 transcript = os.path.join(home, "session.jsonl")
 open(transcript, "w").close()
 env = dict(os.environ, HOME=home, CLAUDE_CONFIG_DIR=os.path.join(home, ".claude"),
@@ -20,6 +23,8 @@ env = dict(os.environ, HOME=home, CLAUDE_CONFIG_DIR=os.path.join(home, ".claude"
            DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent")
 watch = subprocess.Popen([binary, "watch", "--headless", "--no-notify", "--file", transcript],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+# Runs before the home is removed (atexit runs the last registered first), on any exit.
+atexit.register(lambda: (watch.kill(), watch.wait()))
 time.sleep(1.0)  # let it start watching
 latencies = []
 with open(transcript, "a") as out:
