@@ -10,10 +10,12 @@
 //!    its first bytes differ from the ones read (truncated and rewritten past the offset, even
 //!    before a whole line was read). A new generation starts at byte 0 and line 1
 //!    ([`OpenReason::Truncated`], with the bytes that could not be read counted).
-//! 2. **Drain** the open descriptor to its end (within the byte budget). The first bytes are
-//!    compared again after every read, so a truncate-and-rewrite that lands between the check
-//!    and the read cannot slip new bytes into the old generation: the chunk is dropped (and
-//!    counted as cut) and step 1 runs again.
+//! 2. **Drain** the open descriptor to its end (within the byte budget). Each read starts
+//!    [`OVERLAP_BYTES`] before the offset and finds those bytes as they were read (or, where
+//!    they are not known, the first bytes as they were), so a truncate-and-rewrite that lands
+//!    between the check and the read cannot slip new bytes into the old generation: the chunk
+//!    is dropped (and counted as cut) and step 1 runs again, a new generation at once when
+//!    the bytes before the offset changed (an append never changes them).
 //! 3. **Rename or delete**: only then is the path looked at. Gone: [`TailMessage::Removed`].
 //!    Another device or inode: the new file is opened as the next generation
 //!    ([`OpenReason::Replaced`]) and read. A deleted or renamed file stays readable through
@@ -28,7 +30,8 @@
 //! - `read`: draining the open descriptor into numbered lines, and truncation noticed on
 //!   the way;
 //! - `disk`: positioned reads of the file itself: the generation's fingerprint (its first
-//!   bytes) and where a primed start-up read begins ([`prime_start`]);
+//!   bytes), the overlap each read starts with, and where a primed start-up read begins
+//!   ([`prime_start`]);
 //! - `whole`: a file that is one JSON document rewritten whole (Gemini CLI's `.json`
 //!   sessions before 0.39), sent whole, once per change, instead of split into lines.
 
@@ -46,10 +49,12 @@ use familiar_transcript::LineSplitter;
 use crate::discovery::{TranscriptInfo, open_nonblocking};
 use crate::message::{OpenReason, ResumePoint, TailMessage};
 pub use disk::prime_start;
-use disk::{Fingerprint, identity, read_at_most};
+use disk::{Fingerprint, Overlap, identity, read_at_most};
 
 /// Bytes at the start of a generation remembered to notice a rewrite in place.
 const FINGERPRINT_BYTES: usize = 4096;
+/// Bytes before the offset that each read of a generation reads again ([`disk::Overlap`]).
+const OVERLAP_BYTES: usize = 64;
 /// Bytes read per `read` call (the size of the shared scratch buffer).
 pub const CHUNK: usize = 64 * 1024;
 /// A `Lines` message holds at most this many lines...
@@ -154,6 +159,8 @@ struct Open {
     catch_up_until: u64,
     /// The generation's first bytes as read (up to [`FINGERPRINT_BYTES`]), as a fingerprint.
     prefix: Fingerprint,
+    /// The last bytes read before `offset`, which the next read reads again.
+    overlap: Overlap,
 }
 
 impl Open {
@@ -521,6 +528,7 @@ impl FileTail {
             backlog_until,
             catch_up_until,
             prefix,
+            overlap: Overlap::default(),
         });
         if offset > 0 {
             tracing::debug!(
@@ -558,6 +566,7 @@ impl FileTail {
             backlog_until: resume.backlog_until,
             catch_up_until: resume.catch_up_until,
             prefix: resume.prefix,
+            overlap: Overlap::default(),
         });
         tracing::debug!(
             "{}: {reason:?}; reading on at byte {} (line {})",

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use familiar_transcript::LineSplitter;
 
-use super::disk::{Fingerprint, prefix_matches};
+use super::disk::{Fingerprint, Overlap, prefix_matches};
 use super::whole;
 use super::{BATCH_BYTES, BATCH_LINES, FINGERPRINT_BYTES, FileError, FileTail, Polled};
 use crate::message::{Line, OpenReason, ResumePoint, TailMessage};
@@ -72,8 +72,11 @@ enum Drained {
     /// At the end of what is written, or of the budget; `read: false` when nothing at all
     /// was there to read.
     End { read: bool },
-    /// The first bytes changed under the read: the file was truncated or rewritten.
-    Rewritten,
+    /// The bytes before the offset changed under the read: the file was truncated or
+    /// rewritten. `proven` when they were those just before the offset, which an append
+    /// never changes; otherwise the first bytes, which [`FileTail::check_truncation`] reads
+    /// again.
+    Rewritten { proven: bool },
 }
 
 impl FileTail {
@@ -82,11 +85,14 @@ impl FileTail {
     /// when `suspect` (the last read found them changed): a longer file is read next, and
     /// every read compares them after it (two hashes of 4 KiB a read were a tenth of a
     /// watcher's time at 1,000 live sessions).
+    /// `proven`: a read found the bytes before the offset changed, a new generation whatever
+    /// the first bytes are (a rewrite may begin as the old one did).
     /// `Ok((true, _))` when the first bytes were compared (and matched, or a new generation
     /// began); with the file's size as the check saw it.
     fn check_truncation(
         &mut self,
         suspect: bool,
+        proven: bool,
         polled: &mut Polled,
         out: &mut Vec<TailMessage>,
     ) -> Result<(bool, u64), FileError> {
@@ -96,7 +102,8 @@ impl FileTail {
         let file = open.file()?;
         let size = file.metadata()?.len();
         let compare = suspect || size <= open.offset;
-        let rewritten = size < open.offset || (compare && !prefix_matches(file, &open.prefix)?);
+        let rewritten =
+            proven || size < open.offset || (compare && !prefix_matches(file, &open.prefix)?);
         if !rewritten {
             if compare {
                 // This generation's bytes, as far as a stat can tell.
@@ -118,6 +125,7 @@ impl FileTail {
         open.backlog_until = 0;
         open.catch_up_until = 0;
         open.prefix = Fingerprint::default();
+        open.overlap = Overlap::default();
         self.generation += 1;
         self.splitter = LineSplitter::new(self.max_line_bytes);
         polled.generations += 1;
@@ -148,27 +156,28 @@ impl FileTail {
         // Read first: a change is nearly always an append, which the read finds without a
         // `stat` before it (one syscall a change less at 1,000 live sessions). A read that
         // finds nothing new is when the size is asked: a truncation, or a change already read.
-        let mut check_first = false;
+        // `Some(proven)` after a read found the bytes before the offset changed.
+        let mut check_first = None;
         for _ in 0..4 {
-            let (compared, size) = if check_first {
-                let (compared, size) = self.check_truncation(true, polled, out)?;
+            let (compared, size) = if let Some(proven) = check_first {
+                let (compared, size) = self.check_truncation(true, proven, polled, out)?;
                 (compared, Some(size))
             } else {
                 (false, None)
             };
             let budget = budget.saturating_sub(polled.bytes);
             match self.read(scratch, budget, compared, size, polled, out)? {
-                Drained::Rewritten => check_first = true,
+                Drained::Rewritten { proven } => check_first = Some(proven),
                 Drained::End { read: true } => return Ok(()),
                 Drained::End { read: false } => {
                     let before = (self.generation, self.open.as_ref().map(|open| open.offset));
-                    let (_, size) = self.check_truncation(false, polled, out)?;
+                    let (_, size) = self.check_truncation(false, false, polled, out)?;
                     let offset = self.open.as_ref().map(|open| open.offset);
                     // Neither a new generation nor written since the read: nothing to do.
                     if before == (self.generation, offset) && offset.is_none_or(|at| size <= at) {
                         return Ok(());
                     }
-                    check_first = false;
+                    check_first = None;
                 }
             }
         }
@@ -177,8 +186,10 @@ impl FileTail {
     }
 
     /// Read the open generation to its end (or until the budget is spent).
-    /// [`Drained::Rewritten`] when reading stopped because the first bytes changed under it:
-    /// the last chunk read may belong to a new generation, so it was not used.
+    /// [`Drained::Rewritten`] when reading stopped because bytes before the offset changed
+    /// under it: the last chunk read may belong to a new generation, so it was not used.
+    /// Each read starts at the [`Overlap`] before the offset and finds it unchanged before
+    /// its new bytes are used; where that is not known, the first bytes are read again.
     ///
     /// A short read is the end (of a regular file, as far as it is written), without one more
     /// read to find nothing (a read and a syscall per change at 1,000 live sessions); so is
@@ -212,29 +223,40 @@ impl FileTail {
                 polled.more = true;
                 break Ok(Drained::End { read: true });
             }
-            let read = match open.file()?.read_at(scratch, open.offset) {
-                Ok(0) => break Ok(Drained::End { read: spent > 0 }),
+            let overlap = open.overlap.len();
+            let read = match open.file()?.read_at(scratch, open.offset - overlap as u64) {
+                // Nothing past the offset (or the file is now shorter than it).
+                Ok(read) if read <= overlap => break Ok(Drained::End { read: spent > 0 }),
                 Ok(read) => read,
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(err) => break Err(FileError::Unreadable(err)),
             };
             // Truncated and rewritten between the last check and this read: the chunk may
-            // come from the new content at the old offset. Checked after the read, so an
-            // unchanged prefix proves the chunk is the old generation's.
-            match prefix_matches(open.file()?, &open.prefix) {
+            // come from the new content at the old offset. Checked after the read, so bytes
+            // found unchanged prove the chunk is the old generation's.
+            let unchanged = if overlap > 0 {
+                Ok(Overlap::after(&scratch[..overlap]) == open.overlap)
+            } else {
+                prefix_matches(open.file()?, &open.prefix)
+            };
+            match unchanged {
                 Ok(true) => compared = true,
                 Ok(false) => {
-                    // Changed since the first bytes last matched, which was just now: counted
-                    // as cut before it could be read (it may have been). Not compared since
-                    // the last poll: the chunk is most likely the new generation's own.
+                    // Changed since they last matched, which was just now: counted as cut
+                    // before it could be read (it may have been). Not compared since the last
+                    // poll: the chunk is most likely the new generation's own.
                     if compared {
-                        open.seen_size = open.seen_size.max(open.offset + read as u64);
+                        open.seen_size = open.seen_size.max(open.offset + (read - overlap) as u64);
                     }
-                    break Ok(Drained::Rewritten);
+                    break Ok(Drained::Rewritten {
+                        proven: overlap > 0,
+                    });
                 }
                 Err(err) => break Err(FileError::Unreadable(err)),
             }
-            let chunk = &scratch[..read];
+            open.overlap = Overlap::after(&scratch[..read]);
+            let chunk = &scratch[overlap..read];
+            let read = chunk.len();
             if open.prefix.len() < FINGERPRINT_BYTES && open.offset == open.prefix.len() as u64 {
                 let take = (FINGERPRINT_BYTES - open.prefix.len()).min(read);
                 open.prefix.extend(&chunk[..take]);
@@ -286,7 +308,7 @@ impl FileTail {
             open.seen_size = open.seen_size.max(open.offset);
             spent += read as u64;
             polled.bytes += read as u64;
-            if read < scratch.len() && size.is_none_or(|size| open.offset >= size) {
+            if overlap + read < scratch.len() && size.is_none_or(|size| open.offset >= size) {
                 break Ok(Drained::End { read: true });
             }
         };

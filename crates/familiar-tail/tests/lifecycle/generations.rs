@@ -216,3 +216,55 @@ fn regression_truncation_before_a_full_line_was_read_starts_a_new_generation() {
         assert_eq!(handle.stats().lost_bytes, old.len() as u64);
     }
 }
+
+#[test]
+fn a_rewrite_in_place_that_keeps_the_first_bytes_starts_a_new_generation() {
+    // Longer than the first bytes a generation is known by (4 KiB): only the bytes just
+    // before the offset tell this rewrite from an append.
+    let header = format!(
+        "{{\"type\":\"summary\",\"summary\":\"{}\",\"leafUuid\":\"h\"}}\n",
+        "x".repeat(5000)
+    );
+    for (poll, mode) in modes() {
+        let env = Env::new();
+        let dir = env.project_dir(Path::new("/p"));
+        let path = dir.join("s.jsonl");
+        let handle = start(config_for(&env, poll));
+        let old = [
+            header.as_bytes(),
+            b"{\"type\":\"user\",\"n\":\"old\"}\n",
+            &marker("one"),
+        ]
+        .concat();
+        append(&path, &old);
+        let stream = stream_of(&until_marker(&handle, "one"), &path);
+        assert_eq!(stream.opened, [(1, OpenReason::Appeared)], "{mode}");
+
+        // Written over from the start in one write, longer than before and with the same
+        // first 5 KB, as a program that saves in place does.
+        let new = [
+            header.as_bytes(),
+            b"{\"type\":\"user\",\"n\":\"new\"}\n",
+            b"{\"type\":\"user\",\"n\":\"more\"}\n",
+            &marker("two"),
+        ]
+        .concat();
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("open");
+        std::os::unix::fs::FileExt::write_all_at(&file, &new, 0).expect("write over");
+        let stream = stream_of(&until_marker(&handle, "two"), &path);
+        assert_eq!(
+            stream.opened,
+            [(2, OpenReason::Truncated { lost_bytes: 0 })],
+            "{mode}"
+        );
+        assert_eq!(stream.lines.first().map(|l| l.number), Some(1), "{mode}");
+        assert_same_lines(
+            &stream.lines_of_generation(2),
+            &lines_of(&new[..new.len() - marker("two").len()]),
+            mode,
+        );
+    }
+}
