@@ -382,6 +382,77 @@ fn a_rollout_without_usage_records_counts_the_same_from_its_token_counts() {
     }
 }
 
+/// `json` with a space after each colon and comma outside strings, as Python's `json.dumps`
+/// writes a record: the same JSON, spelt otherwise.
+fn spaced(json: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+    for c in json.chars() {
+        out.push(c);
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            ':' | ',' if !in_string => out.push(' '),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The ledger of `inputs` as `familiar stats` reads them: each line parsed once for the
+/// normalizer and the usage, each input its own source.
+fn stats_ledger(inputs: &[&str]) -> usage::Ledger {
+    let mut all = usage::Ledger::new();
+    for (source, input) in inputs.iter().enumerate() {
+        let mut normalizer = Normalizer::new(NormalizerConfig::default());
+        let mut ledger = usage::Ledger::new();
+        ledger.set_source(source as u32);
+        let mut events = Vec::new();
+        for (index, line) in input.lines().enumerate() {
+            let _ = usage::push_line(
+                &mut normalizer,
+                &mut ledger,
+                line.as_bytes(),
+                index as u64 + 1,
+                &mut events,
+            );
+        }
+        all.merge(ledger);
+    }
+    all
+}
+
+#[test]
+fn a_rollout_spelt_with_spaces_counts_as_written() {
+    for version in VERSIONS {
+        eprintln!("fixtures/{version}");
+        let first = String::from_utf8(bytes_of(version, "main.jsonl")).expect("UTF-8");
+        // Another session with the same requests' ids: its own requests, counted again.
+        let session = first
+            .lines()
+            .next()
+            .and_then(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .and_then(|meta| meta["payload"]["id"].as_str().map(str::to_owned))
+            .expect("session_meta's id");
+        let second = first.replace(&session, "01a20948-0000-7000-8000-000000000002");
+        let spaced_rollout =
+            |text: &str| -> String { text.lines().map(|line| spaced(line) + "\n").collect() };
+        let (first_spaced, second_spaced) = (spaced_rollout(&first), spaced_rollout(&second));
+        assert!(first_spaced.contains("\"type\": \"session_meta\""));
+        let both = expected_tokens().total() * 2;
+        for (inputs, what) in [
+            ([&first[..], &second[..]], "as written"),
+            ([&first_spaced[..], &second_spaced[..]], "with spaces"),
+        ] {
+            assert_eq!(stats_ledger(&inputs).tokens().total(), both, "{what}");
+            // Each line's text read on its own gives the same.
+            let mut scanned = usage::scan_bytes(inputs[0].as_bytes());
+            scanned.merge(usage::scan_bytes(inputs[1].as_bytes()));
+            assert_eq!(scanned.tokens().total(), both, "{what}, text scan");
+        }
+    }
+}
+
 /// The same script on Codex 0.50.0 (`fixtures/codex-0.50.0/`, written by that CLI through
 /// `FAMILIAR_CODEX_BIN`): the older generation of records.
 fn older(name: &str) -> Vec<u8> {

@@ -74,25 +74,58 @@ pub fn matters(kind: Option<&str>) -> bool {
 }
 
 /// `true` for a line that may be a Codex record the scan needs (a cheap look at its start,
-/// where Codex writes `type`): `session_meta`, `turn_context`, usage.
+/// where Codex writes `type`): `session_meta`, `turn_context`, usage. Whitespace around the
+/// colon is allowed, as JSON allows it (a rollout rewritten by another tool may have it).
 pub fn may_matter(line: &[u8]) -> bool {
     // Built once: this runs on every line of every input (`familiar stats`), and building a
     // finder per call cost more than the searches.
-    static NEEDLES: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 4]> =
-        std::sync::LazyLock::new(|| {
-            TYPES.map(|kind| {
-                memchr::memmem::Finder::new(format!("\"type\":\"{kind}\"").as_bytes()).into_owned()
-            })
-        });
+    static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"type\""));
     let start = &line[..line.len().min(120)];
-    NEEDLES.iter().any(|needle| needle.find(start).is_some())
+    KEY.find_iter(start).any(|at| {
+        let value = start[at + b"\"type\"".len()..].trim_ascii_start();
+        let Some(value) = value.strip_prefix(b":") else {
+            return false;
+        };
+        let Some(name) = value.trim_ascii_start().strip_prefix(b"\"") else {
+            return false;
+        };
+        TYPES.iter().any(|kind| {
+            name.strip_prefix(kind.as_bytes())
+                .is_some_and(|rest| rest.first() == Some(&b'"'))
+        })
+    })
 }
 
 /// Learn from one Codex line; the usage entry of a request, if it is one.
 pub fn scan(json: &str, state: &mut CodexScan) -> Option<UsageEntry<'static>> {
     let line: Line<'_> = serde_json::from_str(json).ok()?;
-    let payload = line.payload?;
-    match line.kind.as_deref()? {
+    learn(line.kind.as_deref()?, line.payload?, state)
+}
+
+/// [`scan`] of a record already parsed: its `type` and its `payload` as JSON text. Only the
+/// payload is decoded, and only when it can teach something: an `event_msg` (a third of a
+/// rollout's bytes, with every command's output) only when it is a `token_count` that counts.
+pub fn scan_record(
+    kind: &str,
+    payload: &str,
+    state: &mut CodexScan,
+) -> Option<UsageEntry<'static>> {
+    if !matters(Some(kind))
+        || kind == "event_msg"
+            && (state.records || !crate::contains!(payload.as_bytes(), b"\"token_count\""))
+    {
+        return None;
+    }
+    learn(kind, serde_json::from_str(payload).ok()?, state)
+}
+
+fn learn(
+    kind: &str,
+    payload: LinePayload<'_>,
+    state: &mut CodexScan,
+) -> Option<UsageEntry<'static>> {
+    match kind {
         "session_meta" => {
             state.session = payload.id.map(|id| id.into());
             None

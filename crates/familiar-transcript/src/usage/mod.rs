@@ -217,15 +217,14 @@ pub fn parsed_record_usage<'r>(record: &'r Record<'_>) -> Option<UsageEntry<'r>>
 }
 
 /// Feeds the usage entries of a line the normalizer parsed to `ledger`: from its records
-/// (`parsed`), or, for a line that did not parse as records (`None`) and for Codex lines, from
-/// its text as [`scan_line`] does.
+/// (`parsed`; a Codex record from its own payload), or, for a line that did not parse as
+/// records (`None`) and for the other agents' lines, from its text as [`scan_line`] does.
 pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &mut Ledger) {
-    // The records' own `type` says whether one is a Codex record the scan needs: no search of
-    // the line's text (four of them per line were a few percent of `familiar stats`).
-    let codex = |parsed: &ParsedLine<'_>| {
+    // The records' own `type` says whether one is a record another agent's scan needs: no
+    // search of the line's text (four of them per line were a few percent of `familiar stats`).
+    let other_agent = |parsed: &ParsedLine<'_>| {
         parsed.records().any(|record| {
-            crate::codex::usage::matters(record.kind.as_deref())
-                || record.kind.as_deref() == Some("gemini")
+            record.kind.as_deref() == Some("gemini")
                 || record.usage_metadata.is_some()
                 || matches!(
                     record.kind.as_deref(),
@@ -236,12 +235,25 @@ pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &m
         })
     };
     let Some(parsed) =
-        parsed.filter(|parsed| !codex(parsed) && !crate::gemini::usage::is_document(line))
+        parsed.filter(|parsed| !other_agent(parsed) && !crate::gemini::usage::is_document(line))
     else {
         scan_line(line, ledger);
         return;
     };
     for record in parsed.records() {
+        // A Codex record: read from its payload, with the file's Codex state (a rollout's
+        // line was decoded whole again here, a sixth of `familiar stats` on Codex rollouts).
+        if let Some(kind) = record.kind.as_deref()
+            && crate::codex::usage::matters(Some(kind))
+        {
+            if let Some(payload) = record.payload
+                && let Some(entry) =
+                    crate::codex::usage::scan_record(kind, payload.get(), &mut ledger.codex)
+            {
+                ledger.add(&entry);
+            }
+            continue;
+        }
         if let Some(entry) = parsed_record_usage(record) {
             ledger.add(&entry);
         }
