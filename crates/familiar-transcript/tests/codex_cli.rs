@@ -16,7 +16,7 @@ mod failed_turns;
 
 use std::path::PathBuf;
 
-use common::{events_of, render};
+use common::{events_of, render, spaced};
 use familiar_transcript::{AgentKind, PriceTable, Tokens, usage};
 use familiar_transcript::{
     ErrorKind, Event, EventKind, Normalizer, NormalizerConfig, Status, normalize_bytes,
@@ -380,23 +380,6 @@ fn a_rollout_without_usage_records_counts_the_same_from_its_token_counts() {
             expected_tokens()
         );
     }
-}
-
-/// `json` with a space after each colon and comma outside strings, as Python's `json.dumps`
-/// writes a record: the same JSON, spelt otherwise.
-fn spaced(json: &str) -> String {
-    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
-    for c in json.chars() {
-        out.push(c);
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if in_string => escaped = true,
-            '"' => in_string = !in_string,
-            ':' | ',' if !in_string => out.push(' '),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// The ledger of `inputs` as `familiar stats` reads them: each line parsed once for the

@@ -69,3 +69,20 @@ fn cut(text: &str, max: usize) -> String {
     let first_line = text.lines().next().unwrap_or("");
     first_line.chars().take(max).collect()
 }
+
+/// `json` with a space after each colon and comma outside strings, as Python's `json.dumps`
+/// writes a record: the same JSON, spelt otherwise.
+pub fn spaced(json: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+    for c in json.chars() {
+        out.push(c);
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            ':' | ',' if !in_string => out.push(' '),
+            _ => {}
+        }
+    }
+    out
+}

@@ -116,6 +116,43 @@ fn one_parse_per_line_gives_the_tokens_and_cost_of_the_text_scan_on_every_transc
 }
 
 #[test]
+fn every_transcript_spelt_with_spaces_counts_as_written() {
+    // JSON allows spaces around a colon, and a transcript passed through another tool (or
+    // Python's `json.dumps`) has them: the usage read must not depend on the spelling.
+    let mut with_usage = 0;
+    for path in every_transcript() {
+        let bytes = std::fs::read(&path).expect("read fixture");
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        // JSONL only: a whole document's lines are not records.
+        if !text.starts_with('{') || text.starts_with("{\n") {
+            continue;
+        }
+        let respaced: String = text
+            .split_inclusive('\n')
+            .map(|line| match line.strip_suffix('\n') {
+                Some(line) => common::spaced(line) + "\n",
+                None => common::spaced(line),
+            })
+            .collect();
+        let (as_written, _) = one_parse(&bytes, 0);
+        let (with_spaces, _) = one_parse(respaced.as_bytes(), 0);
+        let name = name(&path);
+        assert_eq!(with_spaces.tokens(), as_written.tokens(), "{name}: tokens");
+        assert_eq!(
+            with_spaces.tokens_by_model(),
+            as_written.tokens_by_model(),
+            "{name}: tokens by model"
+        );
+        if as_written.tokens().total() > 0 {
+            with_usage += 1;
+        }
+    }
+    assert!(with_usage >= 20, "only {with_usage} transcripts with usage");
+}
+
+#[test]
 fn subagent_usage_in_progress_records_is_read_from_the_parsed_record() {
     let bytes = std::fs::read(familiar_testkit::real_fixture(
         "v2.1.39-spotter-compact-queue-progress.jsonl",

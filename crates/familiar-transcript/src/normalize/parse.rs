@@ -28,6 +28,17 @@ impl<'a> ParsedLine<'a> {
         };
         one.into_iter().chain(many.iter().map(|(record, _)| record))
     }
+
+    /// The records of the line, in order, each with its own JSON text.
+    pub(crate) fn records_with_text(&self) -> impl Iterator<Item = (&Record<'a>, &'a str)> {
+        let (one, many) = match &self.records {
+            Records::None => (None, &[][..]),
+            Records::One(record, text) => (Some((&**record, *text)), &[][..]),
+            Records::Many(records) => (None, &records[..]),
+        };
+        one.into_iter()
+            .chain(many.iter().map(|(record, text)| (record, *text)))
+    }
 }
 
 /// The records of a line: nearly always one, boxed (a record is about 1 KB: one allocation

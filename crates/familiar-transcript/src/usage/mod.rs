@@ -217,35 +217,20 @@ pub fn parsed_record_usage<'r>(record: &'r Record<'_>) -> Option<UsageEntry<'r>>
 }
 
 /// Feeds the usage entries of a line the normalizer parsed to `ledger`: from its records
-/// (`parsed`; a Codex record from its own payload), or, for a line that did not parse as
-/// records (`None`) and for the other agents' lines, from its text as [`scan_line`] does.
+/// (`parsed`), each read as its agent writes usage, chosen by the record's parsed `type`
+/// rather than by the type's spelling in the text (JSON allows spaces around a colon); or,
+/// for a line that did not parse as records (`None`) and for an older Gemini CLI's whole
+/// document, from its text as [`scan_line`] does.
 pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &mut Ledger) {
-    // The records' own `type` says whether one is a record another agent's scan needs: no
-    // search of the line's text (four of them per line were a few percent of `familiar stats`).
-    let other_agent = |parsed: &ParsedLine<'_>| {
-        parsed.records().any(|record| {
-            record.kind.as_deref() == Some("gemini")
-                || record.usage_metadata.is_some()
-                || matches!(
-                    record.kind.as_deref(),
-                    Some(
-                        "session.usage_record" | "session.compaction_complete" | "opencode.message"
-                    )
-                )
-        })
-    };
-    let Some(parsed) =
-        parsed.filter(|parsed| !other_agent(parsed) && !crate::gemini::usage::is_document(line))
-    else {
+    let Some(parsed) = parsed.filter(|_| !crate::gemini::usage::is_document(line)) else {
         scan_line(line, ledger);
         return;
     };
-    for record in parsed.records() {
+    for (record, text) in parsed.records_with_text() {
+        let kind = record.kind.as_deref();
         // A Codex record: read from its payload, with the file's Codex state (a rollout's
         // line was decoded whole again here, a sixth of `familiar stats` on Codex rollouts).
-        if let Some(kind) = record.kind.as_deref()
-            && crate::codex::usage::matters(Some(kind))
-        {
+        if let Some(kind) = kind.filter(|&kind| crate::codex::usage::matters(Some(kind))) {
             if let Some(payload) = record.payload
                 && let Some(entry) =
                     crate::codex::usage::scan_record(kind, payload.get(), &mut ledger.codex)
@@ -254,7 +239,21 @@ pub fn scan_parsed_line(line: &[u8], parsed: Option<&ParsedLine<'_>>, ledger: &m
             }
             continue;
         }
-        if let Some(entry) = parsed_record_usage(record) {
+        // The other agents' records: their own scan, of the record's text.
+        let scan: Option<fn(&str) -> Option<UsageEntry<'static>>> = match kind {
+            Some("gemini") => Some(crate::gemini::usage::scan),
+            Some("session.usage_record" | "session.compaction_complete") => {
+                Some(crate::copilot::usage::scan)
+            }
+            Some("opencode.message") => Some(crate::opencode::usage::scan),
+            _ if record.usage_metadata.is_some() => Some(crate::qwen::usage::scan),
+            _ => None,
+        };
+        let entry = match scan {
+            Some(scan) => scan(text),
+            None => parsed_record_usage(record),
+        };
+        if let Some(entry) = entry {
             ledger.add(&entry);
         }
     }
