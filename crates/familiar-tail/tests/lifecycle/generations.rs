@@ -26,17 +26,23 @@ fn truncation_to_zero_and_rewrite_starts_a_new_generation_at_line_one() {
             .expect("truncate to zero");
         append(&path, &second);
         append(&path, &marker("two"));
-        let stream = stream_of(&until_marker(&handle, "two"), &path);
         // Seen short, or already rewritten past the old offset: either way the first bytes
         // changed, and nothing unread was cut.
-        assert_eq!(
-            stream.opened,
-            [(2, OpenReason::Truncated { lost_bytes: 0 })],
-            "{mode}"
-        );
-        assert_eq!(stream.lines.first().map(|l| l.number), Some(1), "{mode}");
-        assert_same_lines(&stream.lines_of_generation(2), &lines_of(&second), mode);
+        let stream = stream_of(&until_marker(&handle, "two"), &path);
+        assert_second_generation_from_line_one(&stream, &second, mode);
     }
+}
+
+/// The stream after a rewrite: a second generation, nothing unread cut, its lines (but the
+/// marker) from line 1 those of `written`.
+fn assert_second_generation_from_line_one(stream: &Stream, written: &[u8], mode: &str) {
+    assert_eq!(
+        stream.opened,
+        [(2, OpenReason::Truncated { lost_bytes: 0 })],
+        "{mode}"
+    );
+    assert_eq!(stream.lines.first().map(|l| l.number), Some(1), "{mode}");
+    assert_same_lines(&stream.lines_of_generation(2), &lines_of(written), mode);
 }
 
 #[test]
@@ -255,15 +261,9 @@ fn a_rewrite_in_place_that_keeps_the_first_bytes_starts_a_new_generation() {
             .expect("open");
         std::os::unix::fs::FileExt::write_all_at(&file, &new, 0).expect("write over");
         let stream = stream_of(&until_marker(&handle, "two"), &path);
-        assert_eq!(
-            stream.opened,
-            [(2, OpenReason::Truncated { lost_bytes: 0 })],
-            "{mode}"
-        );
-        assert_eq!(stream.lines.first().map(|l| l.number), Some(1), "{mode}");
-        assert_same_lines(
-            &stream.lines_of_generation(2),
-            &lines_of(&new[..new.len() - marker("two").len()]),
+        assert_second_generation_from_line_one(
+            &stream,
+            &new[..new.len() - marker("two").len()],
             mode,
         );
     }
