@@ -120,7 +120,9 @@ def build(out, transcripts, rollouts, projects, gigabytes, rng):
                         record = json.loads(line)
                         record["payload"]["id"] = rid
                         record["payload"]["cwd"] = str(project)
-                        line = json.dumps(record).encode() + b"\n"
+                        # Compact, as Codex writes it (Familiar reads either spelling:
+                        # crates/familiar-transcript/tests/usage_one_parse.rs).
+                        line = json.dumps(record, separators=(",", ":")).encode() + b"\n"
                     f.write(line)
                     size += len(line)
                 first = False

@@ -1,6 +1,8 @@
-//! Tokens of a Codex rollout for `familiar stats`: [`crate::usage::scan_line`] hands Codex lines
-//! here, with a little state per file ([`CodexScan`]: the model of the current turn, the
-//! session, whether the file has per-request records). Each request counts once:
+//! Tokens of a Codex rollout for `familiar stats`: [`crate::usage::scan_parsed_line`] hands
+//! Codex records here ([`scan_record`]: a parsed record's type and payload), and
+//! [`crate::usage::scan_line`] Codex lines ([`scan`]), with a little state per file
+//! ([`CodexScan`]: the model of the current turn, the session, whether the file has
+//! per-request records). Each request counts once:
 //! - Codex 0.169 writes a `token_usage_record` per request, keyed by its `response_id`;
 //! - older versions only wrote `token_count` events, whose `last_token_usage` is the request
 //!   and whose `total_token_usage.total_tokens` (the session's running total) tells a repeat
